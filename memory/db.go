@@ -1,0 +1,111 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// ErrUnavailable marks errors caused by the database being out of reach:
+// refused or dropped connections, timeouts, a server shutting down. Work that
+// failed with it is worth retrying once the database is back.
+var ErrUnavailable = errors.New("database unavailable")
+
+// ErrBadURL is returned by Open for a database URL that cannot be parsed. It
+// does not quote the URL, which may hold a password.
+var ErrBadURL = errors.New("DATABASE_URL: not a valid PostgreSQL URL (postgres://user:password@host:5432/dbname)")
+
+// DefaultQueryTimeout bounds every call to the database.
+const DefaultQueryTimeout = 10 * time.Second
+
+// DB is ryo's store on a PostgreSQL connection pool.
+type DB struct {
+	pool    *pgxpool.Pool
+	timeout time.Duration
+	// Now is the clock; tests replace it.
+	Now func() time.Time
+}
+
+// Open connects to the database at url and checks that it answers. The
+// error names the host and database, never the password.
+func Open(ctx context.Context, url string) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		// pgx's parse errors quote the URL, password and all when it is
+		// malformed enough; say what is wrong without it.
+		return nil, ErrBadURL
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to database %s: %w", where(cfg), err)
+	}
+	db := &DB{pool: pool, timeout: DefaultQueryTimeout, Now: time.Now}
+	if err := db.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to database %s: %w", where(cfg), errors.Unwrap(err))
+	}
+	return db, nil
+}
+
+func where(cfg *pgxpool.Config) string {
+	c := cfg.ConnConfig
+	return fmt.Sprintf("%q on %s:%d as user %q", c.Database, c.Host, c.Port, c.User)
+}
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	if err := db.pool.Ping(ctx); err != nil {
+		return db.fail("ping", err)
+	}
+	return nil
+}
+
+// Close closes every connection.
+func (db *DB) Close() { db.pool.Close() }
+
+func (db *DB) deadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, db.timeout)
+}
+
+// tx runs fn in a transaction with the query deadline.
+func (db *DB) tx(ctx context.Context, op string, fn func(pgx.Tx) error) error {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	if err := pgx.BeginFunc(ctx, db.pool, fn); err != nil {
+		return db.fail(op, err)
+	}
+	return nil
+}
+
+// fail wraps err with the operation's name, and with ErrUnavailable when the
+// database is out of reach.
+func (db *DB) fail(op string, err error) error {
+	if unavailable(err) {
+		return fmt.Errorf("%s: %w: %w", op, ErrUnavailable, err)
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+func unavailable(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		// Class 08 connection exceptions, 57P0x shutdowns, too many connections.
+		code := pgErr.Code
+		return code[:2] == "08" || code == "57P01" || code == "57P02" || code == "57P03" || code == "53300"
+	}
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connectErr) || errors.As(err, &netErr) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, pgconn.ErrConnClosed) ||
+		pgconn.Timeout(err) || pgconn.SafeToRetry(err)
+}

@@ -1,0 +1,91 @@
+// Package memorytest gives tests a real, empty, migrated PostgreSQL database of
+// their own.
+//
+// The server is named by RYO_TEST_DATABASE_URL. Each call creates a fresh
+// schema on it and returns a URL whose search_path points there, so tests run
+// in parallel without seeing each other's rows; the schema is dropped when
+// the test ends. Without the variable the test is skipped, naming it, except
+// under CI=true, where a missing database is a failure.
+package memorytest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ryo-bot/ryo/memory"
+)
+
+// EnvVar names the test database server.
+const EnvVar = "RYO_TEST_DATABASE_URL"
+
+// URL returns the URL of a new empty schema, dropped when tb ends.
+func URL(tb testing.TB) string {
+	tb.Helper()
+	base := os.Getenv(EnvVar)
+	if base == "" {
+		if os.Getenv("CI") != "" {
+			tb.Fatalf("%s is not set; CI must run the PostgreSQL tests (make test sets it)", EnvVar)
+		}
+		tb.Skipf("%s is not set; skipping a PostgreSQL test (make test sets it)", EnvVar)
+	}
+	schema := "test_" + randomHex(8)
+	exec(tb, base, "create schema "+schema)
+	tb.Cleanup(func() { exec(tb, base, "drop schema "+schema+" cascade") })
+	u, err := url.Parse(base)
+	if err != nil {
+		tb.Fatalf("%s: %v", EnvVar, err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// Open returns a migrated store on a new empty schema.
+func Open(tb testing.TB) *memory.DB {
+	tb.Helper()
+	return OpenURL(tb, URL(tb))
+}
+
+// OpenURL returns a migrated store on the database at url, closed when tb ends.
+func OpenURL(tb testing.TB, url string) *memory.DB {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db, err := memory.Open(ctx, url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(db.Close)
+	if _, err := db.Migrate(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	return db
+}
+
+func exec(tb testing.TB, dsn, sql string) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		tb.Fatalf("%s: %v", EnvVar, err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, sql); err != nil {
+		tb.Fatalf("%s: %v", sql, err)
+	}
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,114 @@
+package memory
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ryo-bot/ryo"
+)
+
+// SaveUserMessage stores a message a person wrote, with its chat, place and
+// sender, in one transaction, and returns it with its row id and the sender's
+// stored role. Storing the same Telegram message twice returns the first row.
+func (db *DB) SaveUserMessage(ctx context.Context, chat ryo.Chat, m ryo.Message) (ryo.Message, error) {
+	err := db.tx(ctx, "save user message", func(tx pgx.Tx) error {
+		now := db.Now()
+		if err := saveChat(ctx, tx, chat, now); err != nil {
+			return err
+		}
+		if err := savePlace(ctx, tx, m.Place, now); err != nil {
+			return err
+		}
+		if m.Sender != nil {
+			sender, err := saveUser(ctx, tx, *m.Sender, false, now)
+			if err != nil {
+				return err
+			}
+			m.Sender = &sender
+		}
+		var err error
+		m, err = insertMessage(ctx, tx, m, now)
+		return err
+	})
+	return m, err
+}
+
+func role(k ryo.Kind) string {
+	switch k {
+	case ryo.KindAssistant:
+		return ryo.ModelAssistant
+	case ryo.KindSystem:
+		return ryo.ModelSystem
+	}
+	return ryo.ModelUser // people, and tool results, which are synthetic user messages
+}
+
+// insertMessage inserts m, or when its Telegram message is already stored,
+// returns the stored row's id and time.
+func insertMessage(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Time) (ryo.Message, error) {
+	if len(m.Metadata) == 0 {
+		m.Metadata = []byte("{}")
+	}
+	var sender *int64
+	if m.Sender != nil {
+		sender = &m.Sender.ID
+	}
+	err := tx.QueryRow(ctx, `with ins as (
+			insert into messages (chat_id, thread_id, sender_id, role, kind, text,
+				telegram_message_id, reply_to_message_id, update_id, metadata, created_at)
+			values ($1, $2, $3, $4, $5, $6, nullif($7, 0), nullif($8, 0), nullif($9, 0), $10, $11)
+			on conflict (chat_id, telegram_message_id) where telegram_message_id is not null do nothing
+			returning id, created_at)
+		select id, created_at from ins
+		union all
+		select id, created_at from messages where chat_id = $1 and telegram_message_id = nullif($7, 0)
+		limit 1`,
+		m.Place.ChatID, m.Place.Thread, sender, role(m.Kind), string(m.Kind), m.Text,
+		m.TelegramID, m.ReplyTo, m.UpdateID, m.Metadata, now).Scan(&m.ID, &m.CreatedAt)
+	return m, err
+}
+
+// History returns up to limit of the latest messages at place since its
+// context was last reset, oldest first, with their senders.
+func (db *DB) History(ctx context.Context, p ryo.Place, limit int) ([]ryo.Message, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	rows, err := db.pool.Query(ctx, `select * from (
+			select m.id, m.kind, m.text, coalesce(m.telegram_message_id, 0), coalesce(m.reply_to_message_id, 0),
+				coalesce(m.update_id, 0), m.metadata, m.created_at,
+				u.id, coalesce(u.username, ''), coalesce(u.first_name, ''), coalesce(u.last_name, ''), coalesce(u.role, '')
+			from messages m
+			left join users u on u.id = m.sender_id
+			where m.chat_id = $1 and m.thread_id = $2
+				and m.id > coalesce((select context_from from chat_topics where chat_id = $1 and thread_id = $2), 0)
+			order by m.id desc limit $3) recent
+		order by 1`, p.ChatID, p.Thread, limit)
+	if err != nil {
+		return nil, db.fail("history", err)
+	}
+	msgs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ryo.Message, error) {
+		return scanMessage(row, p)
+	})
+	if err != nil {
+		return nil, db.fail("history", err)
+	}
+	return msgs, nil
+}
+
+func scanMessage(row pgx.CollectableRow, p ryo.Place) (ryo.Message, error) {
+	m := ryo.Message{Place: p}
+	var kind string
+	var senderID *int64
+	var u ryo.User
+	var role string
+	err := row.Scan(&m.ID, &kind, &m.Text, &m.TelegramID, &m.ReplyTo, &m.UpdateID, &m.Metadata, &m.CreatedAt,
+		&senderID, &u.Username, &u.FirstName, &u.LastName, &role)
+	m.Kind = ryo.Kind(kind)
+	if senderID != nil {
+		u.ID, u.Role = *senderID, ryo.Role(role)
+		m.Sender = &u
+	}
+	return m, err
+}

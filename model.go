@@ -1,0 +1,45 @@
+package ryo
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Model message roles.
+const (
+	ModelSystem    = "system"
+	ModelUser      = "user"
+	ModelAssistant = "assistant"
+)
+
+// ModelMessage is one message of a prompt.
+type ModelMessage struct {
+	Role    string
+	Content string
+}
+
+// ModelRequest is one call to the language model.
+type ModelRequest struct {
+	Messages []ModelMessage
+	// Format, when set, is a JSON schema the answer must follow.
+	Format json.RawMessage
+	// OnDelta, when set, receives the answer as it is generated. It is called
+	// from the goroutine that called Chat.
+	OnDelta func(delta string)
+}
+
+// ModelReply is the model's whole answer and what it cost.
+type ModelReply struct {
+	Content string
+	Usage   Usage
+}
+
+// Usage holds the figures the model server reports for one call.
+type Usage struct {
+	PromptTokens   int
+	ReplyTokens    int
+	LoadDuration   time.Duration
+	PromptDuration time.Duration
+	ReplyDuration  time.Duration
+	TotalDuration  time.Duration
+}
