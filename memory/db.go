@@ -47,9 +47,11 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		return nil, fmt.Errorf("connect to database %s: %w", where(cfg), err)
 	}
 	db := &DB{pool: pool, timeout: DefaultQueryTimeout, Now: time.Now}
-	if err := db.Ping(ctx); err != nil {
+	pingCtx, cancel := db.deadline(ctx)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("connect to database %s: %w", where(cfg), errors.Unwrap(err))
+		return nil, fmt.Errorf("connect to database %s: %w: %w", where(cfg), ErrUnavailable, err)
 	}
 	return db, nil
 }

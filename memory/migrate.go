@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ryo-bot/ryo/migrations"
@@ -123,4 +125,25 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 		return nil, fmt.Errorf("no migrations embedded")
 	}
 	return all, nil
+}
+
+// SchemaVersion returns the newest migration applied to the database (0 for
+// an empty one) and the newest this binary knows.
+func (db *DB) SchemaVersion(ctx context.Context) (applied, known int, err error) {
+	all, err := loadMigrations(migrations.FS)
+	if err != nil {
+		return 0, 0, err
+	}
+	known = all[len(all)-1].version
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	err = db.pool.QueryRow(ctx, `select coalesce(max(version), 0) from schema_migrations`).Scan(&applied)
+	if err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "42P01" { // no bookkeeping table yet
+			return 0, known, nil
+		}
+		return 0, known, db.fail("schema version", err)
+	}
+	return applied, known, nil
 }

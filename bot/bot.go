@@ -1,0 +1,223 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/agent"
+	"github.com/ryo-bot/ryo/memory"
+)
+
+// Config is what the bot needs to know.
+type Config struct {
+	Token         ryo.Secret
+	APIURL        string
+	AdminIDs      []int64
+	Workers       int           // chats answered at once
+	PollTimeout   time.Duration // long-poll wait of getUpdates
+	CallTimeout   time.Duration // deadline of every other Telegram call
+	HistoryLimit  int           // messages of context given to the model
+	MaxAttempts   int           // starts of one update before it is given up
+	ShutdownGrace time.Duration // how long running turns may finish at shutdown
+}
+
+// Answerer answers a turn; *agent.Agent is one.
+type Answerer interface {
+	Run(ctx context.Context, in agent.Input) (agent.Output, error)
+}
+
+// Bot is the running Telegram bot.
+type Bot struct {
+	cfg    Config
+	log    *slog.Logger
+	db     *memory.DB
+	agent  Answerer
+	model  string // named in the stored metadata
+	tg     *telegram
+	poller *poller
+	me     ryo.User
+}
+
+// New returns a bot; Run starts it.
+func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model string) (*Bot, error) {
+	t, err := newTelegram(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	return &Bot{cfg: cfg, log: log, db: db, agent: answerer, model: model, tg: t, poller: newPoller(cfg)}, nil
+}
+
+// ErrUnauthorized is returned by Run when Telegram rejects the token.
+var ErrUnauthorized = errors.New("TELEGRAM_BOT_TOKEN was rejected by Telegram (401 Unauthorized): check the token from @BotFather")
+
+// Run introduces the bot to Telegram, resumes the updates a previous run left
+// unfinished, and polls for new ones until ctx ends. Then it lets running
+// turns finish for the shutdown grace period, and stops.
+func (b *Bot) Run(ctx context.Context) error {
+	if err := b.introduce(ctx); err != nil {
+		return err
+	}
+	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWork()
+	d := newDispatcher(work, b.cfg.Workers, b.process)
+	if err := b.resume(ctx, d); err != nil {
+		return err
+	}
+	b.poll(ctx, d)
+	d.close()
+	b.drain(d, stopWork)
+	return nil
+}
+
+// drain waits for running updates for the grace period, then cancels them;
+// they stay unfinished in the inbox and resume at the next start.
+func (b *Bot) drain(d *dispatcher, stopWork context.CancelFunc) {
+	done := make(chan struct{})
+	go func() { d.wait(); close(done) }()
+	timer := time.NewTimer(b.cfg.ShutdownGrace)
+	defer timer.Stop()
+	select {
+	case <-done:
+		return
+	case <-timer.C:
+		b.log.Warn("shutdown: cancelling turns still running; they resume at the next start")
+		stopWork()
+		<-done
+	}
+}
+
+// introduce learns who the bot is and sets up its command menu.
+func (b *Bot) introduce(ctx context.Context) error {
+	var err error
+	for n := 1; ; n++ {
+		var me ryo.User
+		me, err = b.getMe(ctx)
+		if err == nil {
+			b.me = me
+			break
+		}
+		if errors.Is(err, ErrUnauthorized) {
+			return err
+		}
+		b.log.Warn("cannot reach Telegram; retrying", "err", err)
+		if !sleep(ctx, backoff(n)) {
+			return fmt.Errorf("start: %w", err)
+		}
+	}
+	if err := b.tg.deleteWebhook(ctx); err != nil {
+		b.log.Warn("could not remove a webhook; getUpdates may be refused", "err", err)
+	}
+	if err := b.tg.setCommands(ctx, menu()); err != nil {
+		b.log.Warn("could not set the command menu", "err", err)
+	}
+	return nil
+}
+
+func (b *Bot) getMe(ctx context.Context) (ryo.User, error) {
+	me, err := b.tg.me(ctx)
+	if err != nil {
+		if isUnauthorized(err) {
+			return ryo.User{}, ErrUnauthorized
+		}
+		return ryo.User{}, err
+	}
+	b.log.Info("connected to Telegram", "bot", "@"+me.Username, "bot_id", me.ID)
+	if !me.CanReadAllGroupMessages {
+		b.log.Warn("group privacy mode is on: in groups Telegram shows the bot only commands and replies to its messages, " +
+			"not @mentions. To be answered when mentioned, turn privacy off in @BotFather (/setprivacy → Disable), " +
+			"then remove the bot from each group and add it again")
+	}
+	return userOf(me), nil
+}
+
+// resume queues the updates a previous run left unfinished.
+func (b *Bot) resume(ctx context.Context, d *dispatcher) error {
+	var unfinished []memory.InboxUpdate
+	err := b.retry(ctx, "list unfinished updates", func() error {
+		var err error
+		unfinished, err = b.db.Unfinished(ctx)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if len(unfinished) > 0 {
+		b.log.Info("resuming unfinished updates", "count", len(unfinished))
+	}
+	for _, u := range unfinished {
+		d.enqueue(u.ChatID, u.ID)
+	}
+	return nil
+}
+
+// poll fetches updates until ctx ends, storing each batch before the next
+// fetch confirms it to Telegram.
+func (b *Bot) poll(ctx context.Context, d *dispatcher) {
+	var offset int64
+	failures := 0
+	for ctx.Err() == nil {
+		ups, err := b.poller.fetch(ctx, offset)
+		if err == nil && len(ups) > 0 {
+			if err = b.db.StoreUpdates(ctx, ups); err != nil {
+				err = fmt.Errorf("store updates (Telegram keeps them until they are stored): %w", err)
+			}
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			failures++
+			wait := pollBackoff(err, failures)
+			b.log.Warn("polling Telegram failed", "err", err, "retry_in", wait, "failures", failures)
+			sleep(ctx, wait)
+			continue
+		}
+		failures = 0
+		for _, u := range ups {
+			offset = max(offset, u.ID+1)
+			d.enqueue(u.ChatID, u.ID)
+		}
+	}
+}
+
+// retry runs fn until it succeeds, fails for a reason other than the
+// database being away, or ctx ends.
+func (b *Bot) retry(ctx context.Context, what string, fn func() error) error {
+	for n := 1; ; n++ {
+		err := fn()
+		if err == nil || !errors.Is(err, memory.ErrUnavailable) {
+			return err
+		}
+		wait := backoff(n)
+		b.log.Warn("database unavailable; will retry", "op", what, "retry_in", wait, "err", err)
+		if !sleep(ctx, wait) {
+			return err
+		}
+	}
+}
+
+func (b *Bot) isAdmin(u ryo.User) bool {
+	return u.Role == ryo.RoleAdmin || slices.Contains(b.cfg.AdminIDs, u.ID)
+}
+
+// Whoami asks Telegram who the bot with cfg's token is, and whether group
+// privacy mode hides group messages from it.
+func Whoami(ctx context.Context, cfg Config) (me ryo.User, privacy bool, err error) {
+	t, err := newTelegram(cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return ryo.User{}, false, err
+	}
+	u, err := t.me(ctx)
+	if err != nil {
+		if isUnauthorized(err) {
+			return ryo.User{}, false, ErrUnauthorized
+		}
+		return ryo.User{}, false, err
+	}
+	return userOf(u), !u.CanReadAllGroupMessages, nil
+}

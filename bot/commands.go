@@ -1,0 +1,131 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/ryo-bot/ryo"
+)
+
+// command is one slash command.
+type command struct {
+	name  string
+	help  string
+	admin bool // shown to and run for admins only
+	run   func(ctx context.Context, c call) error
+}
+
+// call is one use of a command.
+type call struct {
+	update int64
+	msg    *models.Message
+	chat   ryo.Chat
+	place  ryo.Place
+	user   ryo.User
+	args   string
+}
+
+// commands lists the bot's commands, in the order /help shows them.
+func (b *Bot) commands() []command {
+	return []command{
+		{name: "start", help: "introduce yourself and see what I can do", run: b.start},
+		{name: "help", help: "list the commands you can use", run: b.help},
+		{name: "reset", help: "make me forget this conversation (history stays stored)", run: b.reset},
+	}
+}
+
+// menu is the command menu Telegram shows everyone.
+func menu() []models.BotCommand {
+	var cmds []models.BotCommand
+	for _, c := range (&Bot{}).commands() {
+		if !c.admin {
+			cmds = append(cmds, models.BotCommand{Command: c.name, Description: c.help})
+		}
+	}
+	return cmds
+}
+
+// parsedCommand is a command found at the start of a message.
+type parsedCommand struct {
+	name string
+	args string
+	// direct is true for /name@thisbot, false for a bare /name.
+	direct bool
+}
+
+// parseCommand finds a command meant for this bot at the start of m.
+// Commands addressed to another bot (/start@otherbot) are not the bot's.
+func (b *Bot) parseCommand(m *models.Message) (parsedCommand, bool) {
+	if len(m.Entities) == 0 || m.Entities[0].Type != models.MessageEntityTypeBotCommand || m.Entities[0].Offset != 0 {
+		return parsedCommand{}, false
+	}
+	word := entityText(m.Text, m.Entities[0])
+	name, target, direct := strings.Cut(strings.TrimPrefix(word, "/"), "@")
+	if direct && !strings.EqualFold(target, b.me.Username) {
+		return parsedCommand{}, false
+	}
+	args := strings.TrimSpace(strings.TrimPrefix(m.Text, word))
+	return parsedCommand{name: strings.ToLower(name), args: args, direct: direct}, true
+}
+
+func (b *Bot) runCommand(ctx context.Context, id int64, m *models.Message, p parsedCommand) error {
+	c := call{update: id, msg: m, chat: chatOf(m.Chat), place: placeOf(m), user: userOf(m.From), args: p.args}
+	for _, cmd := range b.commands() {
+		if cmd.name == p.name && (!cmd.admin || b.isAdmin(c.user)) {
+			return cmd.run(ctx, c)
+		}
+	}
+	if m.Chat.Type != models.ChatTypePrivate && !p.direct {
+		return nil // a bare unknown command in a group may be another bot's
+	}
+	return b.reply(ctx, c, fmt.Sprintf("I don't know /%s. /help lists what I can do.", p.name))
+}
+
+func (b *Bot) reply(ctx context.Context, c call, text string) error {
+	_, err := b.tg.Send(ctx, c.place, c.msg.ID, text)
+	return err
+}
+
+func (b *Bot) start(ctx context.Context, c call) error {
+	user, err := b.db.SaveUser(ctx, c.user, true)
+	if err != nil {
+		return err
+	}
+	how := "Just write to me."
+	if c.chat.Type.IsGroup() {
+		how = fmt.Sprintf("In this group, mention me (@%s) or reply to one of my messages.", b.me.Username)
+	}
+	return b.reply(ctx, c, fmt.Sprintf("Hi %s! I'm %s, an assistant running on a local language model. %s\n\n/help lists the commands you can use.",
+		firstName(user), b.me.FirstName, how))
+}
+
+func (b *Bot) help(ctx context.Context, c call) error {
+	var lines []string
+	for _, cmd := range b.commands() {
+		if !cmd.admin || b.isAdmin(c.user) {
+			lines = append(lines, fmt.Sprintf("/%s — %s", cmd.name, cmd.help))
+		}
+	}
+	intro := "Write to me and I answer."
+	if c.chat.Type.IsGroup() {
+		intro = fmt.Sprintf("In groups I answer when you mention me (@%s) or reply to one of my messages.", b.me.Username)
+	}
+	return b.reply(ctx, c, intro+"\n\n"+strings.Join(lines, "\n"))
+}
+
+func (b *Bot) reset(ctx context.Context, c call) error {
+	if err := b.db.ResetContext(ctx, c.chat, c.place); err != nil {
+		return err
+	}
+	return b.reply(ctx, c, "🧹 Done — I've forgotten our conversation so far. The history stays stored; I just start fresh from here.")
+}
+
+func firstName(u ryo.User) string {
+	if u.FirstName != "" {
+		return u.FirstName
+	}
+	return u.Name()
+}

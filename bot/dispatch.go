@@ -1,0 +1,92 @@
+package bot
+
+import (
+	"context"
+	"sync"
+)
+
+// dispatcher runs updates: those of one chat strictly in order, one at a
+// time; different chats in parallel, at most `workers` at once. A chat with
+// work has one goroutine that drains its queue and exits when it is empty.
+type dispatcher struct {
+	ctx     context.Context // ends the running updates
+	slots   chan struct{}
+	process func(ctx context.Context, id int64)
+
+	mu     sync.Mutex
+	queues map[int64][]int64 // chat -> waiting update ids; a key exists while the chat's goroutine runs
+	queued map[int64]bool    // update ids waiting or running
+	closed bool
+	wg     sync.WaitGroup
+}
+
+func newDispatcher(ctx context.Context, workers int, process func(context.Context, int64)) *dispatcher {
+	return &dispatcher{
+		ctx:     ctx,
+		slots:   make(chan struct{}, workers),
+		process: process,
+		queues:  map[int64][]int64{},
+		queued:  map[int64]bool{},
+	}
+}
+
+// enqueue adds update id of chat to the end of the chat's queue. An update
+// already waiting or running is not added twice.
+func (d *dispatcher) enqueue(chat, id int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed || d.queued[id] {
+		return
+	}
+	d.queued[id] = true
+	q, running := d.queues[chat]
+	d.queues[chat] = append(q, id)
+	if !running {
+		d.wg.Add(1)
+		go d.run(chat)
+	}
+}
+
+func (d *dispatcher) run(chat int64) {
+	defer d.wg.Done()
+	for {
+		id, ok := d.next(chat)
+		if !ok {
+			return
+		}
+		select {
+		case d.slots <- struct{}{}:
+		case <-d.ctx.Done():
+			return
+		}
+		d.process(d.ctx, id)
+		<-d.slots
+		d.mu.Lock()
+		delete(d.queued, id)
+		d.mu.Unlock()
+	}
+}
+
+// next takes the chat's next update, or ends the chat's goroutine.
+func (d *dispatcher) next(chat int64) (int64, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	q := d.queues[chat]
+	if len(q) == 0 || d.closed {
+		delete(d.queues, chat)
+		return 0, false
+	}
+	d.queues[chat] = q[1:]
+	return q[0], true
+}
+
+// close stops starting updates; those waiting stay unfinished in the inbox
+// for the next start. It does not wait.
+func (d *dispatcher) close() {
+	d.mu.Lock()
+	d.closed = true
+	d.mu.Unlock()
+}
+
+// wait blocks until every chat's goroutine has ended.
+func (d *dispatcher) wait() { d.wg.Wait() }

@@ -1,0 +1,25 @@
+// Package bot is ryo's Telegram adapter: it takes updates in, decides what
+// each one is, and sends what the person sees.
+//
+// Intake is durable. Our own long-poll loop (poll.go) stores every update in
+// the PostgreSQL inbox before the next getUpdates call tells Telegram it
+// arrived, so an update is never lost to a crash or a database outage: while
+// the database is away, the offset does not move and Telegram keeps the
+// updates. (go-telegram/bot's own poller confirms updates before any handler
+// runs, which is why it is not used for intake.)
+//
+// The dispatcher (dispatch.go) runs the updates of one chat strictly in order,
+// one at a time, and different chats in parallel on a bounded pool. Each
+// update is claimed in the inbox before it runs and marked done after; one
+// left unfinished by a crash is picked up again at the next start, and one
+// that is done is never run twice. A panic is recovered, logged with its
+// stack, the update marked failed and the person told something went wrong.
+//
+// Routing (route.go) sends commands to their handlers (commands.go), text
+// addressed to the bot to a turn (turn.go), keeps unaddressed group text as
+// context, and answers what it cannot read politely. In groups the bot
+// answers only when mentioned by @username or replied to.
+//
+// SDK types (models.Update and friends) stay in this package: they are
+// translated to ryo types at the edge (convert.go).
+package bot

@@ -1,0 +1,335 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/ryo-bot/ryo"
+)
+
+// Config is every setting, read once at start from the environment and an
+// optional .env file. Each has a default except the token and the database.
+type Config struct {
+	Token          ryo.Secret
+	TelegramAPIURL string
+	DatabaseURL    ryo.Secret // may hold a password
+	OllamaHost     *url.URL
+	Model          string
+	AdminIDs       []int64
+	HTTPAddr       string // "" when switched off
+	LogLevel       slog.Level
+	LogFormat      string
+	Timezone       *time.Location
+
+	Workers           int
+	HistoryMessages   int
+	MaxAttempts       int
+	PollTimeout       time.Duration
+	TelegramTimeout   time.Duration
+	ShutdownGrace     time.Duration
+	KeepAlive         time.Duration
+	NumCtx            int
+	ConnectTimeout    time.Duration
+	FirstTokenTimeout time.Duration
+	ModelTimeout      time.Duration
+}
+
+// Settings names every variable ryo reads, in the order .env.example lists
+// them.
+var settingNames = []string{
+	"TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "DATABASE_URL", "OLLAMA_HOST", "RYO_MODEL", "RYO_ADMIN_IDS",
+	"RYO_HTTP_ADDR", "RYO_LOG_LEVEL", "RYO_LOG_FORMAT", "RYO_TIMEZONE", "RYO_WORKERS", "RYO_HISTORY_MESSAGES",
+	"RYO_MAX_ATTEMPTS", "RYO_POLL_TIMEOUT", "RYO_TELEGRAM_TIMEOUT", "RYO_SHUTDOWN_GRACE", "RYO_MODEL_KEEP_ALIVE",
+	"RYO_MODEL_NUM_CTX", "RYO_MODEL_CONNECT_TIMEOUT", "RYO_MODEL_FIRST_TOKEN_TIMEOUT", "RYO_MODEL_TIMEOUT",
+}
+
+// ConfigError is a missing or malformed setting. Its text is one line that
+// names the setting and never quotes a secret.
+type ConfigError struct {
+	Name, Problem string
+}
+
+func (e *ConfigError) Error() string { return e.Name + ": " + e.Problem }
+
+var tokenShape = regexp.MustCompile(`^[0-9]{1,20}:[A-Za-z0-9_-]{20,}$`)
+
+// LoadConfig reads the settings through lookup. needToken is false for
+// subcommands that do not talk to Telegram.
+func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, error) {
+	r := &reader{lookup: lookup}
+	c := Config{
+		Token:          ryo.Secret(r.token("TELEGRAM_BOT_TOKEN", needToken)),
+		TelegramAPIURL: r.httpURL("TELEGRAM_API_URL", "https://api.telegram.org").String(),
+		DatabaseURL:    ryo.Secret(r.database("DATABASE_URL")),
+		OllamaHost:     r.ollamaHost("OLLAMA_HOST", "http://127.0.0.1:11434"),
+		Model:          r.str("RYO_MODEL", "qwen2.5:3b"),
+		AdminIDs:       r.ids("RYO_ADMIN_IDS"),
+		HTTPAddr:       r.addr("RYO_HTTP_ADDR", ":8080"),
+		LogLevel:       r.level("RYO_LOG_LEVEL", slog.LevelInfo),
+		LogFormat:      r.oneOf("RYO_LOG_FORMAT", "text", "text", "json"),
+		Timezone:       r.location("RYO_TIMEZONE", "UTC"),
+
+		Workers:           r.integer("RYO_WORKERS", 8, 1),
+		HistoryMessages:   r.integer("RYO_HISTORY_MESSAGES", 30, 1),
+		MaxAttempts:       r.integer("RYO_MAX_ATTEMPTS", 5, 1),
+		PollTimeout:       r.duration("RYO_POLL_TIMEOUT", 50*time.Second, 2*time.Second),
+		TelegramTimeout:   r.duration("RYO_TELEGRAM_TIMEOUT", 15*time.Second, time.Second),
+		ShutdownGrace:     r.duration("RYO_SHUTDOWN_GRACE", 20*time.Second, 0),
+		KeepAlive:         r.duration("RYO_MODEL_KEEP_ALIVE", 30*time.Minute, 0),
+		NumCtx:            r.integer("RYO_MODEL_NUM_CTX", 0, 0),
+		ConnectTimeout:    r.duration("RYO_MODEL_CONNECT_TIMEOUT", 5*time.Second, 100*time.Millisecond),
+		FirstTokenTimeout: r.duration("RYO_MODEL_FIRST_TOKEN_TIMEOUT", 2*time.Minute, time.Second),
+		ModelTimeout:      r.duration("RYO_MODEL_TIMEOUT", 5*time.Minute, time.Second),
+	}
+	return c, r.err
+}
+
+// reader reads settings, keeping the first problem.
+type reader struct {
+	lookup func(string) (string, bool)
+	err    error
+}
+
+func (r *reader) get(name string) (string, bool) {
+	v, ok := r.lookup(name)
+	v = strings.TrimSpace(v)
+	return v, ok && v != ""
+}
+
+func (r *reader) fail(name, format string, args ...any) {
+	if r.err == nil {
+		r.err = &ConfigError{Name: name, Problem: fmt.Sprintf(format, args...)}
+	}
+}
+
+func (r *reader) str(name, def string) string {
+	if v, ok := r.get(name); ok {
+		return v
+	}
+	return def
+}
+
+func (r *reader) token(name string, required bool) string {
+	v, ok := r.get(name)
+	switch {
+	case !ok && required:
+		r.fail(name, "missing: set it to the token @BotFather gave you (123456789:AA...)")
+	case ok && !tokenShape.MatchString(v):
+		r.fail(name, "does not look like a bot token (digits, a colon, then 20+ letters, digits, _ or -)")
+	}
+	return v
+}
+
+func (r *reader) database(name string) string {
+	v, ok := r.get(name)
+	if !ok {
+		r.fail(name, "missing: set it to a PostgreSQL URL such as postgres://ryo:secret@127.0.0.1:5432/ryo")
+		return ""
+	}
+	if _, err := pgxpool.ParseConfig(v); err != nil {
+		r.fail(name, "not a valid PostgreSQL URL (postgres://user:password@host:5432/dbname)")
+	}
+	return v
+}
+
+func (r *reader) httpURL(name, def string) *url.URL {
+	v := r.str(name, def)
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		r.fail(name, "want an http(s) URL such as %s, got %q", def, v)
+		return &url.URL{}
+	}
+	return u
+}
+
+// ollamaHost reads the Ollama address the way Ollama's own CLI does: a bare
+// host gets http:// and port 11434.
+func (r *reader) ollamaHost(name, def string) *url.URL {
+	v := r.str(name, def)
+	if !strings.Contains(v, "://") {
+		v = "http://" + v
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		r.fail(name, "want a host or URL such as http://127.0.0.1:11434")
+		return &url.URL{}
+	}
+	if u.Port() == "" && !strings.Contains(r.str(name, def), "://") {
+		u.Host += ":11434"
+	}
+	return u
+}
+
+func (r *reader) ids(name string) []int64 {
+	v, ok := r.get(name)
+	if !ok {
+		return nil
+	}
+	var ids []int64
+	for _, f := range strings.Split(v, ",") {
+		id, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil || id <= 0 {
+			r.fail(name, "want comma-separated numeric Telegram user ids, got %q", strings.TrimSpace(f))
+			return nil
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+func (r *reader) addr(name, def string) string {
+	v := r.str(name, def)
+	if v == "off" {
+		return ""
+	}
+	if _, port, err := net.SplitHostPort(v); err != nil || port == "" {
+		r.fail(name, "want host:port such as :8080 or 127.0.0.1:8080, or off, got %q", v)
+	}
+	return v
+}
+
+func (r *reader) level(name string, def slog.Level) slog.Level {
+	v, ok := r.get(name)
+	if !ok {
+		return def
+	}
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(v)); err != nil {
+		r.fail(name, "want debug, info, warn or error, got %q", v)
+	}
+	return l
+}
+
+func (r *reader) oneOf(name, def string, allowed ...string) string {
+	v := strings.ToLower(r.str(name, def))
+	for _, a := range allowed {
+		if v == a {
+			return v
+		}
+	}
+	r.fail(name, "want one of %s, got %q", strings.Join(allowed, ", "), v)
+	return def
+}
+
+func (r *reader) location(name, def string) *time.Location {
+	v := r.str(name, def)
+	loc, err := time.LoadLocation(v)
+	if err != nil {
+		r.fail(name, "want an IANA time zone such as Europe/Berlin or UTC, got %q", v)
+		return time.UTC
+	}
+	return loc
+}
+
+func (r *reader) integer(name string, def, min int) int {
+	v, ok := r.get(name)
+	if !ok {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < min {
+		r.fail(name, "want a whole number of at least %d, got %q", min, v)
+		return def
+	}
+	return n
+}
+
+func (r *reader) duration(name string, def, min time.Duration) time.Duration {
+	v, ok := r.get(name)
+	if !ok {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < min {
+		r.fail(name, "want a duration of at least %v such as 30s or 5m, got %q", min, v)
+		return def
+	}
+	return d
+}
+
+// Environ returns a lookup over the process environment with the .env file at
+// path underneath it: a variable set in the environment wins. A missing file
+// is no error.
+func Environ(path string) (func(string) (string, bool), error) {
+	file := map[string]string{}
+	f, err := os.Open(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", path, err)
+	default:
+		defer f.Close()
+		if file, err = parseDotenv(f); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return func(name string) (string, bool) {
+		if v, ok := os.LookupEnv(name); ok {
+			return v, true
+		}
+		v, ok := file[name]
+		return v, ok
+	}, nil
+}
+
+// parseDotenv reads KEY=VALUE lines. Blank lines and # comments are skipped;
+// "export " is allowed; values may be 'single' or "double" quoted (double
+// quotes understand \n, \" and \\); an unquoted value ends at " #".
+func parseDotenv(r io.Reader) (map[string]string, error) {
+	vars := map[string]string{}
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, value, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
+		key = strings.TrimSpace(key)
+		if !ok || !validKey(key) {
+			return nil, fmt.Errorf("line %d: want KEY=VALUE", n)
+		}
+		v, err := dotenvValue(strings.TrimSpace(value))
+		if err != nil {
+			return nil, fmt.Errorf("line %d (%s): %w", n, key, err)
+		}
+		vars[key] = v
+	}
+	return vars, sc.Err()
+}
+
+var keyShape = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func validKey(k string) bool { return keyShape.MatchString(k) }
+
+func dotenvValue(v string) (string, error) {
+	switch {
+	case strings.HasPrefix(v, `"`):
+		end := strings.LastIndex(v, `"`)
+		if end == 0 {
+			return "", errors.New("unclosed double quote")
+		}
+		return strings.NewReplacer(`\n`, "\n", `\"`, `"`, `\\`, `\`).Replace(v[1:end]), nil
+	case strings.HasPrefix(v, "'"):
+		end := strings.LastIndex(v, "'")
+		if end == 0 {
+			return "", errors.New("unclosed single quote")
+		}
+		return v[1:end], nil
+	}
+	if i := strings.Index(v, " #"); i >= 0 {
+		v = v[:i]
+	}
+	return strings.TrimSpace(v), nil
+}

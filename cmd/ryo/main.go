@@ -1,0 +1,242 @@
+// Command ryo is a self-hosted Telegram agent bot on Ollama and PostgreSQL.
+//
+// Usage:
+//
+//	ryo [serve]      run the bot (the default)
+//	ryo migrate      apply database migrations and exit
+//	ryo doctor       check the configuration, the database, Ollama and Telegram
+//	ryo healthcheck  exit 0 when the running bot's /healthz answers ok
+//
+// Settings come from the environment and a .env file in the working
+// directory; see .env.example.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+	_ "time/tzdata" // IANA zones for RYO_TIMEZONE in a static binary
+
+	"github.com/ryo-bot/ryo/agent"
+	"github.com/ryo-bot/ryo/bot"
+	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/ollama"
+	"github.com/ryo-bot/ryo/prompts"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// Exit codes.
+const (
+	exitOK     = 0
+	exitFailed = 1
+	exitConfig = 2
+)
+
+// run is main without the process: it returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmd := "serve"
+	if len(args) > 0 {
+		cmd = args[0]
+	}
+	lookup, err := Environ(".env")
+	if err != nil {
+		fmt.Fprintln(stderr, "ryo:", err)
+		return exitConfig
+	}
+	switch cmd {
+	case "serve", "migrate", "doctor":
+	case "healthcheck":
+		return healthcheck(ctx, lookup, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprintln(stdout, "usage: ryo [serve|migrate|doctor|healthcheck]  (settings: see .env.example)")
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "ryo: unknown command %q (want serve, migrate, doctor or healthcheck)\n", cmd)
+		return exitConfig
+	}
+	cfg, err := LoadConfig(lookup, cmd != "migrate")
+	if err != nil {
+		fmt.Fprintln(stderr, "ryo: config:", err)
+		return exitConfig
+	}
+	log := newLogger(cfg, stderr)
+	switch cmd {
+	case "migrate":
+		err = migrate(ctx, cfg, log)
+	case "doctor":
+		return doctor(ctx, cfg, stdout)
+	default:
+		err = NewMain(cfg, log).Run(ctx)
+	}
+	if err != nil {
+		log.Error("ryo stopped", "err", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+func newLogger(cfg Config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// Main is the wired program; end-to-end tests run the same value.
+type Main struct {
+	Config Config
+	Log    *slog.Logger
+
+	// Set by Run while it runs.
+	DB       *memory.DB
+	HTTPAddr net.Addr // where /healthz listens, nil when switched off
+	ready    chan struct{}
+}
+
+// NewMain returns a program that has not started.
+func NewMain(cfg Config, log *slog.Logger) *Main {
+	return &Main{Config: cfg, Log: log, ready: make(chan struct{})}
+}
+
+// Ready is closed once Run has opened the database and started its parts.
+func (m *Main) Ready() <-chan struct{} { return m.ready }
+
+// Run connects everything and runs the bot until ctx ends.
+func (m *Main) Run(ctx context.Context) error {
+	cfg, log := m.Config, m.Log
+	db, err := openDB(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	m.DB = db
+	set, err := prompts.Load()
+	if err != nil {
+		return err
+	}
+	model := ollama.New(ollama.Config{Host: cfg.OllamaHost, Model: cfg.Model, KeepAlive: cfg.KeepAlive, NumCtx: cfg.NumCtx,
+		ConnectTimeout: cfg.ConnectTimeout, FirstTokenTimeout: cfg.FirstTokenTimeout, Timeout: cfg.ModelTimeout})
+	go checkModel(ctx, model, log)
+	b, err := bot.New(bot.Config{
+		Token: cfg.Token, APIURL: cfg.TelegramAPIURL, AdminIDs: cfg.AdminIDs, Workers: cfg.Workers,
+		PollTimeout: cfg.PollTimeout, CallTimeout: cfg.TelegramTimeout, HistoryLimit: cfg.HistoryMessages,
+		MaxAttempts: cfg.MaxAttempts, ShutdownGrace: cfg.ShutdownGrace,
+	}, log, db, agent.New(model, set, cfg.Timezone), cfg.Model)
+	if err != nil {
+		return err
+	}
+	stopHTTP, err := m.serveHTTP(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer stopHTTP()
+	close(m.ready)
+	return b.Run(ctx)
+}
+
+// openDB connects and brings the schema up to date.
+func openDB(ctx context.Context, cfg Config, log *slog.Logger) (*memory.DB, error) {
+	connectCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	db, err := memory.Open(connectCtx, cfg.DatabaseURL.Reveal())
+	if err != nil {
+		return nil, err
+	}
+	applied, err := db.Migrate(ctx)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	for _, name := range applied {
+		log.Info("applied migration", "name", name)
+	}
+	return db, nil
+}
+
+func migrate(ctx context.Context, cfg Config, log *slog.Logger) error {
+	db, err := openDB(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	db.Close()
+	log.Info("database schema is up to date")
+	return nil
+}
+
+// checkModel warns at start when Ollama cannot be reached or lacks the
+// model; the bot runs anyway and tells users the same when they ask.
+func checkModel(ctx context.Context, model *ollama.Client, log *slog.Logger) {
+	version, err := model.Check(ctx)
+	if err != nil {
+		log.Warn("model server check failed; turns will fail until it is fixed", "err", err)
+		return
+	}
+	log.Info("model server ready", "ollama_version", version, "model", model.Model())
+}
+
+// serveHTTP serves /healthz on the configured address until stop is called.
+func (m *Main) serveHTTP(ctx context.Context, db *memory.DB) (stop func(), err error) {
+	if m.Config.HTTPAddr == "" {
+		return func() {}, nil
+	}
+	l, err := net.Listen("tcp", m.Config.HTTPAddr)
+	if err != nil {
+		return nil, fmt.Errorf("RYO_HTTP_ADDR: %w", err)
+	}
+	m.HTTPAddr = l.Addr()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		if err := db.Ping(r.Context()); err != nil {
+			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(l)
+	return func() {
+		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(shutdownCtx)
+	}, nil
+}
+
+// healthcheck asks the running bot's /healthz; it is the container's
+// health check, so it needs no shell or curl.
+func healthcheck(ctx context.Context, lookup func(string) (string, bool), stderr io.Writer) int {
+	r := &reader{lookup: lookup}
+	addr := r.addr("RYO_HTTP_ADDR", ":8080")
+	if r.err != nil || addr == "" {
+		fmt.Fprintln(stderr, "ryo healthcheck: RYO_HTTP_ADDR is off or invalid")
+		return exitFailed
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:"+port+"/healthz", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		fmt.Fprintln(stderr, "ryo healthcheck:", err)
+		return exitFailed
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		fmt.Fprintln(stderr, "ryo healthcheck:", resp.Status)
+		return exitFailed
+	}
+	return exitOK
+}

@@ -1,0 +1,31 @@
+package ollama
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Check asks the server for its version and whether the model is installed.
+// It returns the server's version.
+func (c *Client) Check(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.ConnectTimeout+10*time.Second)
+	defer cancel()
+	version, err := c.api.Version(ctx)
+	if err != nil {
+		return "", fmt.Errorf("ollama at %s: %w", c.cfg.Host.Redacted(), err)
+	}
+	_, err = c.api.Show(ctx, &api.ShowRequest{Model: c.cfg.Model})
+	var status api.StatusError
+	if errors.As(err, &status) && status.StatusCode == http.StatusNotFound {
+		return version, fmt.Errorf("model %q is not installed (ollama pull %s)", c.cfg.Model, c.cfg.Model)
+	}
+	if err != nil {
+		return version, fmt.Errorf("show model %q: %w", c.cfg.Model, err)
+	}
+	return version, nil
+}

@@ -1,0 +1,14 @@
+// Package ollama adapts the Ollama server to ryo's model interface.
+//
+// In the flow of a turn, the agent hands a ryo.ModelRequest to Client.Chat,
+// which streams it to Ollama's /api/chat and hands the answer back as it
+// grows. Every call has three deadlines: connecting, the first token (a cold
+// model may take a while to load), and the whole answer. A stream that ends
+// without Ollama's final done line, or carries an error line, is an error, never
+// a silently short answer.
+//
+// Failures come back as *ryo.Error values whose Message can be shown to the
+// user as it is: the server is unreachable, the model is not installed, the
+// model took too long. SDK types (api.ChatRequest and friends) never leave
+// this package.
+package ollama

@@ -1,0 +1,164 @@
+package ollama
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/ryo-bot/ryo"
+)
+
+// Config says which server and model to use and how long to wait.
+type Config struct {
+	Host              *url.URL
+	Model             string
+	KeepAlive         time.Duration // how long Ollama keeps the model loaded after a call
+	NumCtx            int           // context window in tokens; 0 leaves the server's default
+	ConnectTimeout    time.Duration
+	FirstTokenTimeout time.Duration
+	Timeout           time.Duration // the whole answer
+}
+
+// Client talks to one Ollama server about one model.
+type Client struct {
+	api *api.Client
+	cfg Config
+}
+
+var (
+	errFirstToken = errors.New("no first token in time")
+	errTotal      = errors.New("answer not finished in time")
+)
+
+// New returns a client with its own HTTP client: bounded connect time, no
+// overall timeout (deadlines come from each call's context).
+func New(cfg Config) *Client {
+	transport := &http.Transport{
+		DialContext:         (&net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout: cfg.ConnectTimeout,
+		MaxIdleConnsPerHost: 4,
+		IdleConnTimeout:     90 * time.Second,
+	}
+	return &Client{api: api.NewClient(cfg.Host, &http.Client{Transport: transport}), cfg: cfg}
+}
+
+// Model names the model this client asks.
+func (c *Client) Model() string { return c.cfg.Model }
+
+// Chat sends one request and returns the whole answer. It streams, even when
+// the caller does not want the deltas, so that the first-token deadline can
+// be watched.
+func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply, error) {
+	ctx, cancelTotal := context.WithTimeoutCause(ctx, c.cfg.Timeout, errTotal)
+	defer cancelTotal()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	firstToken := time.AfterFunc(c.cfg.FirstTokenTimeout, func() { cancel(errFirstToken) })
+	defer firstToken.Stop()
+
+	var reply ryo.ModelReply
+	var content strings.Builder
+	done := false
+	err := c.api.Chat(ctx, c.request(req), func(r api.ChatResponse) error {
+		firstToken.Stop()
+		content.WriteString(r.Message.Content)
+		if req.OnDelta != nil && r.Message.Content != "" {
+			req.OnDelta(r.Message.Content)
+		}
+		if r.Done {
+			done = true
+			reply.Usage = usage(r.Metrics)
+		}
+		return nil
+	})
+	reply.Content = content.String()
+	if err != nil {
+		return reply, c.explain(ctx, err)
+	}
+	if !done {
+		return reply, &ryo.Error{Code: ryo.EUNAVAILABLE, Err: errors.New("ollama: stream ended without done"),
+			Message: "The model server stopped in the middle of the answer. Please try again."}
+	}
+	return reply, nil
+}
+
+func (c *Client) request(req ryo.ModelRequest) *api.ChatRequest {
+	msgs := make([]api.Message, len(req.Messages))
+	for i, m := range req.Messages {
+		msgs[i] = api.Message{Role: m.Role, Content: m.Content}
+	}
+	stream := true
+	r := &api.ChatRequest{
+		Model:     c.cfg.Model,
+		Messages:  msgs,
+		Stream:    &stream,
+		Format:    req.Format,
+		KeepAlive: &api.Duration{Duration: c.cfg.KeepAlive},
+		Options:   map[string]any{},
+	}
+	if c.cfg.NumCtx > 0 {
+		r.Options["num_ctx"] = c.cfg.NumCtx
+	}
+	return r
+}
+
+func usage(m api.Metrics) ryo.Usage {
+	return ryo.Usage{
+		PromptTokens:   m.PromptEvalCount,
+		ReplyTokens:    m.EvalCount,
+		LoadDuration:   m.LoadDuration,
+		PromptDuration: m.PromptEvalDuration,
+		ReplyDuration:  m.EvalDuration,
+		TotalDuration:  m.TotalDuration,
+	}
+}
+
+// explain turns a failed call into an error the user can be shown.
+func (c *Client) explain(ctx context.Context, err error) error {
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errFirstToken):
+		return &ryo.Error{Code: ryo.ETIMEOUT, Err: fmt.Errorf("ollama: %w after %v", cause, c.cfg.FirstTokenTimeout),
+			Message: fmt.Sprintf("The model did not start answering within %v. It may still be loading; please try again in a minute.", c.cfg.FirstTokenTimeout)}
+	case errors.Is(cause, errTotal):
+		return &ryo.Error{Code: ryo.ETIMEOUT, Err: fmt.Errorf("ollama: %w after %v", cause, c.cfg.Timeout),
+			Message: fmt.Sprintf("The model took longer than %v to answer, so I stopped it. Please try a shorter question.", c.cfg.Timeout)}
+	case cause != nil:
+		return cause // the caller gave up: shutdown or a cancelled turn
+	}
+	var status api.StatusError
+	if errors.As(err, &status) {
+		return c.statusError(status)
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		return &ryo.Error{Code: ryo.EUNAVAILABLE, Err: fmt.Errorf("ollama at %s: %w", c.cfg.Host.Redacted(), err),
+			Message: "I can't reach the model server right now. Please try again in a little while."}
+	}
+	// A plain error is an {"error": ...} line in the middle of the stream.
+	return &ryo.Error{Code: ryo.EUNAVAILABLE, Err: fmt.Errorf("ollama: mid-stream error: %w", err),
+		Message: "The model failed while answering: " + clip(err.Error(), 200)}
+}
+
+func (c *Client) statusError(se api.StatusError) error {
+	err := fmt.Errorf("ollama: HTTP %d: %s", se.StatusCode, se.ErrorMessage)
+	if se.StatusCode == http.StatusNotFound {
+		return &ryo.Error{Code: ryo.ENOTFOUND, Err: err,
+			Message: fmt.Sprintf("The model %q is not installed on the model server. An admin can install it with: ollama pull %s", c.cfg.Model, c.cfg.Model)}
+	}
+	return &ryo.Error{Code: ryo.EUNAVAILABLE, Err: err,
+		Message: "The model server could not answer: " + clip(se.ErrorMessage, 200)}
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,65 @@
+package ollamatest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/ryo-bot/ryo/ollamatest"
+)
+
+func TestWait(t *testing.T) {
+	t.Run("AlreadyTrue", func(t *testing.T) {
+		s := MustStart(t, "llama3.2")
+		if err := s.Wait(Context(t), func() bool { return true }); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("Requests", func(t *testing.T) {
+		s := MustStart(t, "llama3.2")
+		c := NewClient(t, s)
+		results := make([]<-chan chatResult, 3)
+		for i := range results {
+			results[i] = GoChat(Context(t), c, User("llama3.2", fmt.Sprint("hi ", i)))
+		}
+		WaitRequests(t, s, 3)
+		for _, ch := range results {
+			if r := <-ch; r.err != nil {
+				t.Error(r.err)
+			}
+		}
+	})
+	t.Run("ReplyFinished", func(t *testing.T) {
+		s := MustStart(t, "llama3.2")
+		hold := make(chan struct{})
+		s.Enqueue(ollamatest.Reply{Content: "ok", Hold: hold})
+		result := GoChat(Context(t), NewClient(t, s), User("llama3.2", "hi"))
+		WaitRequests(t, s, 1)
+		// The request is in; the only state change left is the reply
+		// finishing, which the first call to cond sets off.
+		calls := 0
+		err := s.Wait(Context(t), func() bool {
+			calls++
+			if calls == 1 {
+				close(hold)
+			}
+			return calls > 1
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := <-result; r.err != nil {
+			t.Fatal(r.err)
+		}
+	})
+	t.Run("ContextEnds", func(t *testing.T) {
+		s := MustStart(t, "llama3.2")
+		ctx, cancel := context.WithCancel(Context(t))
+		cancel()
+		err := s.Wait(ctx, func() bool { return false })
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want one wrapping context.Canceled", err)
+		}
+	})
+}

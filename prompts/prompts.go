@@ -1,0 +1,64 @@
+package prompts
+
+import (
+	"embed"
+	"fmt"
+	"strings"
+	"text/template"
+)
+
+//go:embed *.tmpl
+var files embed.FS
+
+// Set is the parsed templates.
+type Set struct {
+	tmpl *template.Template
+}
+
+// Load parses the embedded templates. An error here is a bug in a template
+// and stops start-up.
+func Load() (*Set, error) {
+	t, err := template.New("").Option("missingkey=error").ParseFS(files, "*.tmpl")
+	if err != nil {
+		return nil, fmt.Errorf("parse prompts: %w", err)
+	}
+	for _, name := range []string{"system.tmpl", "now.tmpl"} {
+		if t.Lookup(name) == nil {
+			return nil, fmt.Errorf("parse prompts: %s is missing", name)
+		}
+	}
+	return &Set{tmpl: t}, nil
+}
+
+// System is what the system prompt is rendered from.
+type System struct {
+	BotName     string
+	BotUsername string
+	ChatType    string // private, group, supergroup
+	ChatTitle   string
+	InTopic     bool
+}
+
+// Group reports whether several people share the chat.
+func (s System) Group() bool { return s.ChatType == "group" || s.ChatType == "supergroup" }
+
+// Now is what the per-turn note is rendered from.
+type Now struct {
+	Time     string // e.g. "Sunday, 22 November 2026, 14:05"
+	Timezone string // IANA name
+	Speaker  string // who wrote the newest message
+}
+
+// System renders the system prompt.
+func (s *Set) System(data System) (string, error) { return s.render("system.tmpl", data) }
+
+// Now renders the note that precedes the newest message.
+func (s *Set) Now(data Now) (string, error) { return s.render("now.tmpl", data) }
+
+func (s *Set) render(name string, data any) (string, error) {
+	var b strings.Builder
+	if err := s.tmpl.ExecuteTemplate(&b, name, data); err != nil {
+		return "", fmt.Errorf("render %s: %w", name, err)
+	}
+	return strings.TrimSpace(b.String()), nil
+}
