@@ -135,7 +135,7 @@ func (r *reader) token(name string, required bool) string {
 func (r *reader) database(name string) string {
 	v, ok := r.get(name)
 	if !ok {
-		r.fail(name, "missing: set it to a PostgreSQL URL such as postgres://ryo:secret@127.0.0.1:5432/ryo")
+		r.fail(name, "missing: set it to a PostgreSQL URL such as postgres://ryo:PASSWORD@127.0.0.1:5432/ryo")
 		return ""
 	}
 	if _, err := pgxpool.ParseConfig(v); err != nil {

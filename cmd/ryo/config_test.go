@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+const testToken = "123456789:AAHfakeTokenForTestsOnly_0123456789"
+
+func env(vars map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
+}
+
+func minimal() map[string]string {
+	return map[string]string{"TELEGRAM_BOT_TOKEN": testToken, "DATABASE_URL": "postgres://ryo:pw@db:5432/ryo"}
+}
+
+func TestConfigDefaults(t *testing.T) {
+	c, err := LoadConfig(env(minimal()), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Token.Reveal() != testToken || c.TelegramAPIURL != "https://api.telegram.org" || c.OllamaHost.String() != "http://127.0.0.1:11434" ||
+		c.Model != "qwen2.5:3b" || c.HTTPAddr != ":8080" || c.Workers != 8 || c.Timezone.String() != "UTC" ||
+		c.FirstTokenTimeout != 2*time.Minute || c.LogLevel != slog.LevelInfo {
+		t.Fatalf("defaults = %+v", c)
+	}
+}
+
+func TestConfigValues(t *testing.T) {
+	vars := minimal()
+	vars["OLLAMA_HOST"] = "gpu-box"
+	vars["RYO_ADMIN_IDS"] = "12, 34"
+	vars["RYO_HTTP_ADDR"] = "off"
+	vars["RYO_TIMEZONE"] = "Europe/Berlin"
+	vars["RYO_MODEL_TIMEOUT"] = "90s"
+	vars["RYO_LOG_LEVEL"] = "debug"
+	c, err := LoadConfig(env(vars), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.OllamaHost.String() != "http://gpu-box:11434" || len(c.AdminIDs) != 2 || c.AdminIDs[1] != 34 || c.HTTPAddr != "" ||
+		c.Timezone.String() != "Europe/Berlin" || c.ModelTimeout != 90*time.Second || c.LogLevel != slog.LevelDebug {
+		t.Fatalf("config = %+v", c)
+	}
+}
+
+func TestConfigErrorsNameTheSettingAndHideSecrets(t *testing.T) {
+	tests := []struct {
+		name, key, value, want string
+	}{
+		{"missing token", "TELEGRAM_BOT_TOKEN", "", "TELEGRAM_BOT_TOKEN: missing"},
+		{"bad token", "TELEGRAM_BOT_TOKEN", "12:short-secret-value", "TELEGRAM_BOT_TOKEN: does not look like a bot token"},
+		{"missing database", "DATABASE_URL", "", "DATABASE_URL: missing"},
+		{"bad database", "DATABASE_URL", "postgres://u:topsecret@h:port/db", "DATABASE_URL: not a valid PostgreSQL URL"},
+		{"bad admin ids", "RYO_ADMIN_IDS", "12,abc", `RYO_ADMIN_IDS: want comma-separated numeric Telegram user ids, got "abc"`},
+		{"bad workers", "RYO_WORKERS", "0", `RYO_WORKERS: want a whole number of at least 1, got "0"`},
+		{"bad duration", "RYO_MODEL_TIMEOUT", "soon", `RYO_MODEL_TIMEOUT: want a duration`},
+		{"bad zone", "RYO_TIMEZONE", "Mars/Olympus", `RYO_TIMEZONE: want an IANA time zone`},
+		{"bad address", "RYO_HTTP_ADDR", "8080", `RYO_HTTP_ADDR: want host:port`},
+		{"bad url", "TELEGRAM_API_URL", "ftp://x", `TELEGRAM_API_URL: want an http(s) URL`},
+		{"bad level", "RYO_LOG_LEVEL", "loud", `RYO_LOG_LEVEL: want debug, info, warn or error`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vars := minimal()
+			vars[tt.key] = tt.value
+			_, err := LoadConfig(env(vars), true)
+			var ce *ConfigError
+			if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("LoadConfig = %v; want %q", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q must be one line without the secret", err)
+			}
+		})
+	}
+}
+
+func TestMigrateNeedsNoToken(t *testing.T) {
+	vars := minimal()
+	delete(vars, "TELEGRAM_BOT_TOKEN")
+	if _, err := LoadConfig(env(vars), false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTokenNeverPrints(t *testing.T) {
+	c, _ := LoadConfig(env(minimal()), true)
+	var b strings.Builder
+	slog.New(slog.NewTextHandler(&b, nil)).Info("config", "config", c, "token", c.Token)
+	for _, s := range []string{b.String(), c.Token.String()} {
+		if strings.Contains(s, "AAHfake") {
+			t.Fatalf("the token leaked: %s", s)
+		}
+	}
+}
+
+func TestDotenv(t *testing.T) {
+	got, err := parseDotenv(strings.NewReader(`
+# comment
+export A=1
+B = two words # trailing comment
+C="quoted # not a comment\nline"
+D='single $x'
+E=
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"A": "1", "B": "two words", "C": "quoted # not a comment\nline", "D": "single $x", "E": ""}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q; want %q", k, got[k], v)
+		}
+	}
+	if _, err := parseDotenv(strings.NewReader("just words\n")); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Fatalf("bad line error = %v; want it to name line 1", err)
+	}
+}
+
+func TestEnvironmentWinsOverDotenv(t *testing.T) {
+	path := t.TempDir() + "/.env"
+	os.WriteFile(path, []byte("RYO_TEST_ONLY_A=file\nRYO_TEST_ONLY_B=file\n"), 0o600)
+	t.Setenv("RYO_TEST_ONLY_A", "env")
+	lookup, err := Environ(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := lookup("RYO_TEST_ONLY_A")
+	b, _ := lookup("RYO_TEST_ONLY_B")
+	if a != "env" || b != "file" {
+		t.Fatalf("A=%q B=%q; want env, file", a, b)
+	}
+}
+
+// .env.example documents exactly the settings ryo reads.
+func TestEnvExampleListsEverySetting(t *testing.T) {
+	f, err := os.Open("../../.env.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	listed := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimPrefix(strings.TrimSpace(sc.Text()), "# ")
+		if k, _, ok := strings.Cut(line, "="); ok && keyShape.MatchString(k) {
+			listed[k] = true
+		}
+	}
+	for _, name := range settingNames {
+		if !listed[name] {
+			t.Errorf(".env.example does not list %s", name)
+		}
+	}
+	for name := range listed {
+		if !strings.HasPrefix(name, "POSTGRES_") && !slices.Contains(settingNames, name) {
+			t.Errorf(".env.example lists %s, which ryo does not read", name)
+		}
+	}
+}
+
+// settingNames names every variable LoadConfig reads, so the check above
+// covers them all.
+func TestSettingNamesAreComplete(t *testing.T) {
+	var read []string
+	LoadConfig(func(k string) (string, bool) { read = append(read, k); return minimal()[k], true }, true)
+	slices.Sort(read)
+	names := slices.Sorted(slices.Values(settingNames))
+	if !slices.Equal(slices.Compact(read), names) {
+		t.Fatalf("LoadConfig reads %v;\nsettingNames has %v", read, names)
+	}
+}
