@@ -66,6 +66,9 @@ func (b *Bot) Run(ctx context.Context) error {
 	defer stopWork()
 	d := newDispatcher(work, b.cfg.Workers, b.process)
 	if err := b.resume(ctx, d); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while starting
+		}
 		return err
 	}
 	b.poll(ctx, d)

@@ -16,49 +16,41 @@ import (
 )
 
 // turn answers a message meant for the bot: store it, post the status
-// message (or take over the one a previous run posted), ask the agent, turn
-// the status message into the answer, and store the answer while marking the
-// update done.
+// message, ask the agent and remember the answer, turn the status message
+// into the answer, and store the answer while marking the update done.
+//
+// A turn interrupted at any point runs again from the inbox; what its
+// earlier run got done is reused: the stored message, the status message
+// (edited, never posted twice) and the model's answer (delivered, never asked
+// for twice).
 func (b *Bot) turn(ctx context.Context, id int64, m *models.Message) error {
 	chat, place := chatOf(m.Chat), placeOf(m)
 	log := b.log.With("update_id", id, "chat_id", chat.ID)
 	if _, err := b.db.SaveUserMessage(ctx, chat, b.userMessage(id, m)); err != nil {
 		return err
 	}
-	status, err := b.beginStatus(ctx, id, place, m.ID)
+	prior, err := b.db.Turn(ctx, id)
 	if err != nil {
 		return err
 	}
-	history, err := b.db.History(ctx, place, b.cfg.HistoryLimit)
+	if prior.Answer != "" {
+		status := stages.Adopt(b.tg, place, m.ID, prior.StatusMessageID)
+		return b.deliver(ctx, log, id, m, status, prior.Answer, prior.AnswerMetadata)
+	}
+	status, err := b.beginStatus(ctx, id, place, m.ID, prior.StatusMessageID)
 	if err != nil {
 		return err
 	}
-	started := time.Now()
-	out, err := b.agent.Run(ctx, agent.Input{Bot: b.me, Chat: chat, Place: place, History: history})
+	answer, meta, err := b.ask(ctx, id, chat, place)
 	if err != nil {
 		return b.turnFailed(ctx, log, id, status, err)
 	}
-	ids, err := status.Finish(ctx, out.Text)
-	if err != nil {
-		return err
-	}
-	answer := ryo.Message{Place: place, Kind: ryo.KindAssistant, Text: out.Text, TelegramID: ids[0],
-		ReplyTo: m.ID, UpdateID: id, Metadata: b.answerMetadata(out, ids, time.Since(started))}
-	if _, err := b.db.FinishTurn(ctx, answer); err != nil {
-		return err
-	}
-	log.Info("turn answered", "took", time.Since(started).Round(time.Millisecond),
-		"prompt_tokens", out.Usage.PromptTokens, "reply_tokens", out.Usage.ReplyTokens, "parts", len(ids))
-	return nil
+	return b.deliver(ctx, log, id, m, status, answer, meta)
 }
 
 // beginStatus posts the turn's status message, or takes over the one an
 // interrupted run of the same turn posted, and remembers it.
-func (b *Bot) beginStatus(ctx context.Context, id int64, place ryo.Place, replyTo int) (*stages.Status, error) {
-	adopt, err := b.db.TurnStatus(ctx, id)
-	if err != nil {
-		return nil, err
-	}
+func (b *Bot) beginStatus(ctx context.Context, id int64, place ryo.Place, replyTo, adopt int) (*stages.Status, error) {
 	status, err := stages.Begin(ctx, b.tg, place, replyTo, adopt)
 	if err != nil {
 		return nil, err
@@ -69,6 +61,42 @@ func (b *Bot) beginStatus(ctx context.Context, id int64, place ryo.Place, replyT
 		}
 	}
 	return status, nil
+}
+
+// ask gives the agent the recent history and remembers its answer before
+// anything is delivered.
+func (b *Bot) ask(ctx context.Context, id int64, chat ryo.Chat, place ryo.Place) (string, json.RawMessage, error) {
+	history, err := b.db.History(ctx, place, b.cfg.HistoryLimit)
+	if err != nil {
+		return "", nil, err
+	}
+	started := time.Now()
+	out, err := b.agent.Run(ctx, agent.Input{Bot: b.me, Chat: chat, Place: place, History: history})
+	if err != nil {
+		return "", nil, err
+	}
+	meta := b.answerMetadata(out, time.Since(started))
+	err = b.retry(ctx, "save answer", func() error { return b.db.SaveTurnAnswer(ctx, id, place, out.Text, meta) })
+	return out.Text, meta, err
+}
+
+// deliver turns the status message into the answer and stores it as done.
+func (b *Bot) deliver(ctx context.Context, log *slog.Logger, id int64, m *models.Message, status *stages.Status, answer string, meta json.RawMessage) error {
+	ids, err := status.Finish(ctx, answer)
+	if err != nil {
+		return err
+	}
+	msg := ryo.Message{Place: placeOf(m), Kind: ryo.KindAssistant, Text: answer, TelegramID: ids[0],
+		ReplyTo: m.ID, UpdateID: id, Metadata: withMessageIDs(meta, ids)}
+	err = b.retry(ctx, "finish turn", func() error {
+		_, err := b.db.FinishTurn(ctx, msg)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	log.Info("turn answered", "parts", len(ids), "meta", string(meta))
+	return nil
 }
 
 // turnFailed tells the person why there is no answer, where the answer would
@@ -85,10 +113,10 @@ func (b *Bot) turnFailed(ctx context.Context, log *slog.Logger, id int64, status
 	return b.db.FinishUpdate(ctx, id, memory.StateFailed, ryo.ErrorCode(err)+": "+err.Error())
 }
 
-func (b *Bot) answerMetadata(out agent.Output, ids []int, took time.Duration) json.RawMessage {
+// answerMetadata records what the answer cost.
+func (b *Bot) answerMetadata(out agent.Output, took time.Duration) json.RawMessage {
 	meta, _ := json.Marshal(map[string]any{
 		"model":       b.model,
-		"message_ids": ids,
 		"duration_ms": took.Milliseconds(),
 		"usage": map[string]any{
 			"prompt_tokens":  out.Usage.PromptTokens,
@@ -100,4 +128,13 @@ func (b *Bot) answerMetadata(out agent.Output, ids []int, took time.Duration) js
 		},
 	})
 	return meta
+}
+
+// withMessageIDs adds the ids of the Telegram messages that carry the answer.
+func withMessageIDs(meta json.RawMessage, ids []int) json.RawMessage {
+	fields := map[string]any{}
+	_ = json.Unmarshal(meta, &fields) // stored by answerMetadata; an unreadable one is replaced
+	fields["message_ids"] = ids
+	out, _ := json.Marshal(fields)
+	return out
 }

@@ -204,8 +204,14 @@ func TestFinishTurnStoresAnswerAndMarksDone(t *testing.T) {
 	if err := db.SaveTurnStatus(c, 9, place, 2); err != nil {
 		t.Fatal(err)
 	}
-	if id, err := db.TurnStatus(c, 9); id != 2 || err != nil {
-		t.Fatalf("TurnStatus = %d, %v; want 2", id, err)
+	if turn, err := db.Turn(c, 9); turn.StatusMessageID != 2 || turn.Answer != "" || err != nil {
+		t.Fatalf("Turn = %+v, %v; want status message 2 and no answer yet", turn, err)
+	}
+	if err := db.SaveTurnAnswer(c, 9, place, "hello", json.RawMessage(`{"model":"m"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if turn, _ := db.Turn(c, 9); turn.StatusMessageID != 2 || turn.Answer != "hello" || string(turn.AnswerMetadata) != `{"model": "m"}` {
+		t.Fatalf("Turn after the answer = %+v", turn)
 	}
 	answer, err := db.FinishTurn(c, ryo.Message{Place: place, Kind: ryo.KindAssistant, Text: "hello", TelegramID: 2, ReplyTo: 1, UpdateID: 9,
 		Metadata: json.RawMessage(`{"model":"m"}`)})
@@ -220,10 +226,10 @@ func TestFinishTurnStoresAnswerAndMarksDone(t *testing.T) {
 	}
 }
 
-func TestTurnStatusUnknownIsZero(t *testing.T) {
+func TestUnknownTurnIsEmpty(t *testing.T) {
 	db := memorytest.Open(t)
-	if id, err := db.TurnStatus(ctx(t), 404); id != 0 || err != nil {
-		t.Fatalf("TurnStatus(unknown) = %d, %v; want 0, nil", id, err)
+	if turn, err := db.Turn(ctx(t), 404); turn.StatusMessageID != 0 || turn.Answer != "" || err != nil {
+		t.Fatalf("Turn(unknown) = %+v, %v; want nothing", turn, err)
 	}
 }
 

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/jackc/pgx/v5"
@@ -9,20 +10,36 @@ import (
 	"github.com/ryo-bot/ryo"
 )
 
-// TurnStatus returns the status message a turn posted before, or 0 when the
-// turn has not posted one yet.
-func (db *DB) TurnStatus(ctx context.Context, updateID int64) (int, error) {
+// Turn is what an earlier run of a turn left behind.
+type Turn struct {
+	StatusMessageID int             // 0 when no status message was posted
+	Answer          string          // "" when the model had not answered
+	AnswerMetadata  json.RawMessage // with Answer
+}
+
+// Turn returns what earlier runs of the turn answering updateID left: its
+// status message and the model's answer, when they got that far.
+func (db *DB) Turn(ctx context.Context, updateID int64) (Turn, error) {
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
-	var id *int64
-	err := db.pool.QueryRow(ctx, "select status_message_id from turns where update_id = $1", updateID).Scan(&id)
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && id == nil) {
-		return 0, nil
+	var status *int64
+	var answer *string
+	var t Turn
+	err := db.pool.QueryRow(ctx, `select status_message_id, answer, answer_metadata from turns where update_id = $1`,
+		updateID).Scan(&status, &answer, &t.AnswerMetadata)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Turn{}, nil
 	}
 	if err != nil {
-		return 0, db.fail("turn status", err)
+		return Turn{}, db.fail("load turn", err)
 	}
-	return int(*id), nil
+	if status != nil {
+		t.StatusMessageID = int(*status)
+	}
+	if answer != nil {
+		t.Answer = *answer
+	}
+	return t, nil
 }
 
 // SaveTurnStatus remembers the status message of the turn answering updateID.
@@ -32,6 +49,20 @@ func (db *DB) SaveTurnStatus(ctx context.Context, updateID int64, place ryo.Plac
 			values ($1, $2, $3, $4, $5)
 			on conflict (update_id) do update set status_message_id = excluded.status_message_id, updated_at = excluded.updated_at`,
 			updateID, place.ChatID, place.Thread, messageID, db.Now())
+		return err
+	})
+}
+
+// SaveTurnAnswer remembers the model's answer before it is delivered, so
+// that a turn interrupted while delivering delivers the same answer again
+// instead of asking the model anew.
+func (db *DB) SaveTurnAnswer(ctx context.Context, updateID int64, place ryo.Place, answer string, meta json.RawMessage) error {
+	return db.tx(ctx, "save turn answer", func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `insert into turns (update_id, chat_id, thread_id, answer, answer_metadata, updated_at)
+			values ($1, $2, $3, $4, $5, $6)
+			on conflict (update_id) do update set answer = excluded.answer, answer_metadata = excluded.answer_metadata,
+				updated_at = excluded.updated_at`,
+			updateID, place.ChatID, place.Thread, answer, meta, db.Now())
 		return err
 	})
 }

@@ -56,13 +56,16 @@ create index updates_unfinished_idx on updates (update_id) where state in ('pend
 create index updates_chat_idx on updates (chat_id, update_id);
 
 -- A turn: the bot's answer to one update. The status message is remembered as
--- soon as it is posted, so a turn resumed after a restart edits the same
--- message instead of posting a second one.
+-- soon as it is posted, and the answer as soon as the model has given it, so
+-- a turn resumed after a restart edits the same message, with the same
+-- answer, instead of posting a second one or asking the model again.
 create table turns (
     update_id         bigint primary key references updates (update_id) on delete cascade,
     chat_id           bigint not null,
     thread_id         bigint not null default 0,
     status_message_id bigint,
+    answer            text,
+    answer_metadata   jsonb,
     created_at        timestamptz not null default now(),
     updated_at        timestamptz not null default now()
 );

@@ -58,8 +58,17 @@ func TestResumedTurnAdoptsItsStatusMessage(t *testing.T) {
 	c := newChat()
 	old, _ := c.Send(context.Background(), place, 5, "⏳ Thinking…")
 	s, err := stages.Begin(context.Background(), c, place, 5, old)
-	if err != nil || s.ID() != old || len(c.texts) != 1 || !strings.Contains(c.texts[old], "restart") {
+	if err != nil || s.ID() != old || len(c.texts) != 1 || !strings.Contains(c.texts[old], "picked up again") {
 		t.Fatalf("Begin(adopt) = %v, %v; chat %v; want the old message reused", s.ID(), err, c.texts)
+	}
+}
+
+func TestAdoptDeliversWithoutAnotherEdit(t *testing.T) {
+	c := newChat()
+	old, _ := c.Send(context.Background(), place, 5, "⏳ Thinking…")
+	ids, err := stages.Adopt(c, place, 5, old).Finish(context.Background(), "known answer")
+	if err != nil || len(ids) != 1 || ids[0] != old || c.texts[old] != "known answer" || len(c.texts) != 1 {
+		t.Fatalf("Adopt+Finish = %v, %v; chat %v", ids, err, c.texts)
 	}
 }
 

@@ -28,7 +28,7 @@ var ErrMessageGone = errors.New("message to edit is gone")
 // Texts shown in the status message.
 const (
 	thinkingText = "⏳ Thinking…"
-	resumedText  = "⏳ Thinking… (picked up again after a restart)"
+	resumedText  = "⏳ Thinking… (picked up again after an interruption)"
 	failedPrefix = "⚠️ "
 )
 
@@ -61,6 +61,12 @@ func Begin(ctx context.Context, m Messenger, place ryo.Place, replyTo, adopt int
 	}
 	s.id = id
 	return s, nil
+}
+
+// Adopt takes over status message id of an interrupted turn as it is, for a
+// turn that already knows its answer and only has to deliver it.
+func Adopt(m Messenger, place ryo.Place, replyTo, id int) *Status {
+	return &Status{m: m, place: place, replyTo: replyTo, id: id}
 }
 
 // ID is the status message's id.

@@ -1,0 +1,128 @@
+package bot
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+// gate is a process func whose calls report their start and wait to be
+// released.
+type gate struct {
+	started chan int64
+	mu      sync.Mutex
+	release map[int64]chan struct{}
+}
+
+func newGate() *gate {
+	return &gate{started: make(chan int64, 100), release: map[int64]chan struct{}{}}
+}
+
+func (g *gate) ch(id int64) chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.release[id] == nil {
+		g.release[id] = make(chan struct{})
+	}
+	return g.release[id]
+}
+
+func (g *gate) process(ctx context.Context, id int64) {
+	g.started <- id
+	select {
+	case <-g.ch(id):
+	case <-ctx.Done():
+	}
+}
+
+func (g *gate) next(t *testing.T) int64 {
+	t.Helper()
+	select {
+	case id := <-g.started:
+		return id
+	case <-time.After(10 * time.Second):
+		t.Fatal("no update started")
+		return 0
+	}
+}
+
+func (g *gate) none(t *testing.T) {
+	t.Helper()
+	select {
+	case id := <-g.started:
+		t.Fatalf("update %d started while it should wait", id)
+	default:
+	}
+}
+
+func TestDispatcherKeepsChatOrderAndRunsChatsInParallel(t *testing.T) {
+	g := newGate()
+	d := newDispatcher(context.Background(), 4, g.process)
+	d.enqueue(1, 11)
+	d.enqueue(1, 12)
+	d.enqueue(2, 21)
+	first, second := g.next(t), g.next(t)
+	if !(first == 11 && second == 21 || first == 21 && second == 11) {
+		t.Fatalf("started %d and %d; want 11 and 21 (one per chat)", first, second)
+	}
+	g.none(t) // 12 waits for 11
+	close(g.ch(21))
+	g.none(t)
+	close(g.ch(11))
+	if id := g.next(t); id != 12 {
+		t.Fatalf("started %d after 11 finished; want 12", id)
+	}
+	close(g.ch(12))
+	d.close()
+	d.wait()
+}
+
+func TestDispatcherBoundsConcurrency(t *testing.T) {
+	g := newGate()
+	d := newDispatcher(context.Background(), 2, g.process)
+	for chat := int64(1); chat <= 3; chat++ {
+		d.enqueue(chat, chat*10)
+	}
+	a, b := g.next(t), g.next(t)
+	g.none(t) // the third chat waits for a slot
+	close(g.ch(a))
+	c := g.next(t)
+	if c == a || c == b {
+		t.Fatalf("started %d again", c)
+	}
+	close(g.ch(b))
+	close(g.ch(c))
+	d.close()
+	d.wait()
+}
+
+func TestDispatcherDoesNotQueueAnUpdateTwice(t *testing.T) {
+	g := newGate()
+	d := newDispatcher(context.Background(), 1, g.process)
+	d.enqueue(1, 11)
+	d.enqueue(1, 12)
+	d.enqueue(1, 12) // delivered again while waiting
+	g.next(t)
+	close(g.ch(11))
+	if id := g.next(t); id != 12 {
+		t.Fatalf("got %d; want 12", id)
+	}
+	close(g.ch(12))
+	d.close()
+	d.wait()
+	g.none(t)
+}
+
+func TestDispatcherCloseLeavesWaitingUpdates(t *testing.T) {
+	g := newGate()
+	ctx, cancel := context.WithCancel(context.Background())
+	d := newDispatcher(ctx, 1, g.process)
+	d.enqueue(1, 11)
+	d.enqueue(1, 12)
+	g.next(t)
+	d.close()
+	cancel() // the running update is interrupted; 12 never starts
+	d.wait()
+	g.none(t)
+}

@@ -1,0 +1,53 @@
+package bot
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestDecodeUpdates(t *testing.T) {
+	body := `{"ok":true,"result":[
+		{"update_id":5,"message":{"message_id":1,"date":1,"chat":{"id":42,"type":"private"},"text":"hi"}},
+		{"update_id":6,"callback_query":{"id":"c","from":{"id":7},"message":{"message_id":2,"date":1,"chat":{"id":-100,"type":"group"}}}},
+		{"update_id":7,"poll":{"id":"p"}},
+		{"no_id":true},
+		"not an object",
+		{"update_id":8,"message":{"chat":"broken"}}
+	]}`
+	ups, err := decodeUpdates(200, []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		id, chat int64
+		kind     string
+	}{{5, 42, "message"}, {6, -100, "callback_query"}, {7, 0, "poll"}, {8, 0, "message"}}
+	if len(ups) != len(want) {
+		t.Fatalf("got %d updates; want %d: %+v", len(ups), len(want), ups)
+	}
+	for i, w := range want {
+		if ups[i].ID != w.id || ups[i].ChatID != w.chat || ups[i].Kind != w.kind {
+			t.Errorf("update %d = {%d %d %s}; want %+v", i, ups[i].ID, ups[i].ChatID, ups[i].Kind, w)
+		}
+	}
+}
+
+func TestDecodeUpdatesErrors(t *testing.T) {
+	_, err := decodeUpdates(429, []byte(`{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 7","parameters":{"retry_after":7}}`))
+	var apiErr *apiError
+	if !errors.As(err, &apiErr) || apiErr.RetryAfter != 7 || pollBackoff(err, 1) != 7*time.Second {
+		t.Fatalf("429 = %v; want retry after exactly 7s", err)
+	}
+	if _, err := decodeUpdates(502, []byte("<html>bad gateway</html>")); err == nil {
+		t.Fatal("a proxy's HTML page was taken for updates")
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	for n, want := range map[int]time.Duration{1: 500 * time.Millisecond, 2: time.Second, 4: 4 * time.Second, 20: 30 * time.Second} {
+		if got := backoff(n); got != want {
+			t.Errorf("backoff(%d) = %v; want %v", n, got, want)
+		}
+	}
+}

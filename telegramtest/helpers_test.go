@@ -1,0 +1,116 @@
+package telegramtest_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/go-telegram/bot"
+
+	"github.com/ryo-bot/ryo/telegramtest"
+)
+
+const testToken = "123456:TEST-token"
+
+func newServer(t *testing.T) *telegramtest.Server {
+	t.Helper()
+	s := telegramtest.NewServer(telegramtest.Options{
+		Token: testToken,
+		Bot:   telegramtest.User{ID: 123456, FirstName: "Ryo", Username: "ryo_bot"},
+	})
+	t.Cleanup(s.Close)
+	return s
+}
+
+func newBot(t *testing.T, s *telegramtest.Server) *bot.Bot {
+	t.Helper()
+	b, err := bot.New(testToken, bot.WithServerURL(s.URL()), bot.WithSkipGetMe())
+	if err != nil {
+		t.Fatalf("bot.New: %v", err)
+	}
+	return b
+}
+
+// timeout returns a context that ends the test's waiting after a few seconds.
+func timeout(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func alice() telegramtest.User {
+	return telegramtest.User{ID: 42, FirstName: "Alice", Username: "alice", LanguageCode: "en"}
+}
+
+func aliceChat() telegramtest.Chat {
+	return telegramtest.Chat{ID: 42, Type: "private", FirstName: "Alice", Username: "alice"}
+}
+
+func groupChat() telegramtest.Chat {
+	return telegramtest.Chat{ID: -1001, Type: "supergroup", Title: "Ryo fans"}
+}
+
+// reply is the Bot API response envelope.
+type reply struct {
+	OK          bool            `json:"ok"`
+	Result      json.RawMessage `json:"result"`
+	ErrorCode   int             `json:"error_code"`
+	Description string          `json:"description"`
+	Parameters  struct {
+		RetryAfter int `json:"retry_after"`
+	} `json:"parameters"`
+	status int
+}
+
+// postJSON calls method with a JSON body, like ryo's own poller.
+func postJSON(ctx context.Context, t *testing.T, s *telegramtest.Server, method string, body any) reply {
+	t.Helper()
+	data, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return post(ctx, t, s.URL()+"/bot"+testToken+"/"+method, "application/json", data)
+}
+
+// postForm calls method with an application/x-www-form-urlencoded body.
+func postForm(ctx context.Context, t *testing.T, s *telegramtest.Server, method string, form url.Values) reply {
+	t.Helper()
+	return post(ctx, t, s.URL()+"/bot"+testToken+"/"+method, "application/x-www-form-urlencoded", []byte(form.Encode()))
+}
+
+func post(ctx context.Context, t *testing.T, u, contentType string, body []byte) reply {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", contentType)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", u, err)
+	}
+	defer resp.Body.Close()
+	var r reply
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		t.Fatalf("decode response (status %d): %v", resp.StatusCode, err)
+	}
+	r.status = resp.StatusCode
+	return r
+}
+
+// updates decodes a getUpdates result.
+func updates(t *testing.T, r reply) []map[string]json.RawMessage {
+	t.Helper()
+	if !r.OK {
+		t.Fatalf("getUpdates failed: %d %s", r.ErrorCode, r.Description)
+	}
+	var list []map[string]json.RawMessage
+	if err := json.Unmarshal(r.Result, &list); err != nil {
+		t.Fatalf("decode updates %s: %v", r.Result, err)
+	}
+	return list
+}

@@ -1,0 +1,174 @@
+package telegramtest
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Options configures a Server.
+type Options struct {
+	// Token is the bot token the server accepts. Required.
+	Token string
+	// Bot is the bot's own user, returned by getMe and used as the author of
+	// the messages the bot sends. IsBot is forced to true; a zero ID is taken
+	// from the token's numeric prefix, and empty names get defaults.
+	Bot User
+	// CanReadAllGroupMessages is reported by getMe (false = privacy mode on).
+	CanReadAllGroupMessages bool
+	// Now is the clock for message dates and call times; nil means time.Now.
+	Now func() time.Time
+}
+
+// Server is a fake Telegram Bot API. All its methods are safe for
+// concurrent use. Create it with NewServer and stop it with Close.
+type Server struct {
+	opts    Options
+	methods map[string]endpoint
+	http    *httptest.Server
+	closed  chan struct{}
+	closing sync.Once
+
+	mu       sync.Mutex
+	changed  chan struct{} // closed and replaced on every state change
+	down     bool
+	faults   map[string]*fault
+	calls    []Call
+	chats    map[int64]*chatLog
+	queue    updateQueue
+	commands map[string][]BotCommand
+}
+
+// handler serves one Bot API method. It is called with s.mu held.
+type handler func(s *Server, r *request) (any, error)
+
+type endpoint struct {
+	name   string
+	handle handler
+}
+
+// NewServer starts a fake Bot API server. It panics if opts.Token is empty.
+func NewServer(opts Options) *Server {
+	if opts.Token == "" {
+		panic("telegramtest: Options.Token is required")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	opts.Bot = botUser(opts)
+	s := &Server{
+		opts:     opts,
+		methods:  endpoints(),
+		closed:   make(chan struct{}),
+		changed:  make(chan struct{}),
+		faults:   map[string]*fault{},
+		chats:    map[int64]*chatLog{},
+		queue:    updateQueue{next: firstUpdateID},
+		commands: map[string][]BotCommand{},
+	}
+	s.http = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	return s
+}
+
+// URL returns the API base URL, such as http://127.0.0.1:PORT. Requests go
+// to URL()+"/bot"+token+"/"+method, as with https://api.telegram.org.
+func (s *Server) URL() string { return s.http.URL }
+
+// Close releases blocked long polls and shuts the server down. It is safe
+// to call more than once.
+func (s *Server) Close() {
+	s.closing.Do(func() {
+		close(s.closed)
+		s.http.Close()
+	})
+}
+
+func endpoints() map[string]endpoint {
+	list := []endpoint{
+		{"getMe", (*Server).getMe},
+		{"getUpdates", (*Server).getUpdates},
+		{"deleteWebhook", (*Server).deleteWebhook},
+		{"getWebhookInfo", (*Server).getWebhookInfo},
+		{"getChat", (*Server).getChat},
+		{"sendMessage", (*Server).sendMessage},
+		{"editMessageText", (*Server).editMessageText},
+		{"editMessageReplyMarkup", (*Server).editMessageReplyMarkup},
+		{"deleteMessage", (*Server).deleteMessage},
+		{"sendChatAction", (*Server).sendChatAction},
+		{"sendMessageDraft", (*Server).sendMessageDraft},
+		{"answerCallbackQuery", (*Server).answerCallbackQuery},
+		{"setMyCommands", (*Server).setMyCommands},
+		{"getMyCommands", (*Server).getMyCommands},
+		{"deleteMyCommands", (*Server).deleteMyCommands},
+	}
+	m := make(map[string]endpoint, len(list))
+	for _, e := range list {
+		m[strings.ToLower(e.name)] = e
+	}
+	return m
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	p, perr := readParams(r)
+	if s.refuseWhileDown(r.URL.Path, p) {
+		writeBadGateway(w)
+		return
+	}
+	result, err := s.handle(r.Context(), r.URL.Path, p, perr)
+	if err != nil {
+		writeError(w, asAPIError(err))
+		return
+	}
+	writeResult(w, result)
+}
+
+// handle routes one request, records it as a Call and runs its method.
+func (s *Server) handle(ctx context.Context, path string, p params, perr error) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	name, h, err := s.route(path)
+	call := s.record(name, p)
+	if err == nil {
+		err = perr
+	}
+	if err == nil {
+		err = s.takeFault(name)
+	}
+	var result any
+	if err == nil {
+		result, err = h(s, &request{ctx: ctx, p: p})
+	}
+	s.finish(call, err)
+	return result, err
+}
+
+// route splits /bot<token>/<method> and finds the method, case-insensitively.
+func (s *Server) route(path string) (string, handler, error) {
+	rest, ok := strings.CutPrefix(path, "/bot")
+	token, name, found := strings.Cut(rest, "/")
+	if !ok || !found {
+		return path, nil, notFound()
+	}
+	if token != s.opts.Token {
+		return name, nil, unauthorized()
+	}
+	e, ok := s.methods[strings.ToLower(name)]
+	if !ok {
+		return name, nil, notFound()
+	}
+	return e.name, e.handle, nil
+}
+
+// tokenID is the numeric bot id at the start of a token ("123:abc" → 123).
+func tokenID(token string) int64 {
+	head, _, _ := strings.Cut(token, ":")
+	id, err := strconv.ParseInt(head, 10, 64)
+	if err != nil || id <= 0 {
+		return 1
+	}
+	return id
+}

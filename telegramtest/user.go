@@ -1,0 +1,70 @@
+package telegramtest
+
+import "fmt"
+
+// SendOption adjusts a message sent with SendText.
+type SendOption func(*sendOptions)
+
+type sendOptions struct {
+	replyTo int
+	thread  int
+}
+
+// ReplyTo makes the message a reply to messageID in the same chat.
+func ReplyTo(messageID int) SendOption {
+	return func(o *sendOptions) { o.replyTo = messageID }
+}
+
+// InThread posts the message in a forum topic: it sets message_thread_id
+// and is_topic_message.
+func InThread(threadID int) SendOption {
+	return func(o *sendOptions) { o.thread = threadID }
+}
+
+// SendText has user from write text in chat, as a Telegram client would:
+// the chat and user become known, the message gets the chat's next id and
+// the entities Telegram detects (bot commands, @mentions), and an update
+// {"update_id":N,"message":{...}} is queued for getUpdates.
+func (s *Server) SendText(chat Chat, from User, text string, opts ...SendOption) Message {
+	var o sendOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.register(chat)
+	thread := o.thread
+	if thread == 0 {
+		thread = c.thread(0, o.replyTo)
+	}
+	m := &stored{shown: userText(text), Message: Message{
+		ThreadID: thread, From: from, Text: text, ReplyTo: o.replyTo, Date: s.opts.Now(),
+	}}
+	c.add(m)
+	s.enqueue(wireUpdate{Message: s.publish(c, m)})
+	return m.Message
+}
+
+// EditText has the author of a user message change its text, queueing an
+// "edited_message" update. It panics if the chat has no such live user
+// message, since that is a mistake in the test.
+func (s *Server) EditText(chatID int64, messageID int, text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.chats[chatID]
+	var m *stored
+	if c != nil {
+		m = c.live(messageID)
+	}
+	if m == nil || m.byBot {
+		panic(fmt.Sprintf("telegramtest: EditText: no user message %d in chat %d", messageID, chatID))
+	}
+	m.Text, m.shown = text, userText(text)
+	m.Edits++
+	m.edited = s.opts.Now()
+	s.enqueue(wireUpdate{EditedMessage: s.publish(c, m)})
+}
+
+func userText(text string) formatted {
+	return formatted{text: text, entities: encodeEntities(detectEntities(text))}
+}
