@@ -160,3 +160,22 @@ func TestPrivacyModeWarning(t *testing.T) {
 		t.Fatalf("no privacy warning in:\n%s", logs.String())
 	}
 }
+
+// When Telegram fails for longer than one call's retries, the update waits
+// and is tried again; the person gets one answer.
+func TestTelegramOutageDelaysButLosesNothing(t *testing.T) {
+	tg, db := newTelegram(t, false), memorytest.Open(t)
+	run(t, tg, db, answerFunc(func(context.Context, agent.Input) (agent.Output, error) {
+		return agent.Output{Text: "made it"}, nil
+	}), 5)
+	waitFor(t, tg, "the command menu", func() bool { return len(tg.Commands()) > 0 })
+	tg.FailNext("sendMessage", 4, telegramtest.APIError{Code: 502, Description: "Bad Gateway"})
+	tg.SendText(dm, alice, "hello")
+	waitFor(t, tg, "the answer", botSays(tg, "made it"))
+	if n := len(tg.BotMessages(dm.ID)); n != 1 {
+		t.Fatalf("bot messages = %d; want one", n)
+	}
+	if n := len(tg.Calls("sendMessage")); n != 5 {
+		t.Fatalf("sendMessage calls = %d; want 4 failures and 1 success", n)
+	}
+}

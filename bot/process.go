@@ -12,8 +12,8 @@ import (
 const apology = "Sorry — something went wrong on my side while handling that message. It has been logged."
 
 // process runs one update from the inbox: claim it, handle it, mark it done
-// or failed. While the database is away the update waits and is tried again;
-// at shutdown it is left unfinished for the next start.
+// or failed. While the database or Telegram is away the update waits and is
+// tried again; at shutdown it is left unfinished for the next start.
 func (b *Bot) process(ctx context.Context, id int64) {
 	log := b.log.With("update_id", id)
 	var claim memory.Claim
@@ -43,8 +43,8 @@ func (b *Bot) process(ctx context.Context, id int64) {
 		case ctx.Err() != nil:
 			log.Info("update interrupted by shutdown; it resumes at the next start")
 			return
-		case errors.Is(err, memory.ErrUnavailable):
-			log.Warn("database unavailable during update; will retry", "err", err)
+		case errors.Is(err, memory.ErrUnavailable), errors.Is(err, errTelegramUnavailable):
+			log.Warn("update interrupted by an outage; will retry", "err", err)
 			if !sleep(ctx, backoff(n)) {
 				return
 			}

@@ -56,11 +56,19 @@ func (t *telegram) call(ctx context.Context, method string, fn func(ctx context.
 			break
 		}
 	}
+	if _, transient := retryAfter(err, 1); transient {
+		return fmt.Errorf("telegram %s: %w: %w", method, errTelegramUnavailable, err)
+	}
 	if err != nil {
 		return fmt.Errorf("telegram %s: %w", method, err)
 	}
 	return nil
 }
+
+// errTelegramUnavailable marks calls that failed for a passing reason —
+// network, server errors, flood control — after their retries. The update
+// that made them is tried again later rather than given up.
+var errTelegramUnavailable = errors.New("telegram unavailable")
 
 // retryAfter says whether a failed call is worth another attempt, and when.
 func retryAfter(err error, attempt int) (time.Duration, bool) {
