@@ -54,6 +54,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	lookup, err := Environ(".env")
 	if err != nil {
 		fmt.Fprintln(stderr, "ryo:", err)
+		if cmd == "healthcheck" {
+			return exitFailed // exit 2 is reserved in container health checks
+		}
 		return exitConfig
 	}
 	switch cmd {
