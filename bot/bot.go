@@ -115,7 +115,7 @@ func (b *Bot) introduce(ctx context.Context) error {
 	if err := b.tg.deleteWebhook(ctx); err != nil {
 		b.log.Warn("could not remove a webhook; getUpdates may be refused", "err", err)
 	}
-	if err := b.tg.setCommands(ctx, menu()); err != nil {
+	if err := b.tg.setCommands(ctx, b.menu()); err != nil {
 		b.log.Warn("could not set the command menu", "err", err)
 	}
 	return nil

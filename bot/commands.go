@@ -38,9 +38,9 @@ func (b *Bot) commands() []command {
 }
 
 // menu is the command menu Telegram shows everyone.
-func menu() []models.BotCommand {
+func (b *Bot) menu() []models.BotCommand {
 	var cmds []models.BotCommand
-	for _, c := range (&Bot{}).commands() {
+	for _, c := range b.commands() {
 		if !c.admin {
 			cmds = append(cmds, models.BotCommand{Command: c.name, Description: c.help})
 		}

@@ -133,7 +133,9 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	model := ollama.New(ollama.Config{Host: cfg.OllamaHost, Model: cfg.Model, KeepAlive: cfg.KeepAlive, NumCtx: cfg.NumCtx,
 		ConnectTimeout: cfg.ConnectTimeout, FirstTokenTimeout: cfg.FirstTokenTimeout, Timeout: cfg.ModelTimeout})
-	go checkModel(ctx, model, log)
+	checked := make(chan struct{})
+	go func() { checkModel(ctx, model, log); close(checked) }()
+	defer func() { <-checked }()
 	b, err := bot.New(bot.Config{
 		Token: cfg.Token, APIURL: cfg.TelegramAPIURL, AdminIDs: cfg.AdminIDs, Workers: cfg.Workers,
 		PollTimeout: cfg.PollTimeout, CallTimeout: cfg.TelegramTimeout, HistoryLimit: cfg.HistoryMessages,
