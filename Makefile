@@ -2,12 +2,25 @@
 
 GO ?= go
 
-.PHONY: test vet fmt-check run build migrate doctor compose-check
+.PHONY: test test-ollama bench vet fmt-check run build migrate doctor compose-check
 
-# Starts PostgreSQL if needed, creates the test database, checks formatting,
-# vets, and runs every test with the race detector.
+# The environment of the test tiers: a running PostgreSQL with the test
+# database, and a real Ollama server (built once, about 4 minutes, then cached).
+TEST_ENV = RYO_TEST_DATABASE_URL="$$(./scripts/test-db.sh)" RYO_OLLAMA_BIN="$$(./scripts/ollama-test.sh)"
+
+# Checks formatting, vets, and runs every test — the real-Ollama tier
+# included — with the race detector.
 test: fmt-check vet
-	RYO_TEST_DATABASE_URL="$$(./scripts/test-db.sh)" $(GO) test -race -count=1 ./...
+	$(TEST_ENV) $(GO) test -race -count=1 ./...
+
+# Only the tier that runs against a real Ollama server.
+test-ollama:
+	$(TEST_ENV) $(GO) test -race -count=1 -run Live ./ollama/... ./cmd/ryo
+
+# A whole turn against a real Ollama and the tiny model: ryo's own time per
+# turn apart from the model's.
+bench:
+	$(TEST_ENV) $(GO) test -run '^$$' -bench LiveTurn -benchtime 200x ./cmd/ryo
 
 vet:
 	$(GO) vet ./...

@@ -26,6 +26,9 @@ type ModelRequest struct {
 	// OnDelta, when set, receives the answer as it is generated. It is called
 	// from the goroutine that called Chat.
 	OnDelta func(delta string)
+	// Whole asks for the answer in one piece instead of a stream. Only the
+	// deadline of the whole answer applies then, and OnDelta is called once.
+	Whole bool
 }
 
 // ModelReply is the model's whole answer and what it cost.

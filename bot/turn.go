@@ -117,18 +117,21 @@ func (b *Bot) turnFailed(ctx context.Context, log *slog.Logger, id int64, status
 func (b *Bot) answerMetadata(out agent.Output, took time.Duration) json.RawMessage {
 	meta, _ := json.Marshal(map[string]any{
 		"model":       b.model,
-		"duration_ms": took.Milliseconds(),
+		"duration_ms": ms(took),
 		"usage": map[string]any{
 			"prompt_tokens":  out.Usage.PromptTokens,
 			"reply_tokens":   out.Usage.ReplyTokens,
-			"load_ms":        out.Usage.LoadDuration.Milliseconds(),
-			"prompt_ms":      out.Usage.PromptDuration.Milliseconds(),
-			"reply_ms":       out.Usage.ReplyDuration.Milliseconds(),
-			"model_total_ms": out.Usage.TotalDuration.Milliseconds(),
+			"load_ms":        ms(out.Usage.LoadDuration),
+			"prompt_ms":      ms(out.Usage.PromptDuration),
+			"reply_ms":       ms(out.Usage.ReplyDuration),
+			"model_total_ms": ms(out.Usage.TotalDuration),
 		},
 	})
 	return meta
 }
+
+// ms is d in milliseconds, to the microsecond.
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // withMessageIDs adds the ids of the Telegram messages that carry the answer.
 func withMessageIDs(meta json.RawMessage, ids []int) json.RawMessage {

@@ -19,6 +19,7 @@ import (
 type Config struct {
 	Host              *url.URL
 	Model             string
+	EmbedModel        string        // for Embed; "" when none
 	KeepAlive         time.Duration // how long Ollama keeps the model loaded after a call
 	NumCtx            int           // context window in tokens; 0 leaves the server's default
 	ConnectTimeout    time.Duration
@@ -52,9 +53,9 @@ func New(cfg Config) *Client {
 // Model names the model this client asks.
 func (c *Client) Model() string { return c.cfg.Model }
 
-// Chat sends one request and returns the whole answer. It streams, even when
-// the caller does not want the deltas, so that the first-token deadline can
-// be watched.
+// Chat sends one request and returns the whole answer. Unless the request
+// asks for the answer in one piece, it streams, even when the caller does not
+// want the deltas, so that the first-token deadline can be watched.
 func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply, error) {
 	ctx, cancelTotal := context.WithTimeoutCause(ctx, c.cfg.Timeout, errTotal)
 	defer cancelTotal()
@@ -62,6 +63,9 @@ func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply
 	defer cancel(nil)
 	firstToken := time.AfterFunc(c.cfg.FirstTokenTimeout, func() { cancel(errFirstToken) })
 	defer firstToken.Stop()
+	if req.Whole {
+		firstToken.Stop()
+	}
 
 	var reply ryo.ModelReply
 	var content strings.Builder
@@ -94,7 +98,7 @@ func (c *Client) request(req ryo.ModelRequest) *api.ChatRequest {
 	for i, m := range req.Messages {
 		msgs[i] = api.Message{Role: m.Role, Content: m.Content}
 	}
-	stream := true
+	stream := !req.Whole
 	r := &api.ChatRequest{
 		Model:     c.cfg.Model,
 		Messages:  msgs,

@@ -29,17 +29,18 @@ var (
 // harness runs ryo's Main against a fake Telegram, a fake Ollama and a real
 // PostgreSQL schema of its own.
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	tg    *telegramtest.Server
 	llm   *ollamatest.Server
 	env   map[string]string
 	logs  *syncBuffer
 	main  *Main
+	store *memory.DB
 	stop  context.CancelFunc
 	ended chan error
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t testing.TB) *harness {
 	t.Helper()
 	tg := telegramtest.NewServer(telegramtest.Options{Token: testToken, Bot: botUser, CanReadAllGroupMessages: true})
 	t.Cleanup(tg.Close)
@@ -67,7 +68,7 @@ func (h *harness) start() {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	h.main = NewMain(cfg, slog.New(slog.NewTextHandler(io.MultiWriter(h.logs, testWriter{h.t}), &slog.HandlerOptions{Level: slog.LevelDebug})))
+	h.main = NewMain(cfg, slog.New(slog.NewTextHandler(io.MultiWriter(h.logs, testWriter{h.t}), &slog.HandlerOptions{Level: cfg.LogLevel})))
 	ctx, cancel := context.WithCancel(context.Background())
 	h.stop, h.ended = cancel, make(chan error, 1)
 	go func() { h.ended <- h.main.Run(ctx) }()
@@ -98,10 +99,13 @@ func (h *harness) stopMain() {
 	}
 }
 
-// db opens the store Main uses, for checking what it stored.
+// db is the store Main uses, for checking what it stored.
 func (h *harness) db() *memory.DB {
 	h.t.Helper()
-	return memorytest.OpenURL(h.t, h.env["DATABASE_URL"])
+	if h.store == nil {
+		h.store = memorytest.OpenURL(h.t, h.env["DATABASE_URL"])
+	}
+	return h.store
 }
 
 // waitFor waits until cond holds, re-checking on every change of the fake
@@ -159,7 +163,7 @@ func (s *syncBuffer) String() string {
 }
 
 // testWriter shows the bot's log in the test's output when it fails.
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
@@ -176,7 +180,7 @@ type proxy struct {
 	conns  []net.Conn
 }
 
-func newProxy(t *testing.T, target string) *proxy {
+func newProxy(t testing.TB, target string) *proxy {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 	"github.com/ryo-bot/ryo/telegramtest"
 )
 
-func bg(t *testing.T) context.Context {
+func bg(t testing.TB) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)

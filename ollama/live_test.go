@@ -1,0 +1,153 @@
+package ollama_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/agent"
+	"github.com/ryo-bot/ryo/ollama"
+	"github.com/ryo-bot/ryo/ollama/livetest"
+	"github.com/ryo-bot/ryo/prompts"
+)
+
+// live starts a real Ollama with the tiny model as "tiny" and returns an
+// adapter for it.
+func live(t *testing.T, mod func(*ollama.Config)) (*livetest.Server, *ollama.Client) {
+	t.Helper()
+	srv := livetest.Start(t)
+	srv.CreateTinyModel(t, "tiny", livetest.DefaultTinyModel())
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := ollama.Config{Host: u, Model: "tiny", EmbedModel: "tiny", KeepAlive: time.Hour,
+		ConnectTimeout: 5 * time.Second, FirstTokenTimeout: 60 * time.Second, Timeout: 2 * time.Minute}
+	if mod != nil {
+		mod(&cfg)
+	}
+	return srv, ollama.New(cfg)
+}
+
+func ctx(t *testing.T) context.Context {
+	t.Helper()
+	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return c
+}
+
+func TestLiveChat(t *testing.T) {
+	_, c := live(t, nil)
+	for _, whole := range []bool{false, true} {
+		var deltas []string
+		req := hello()
+		req.Whole = whole
+		req.OnDelta = func(d string) { deltas = append(deltas, d) }
+		reply, err := c.Chat(ctx(t), req)
+		if err != nil {
+			t.Fatalf("whole=%v: %v", whole, err)
+		}
+		if reply.Content != "ok" || strings.Join(deltas, "") != "ok" {
+			t.Fatalf("whole=%v: content %q, deltas %q; want ok", whole, reply.Content, deltas)
+		}
+		if whole != (len(deltas) == 1) {
+			t.Errorf("whole=%v: %d deltas; want one piece only when whole", whole, len(deltas))
+		}
+		u := reply.Usage
+		if u.PromptTokens == 0 || u.ReplyTokens == 0 || u.TotalDuration <= 0 || u.ReplyDuration <= 0 {
+			t.Fatalf("whole=%v: usage %+v; want the server's figures", whole, u)
+		}
+	}
+}
+
+// The model answers ryo's envelope schema, and ryo's parser reads it.
+func TestLiveEnvelopeFormat(t *testing.T) {
+	_, c := live(t, nil)
+	req := hello()
+	req.Format = prompts.EnvelopeSchema()
+	reply, err := c.Chat(ctx(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := agent.ParseEnvelope(reply.Content)
+	if err != nil {
+		t.Fatalf("ParseEnvelope(%q): %v", reply.Content, err)
+	}
+	if env.Reply != "ok" {
+		t.Fatalf("envelope %+v from %q; want reply ok", env, reply.Content)
+	}
+	t.Logf("envelope from the real server: %s", reply.Content)
+}
+
+func TestLiveKeepAlive(t *testing.T) {
+	srv, c := live(t, func(cfg *ollama.Config) { cfg.KeepAlive = 3 * time.Hour })
+	if _, err := c.Chat(ctx(t), hello()); err != nil {
+		t.Fatal(err)
+	}
+	expires, ok := srv.Running(t)["tiny:latest"]
+	if !ok || time.Until(expires) < 2*time.Hour {
+		t.Fatalf("running models = %v; want tiny kept for about 3h", srv.Running(t))
+	}
+}
+
+func TestLiveMissingModel(t *testing.T) {
+	_, c := live(t, func(cfg *ollama.Config) { cfg.Model = "nope" })
+	_, err := c.Chat(ctx(t), hello())
+	if ryo.ErrorCode(err) != ryo.ENOTFOUND || !strings.Contains(ryo.ErrorMessage(err), "ollama pull nope") {
+		t.Fatalf("err = %v; want ENOTFOUND advising ollama pull nope", err)
+	}
+}
+
+func TestLiveInvalidSchema(t *testing.T) {
+	_, c := live(t, nil)
+	req := hello()
+	req.Format = json.RawMessage(`{"type":"objectx"}`)
+	_, err := c.Chat(ctx(t), req)
+	if ryo.ErrorCode(err) != ryo.EUNAVAILABLE || !strings.Contains(err.Error(), "HTTP 500") ||
+		!strings.Contains(ryo.ErrorMessage(err), "invalid JSON schema") {
+		t.Fatalf("err = %v; want the server's 500 explained", err)
+	}
+}
+
+// A server that dies in the middle of an answer gives an error, never a
+// silently short answer.
+func TestLiveServerKilledMidStream(t *testing.T) {
+	srv, c := live(t, nil)
+	req := hello()
+	// A schema that takes thousands of tokens to satisfy keeps the stream going.
+	req.Format = json.RawMessage(`{"type":"array","items":{"type":"string"},"minItems":400}`)
+	killed := false
+	req.OnDelta = func(string) {
+		if !killed {
+			killed = true
+			srv.Kill()
+		}
+	}
+	reply, err := c.Chat(ctx(t), req)
+	if !killed {
+		t.Fatalf("no token arrived before the server was to be killed: %q, %v", reply.Content, err)
+	}
+	if ryo.ErrorCode(err) != ryo.EUNAVAILABLE {
+		t.Fatalf("after the kill: content %q, err %v; want EUNAVAILABLE", reply.Content, err)
+	}
+	t.Logf("user sees: %s", ryo.ErrorMessage(err))
+}
+
+func TestLiveEmbed(t *testing.T) {
+	_, c := live(t, nil)
+	vecs, err := c.Embed(ctx(t), []string{"hello there", "общий привет 👋"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vecs) != 2 || len(vecs[0]) == 0 || len(vecs[0]) != len(vecs[1]) {
+		t.Fatalf("embeddings: %d vectors of %d and %d dims", len(vecs), len(vecs[0]), len(vecs[1]))
+	}
+	_, c2 := live(t, func(cfg *ollama.Config) { cfg.EmbedModel = "absent" })
+	if _, err := c2.Embed(ctx(t), []string{"x"}); ryo.ErrorCode(err) != ryo.ENOTFOUND || !strings.Contains(ryo.ErrorMessage(err), "embedding model") {
+		t.Fatalf("Embed with a missing model = %v", err)
+	}
+}
