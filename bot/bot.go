@@ -60,6 +60,9 @@ var ErrUnauthorized = errors.New("TELEGRAM_BOT_TOKEN was rejected by Telegram (4
 // turns finish for the shutdown grace period, and stops.
 func (b *Bot) Run(ctx context.Context) error {
 	if err := b.introduce(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while starting
+		}
 		return err
 	}
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
@@ -104,7 +107,7 @@ func (b *Bot) introduce(ctx context.Context) error {
 			b.me = me
 			break
 		}
-		if errors.Is(err, ErrUnauthorized) {
+		if errors.Is(err, ErrUnauthorized) || ctx.Err() != nil {
 			return err
 		}
 		b.log.Warn("cannot reach Telegram; retrying", "err", err)

@@ -85,8 +85,23 @@ func (b *Bot) runCommand(ctx context.Context, id int64, m *models.Message, p par
 }
 
 func (b *Bot) reply(ctx context.Context, c call, text string) error {
-	_, err := b.tg.Send(ctx, c.place, c.msg.ID, text)
-	return err
+	return b.replyOnce(ctx, c.update, c.place, c.msg.ID, text)
+}
+
+// replyOnce sends the one reply an update gets, unless an earlier run of the
+// same update already sent it, and remembers it.
+func (b *Bot) replyOnce(ctx context.Context, update int64, place ryo.Place, replyTo int, text string) error {
+	prior, err := b.db.Turn(ctx, update)
+	if err != nil || prior.StatusMessageID != 0 {
+		return err
+	}
+	id, err := b.tg.Send(ctx, place, replyTo, text)
+	if err != nil {
+		return err
+	}
+	return b.record(ctx, "remember reply", func(ctx context.Context) error {
+		return b.db.SaveTurnStatus(ctx, update, place, id)
+	})
 }
 
 func (b *Bot) start(ctx context.Context, c call) error {

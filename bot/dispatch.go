@@ -3,15 +3,29 @@ package bot
 import (
 	"context"
 	"sync"
+	"time"
 )
+
+// job is one update on its way through the dispatcher, with what its
+// earlier attempts in this process learned.
+type job struct {
+	chat    int64
+	id      int64
+	attempt int       // 1 for the first run in this process
+	since   time.Time // when the current run of failures began; zero when none
+	claimed bool
+	raw     []byte
+}
 
 // dispatcher runs updates: those of one chat strictly in order, one at a
 // time; different chats in parallel, at most `workers` at once. A chat with
 // work has one goroutine that drains its queue and exits when it is empty.
+// An update that must wait (an outage) gives its slot back while it waits,
+// so one stuck chat never holds up the others.
 type dispatcher struct {
 	ctx     context.Context // ends the running updates
 	slots   chan struct{}
-	process func(ctx context.Context, id int64)
+	process func(ctx context.Context, j *job) (retryIn time.Duration)
 
 	mu     sync.Mutex
 	queues map[int64][]int64 // chat -> waiting update ids; a key exists while the chat's goroutine runs
@@ -20,7 +34,7 @@ type dispatcher struct {
 	wg     sync.WaitGroup
 }
 
-func newDispatcher(ctx context.Context, workers int, process func(context.Context, int64)) *dispatcher {
+func newDispatcher(ctx context.Context, workers int, process func(context.Context, *job) time.Duration) *dispatcher {
 	return &dispatcher{
 		ctx:     ctx,
 		slots:   make(chan struct{}, workers),
@@ -54,17 +68,51 @@ func (d *dispatcher) run(chat int64) {
 		if !ok {
 			return
 		}
-		select {
-		case d.slots <- struct{}{}:
-		case <-d.ctx.Done():
+		if !d.runJob(&job{chat: chat, id: id}) {
 			return
 		}
-		d.process(d.ctx, id)
-		<-d.slots
 		d.mu.Lock()
 		delete(d.queued, id)
 		d.mu.Unlock()
 	}
+}
+
+// runJob runs j until it is finished, waiting between attempts without a
+// slot. It returns false when the dispatcher stops first.
+func (d *dispatcher) runJob(j *job) bool {
+	for j.attempt = 1; ; j.attempt++ {
+		if !d.acquire() {
+			return false
+		}
+		wait := d.process(d.ctx, j)
+		<-d.slots
+		if wait == 0 {
+			return true
+		}
+		if !sleep(d.ctx, wait) || d.isClosed() {
+			return false
+		}
+	}
+}
+
+// acquire takes a slot, unless the dispatcher stops first.
+func (d *dispatcher) acquire() bool {
+	select {
+	case d.slots <- struct{}{}:
+	case <-d.ctx.Done():
+		return false
+	}
+	if d.isClosed() {
+		<-d.slots
+		return false
+	}
+	return true
+}
+
+func (d *dispatcher) isClosed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.closed
 }
 
 // next takes the chat's next update, or ends the chat's goroutine.
@@ -80,8 +128,8 @@ func (d *dispatcher) next(chat int64) (int64, bool) {
 	return q[0], true
 }
 
-// close stops starting updates; those waiting stay unfinished in the inbox
-// for the next start. It does not wait.
+// close stops starting updates, and retrying those that wait; they stay
+// unfinished in the inbox for the next start. It does not wait.
 func (d *dispatcher) close() {
 	d.mu.Lock()
 	d.closed = true

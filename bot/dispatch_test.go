@@ -28,12 +28,13 @@ func (g *gate) ch(id int64) chan struct{} {
 	return g.release[id]
 }
 
-func (g *gate) process(ctx context.Context, id int64) {
-	g.started <- id
+func (g *gate) process(ctx context.Context, j *job) time.Duration {
+	g.started <- j.id
 	select {
-	case <-g.ch(id):
+	case <-g.ch(j.id):
 	case <-ctx.Done():
 	}
+	return 0
 }
 
 func (g *gate) next(t *testing.T) int64 {
@@ -125,4 +126,46 @@ func TestDispatcherCloseLeavesWaitingUpdates(t *testing.T) {
 	cancel() // the running update is interrupted; 12 never starts
 	d.wait()
 	g.none(t)
+}
+
+// Chats waiting for a slot do not start once the dispatcher is closed.
+func TestDispatcherCloseStopsWaitingChats(t *testing.T) {
+	g := newGate()
+	d := newDispatcher(context.Background(), 1, g.process)
+	d.enqueue(1, 11)
+	d.enqueue(2, 21)
+	first := g.next(t)
+	d.close()
+	close(g.ch(first))
+	d.wait()
+	g.none(t)
+}
+
+// An update that must wait gives its slot to other chats meanwhile.
+func TestDispatcherWaitingUpdateFreesTheSlot(t *testing.T) {
+	runs := make(chan int64, 10)
+	ctx, cancel := context.WithCancel(context.Background())
+	d := newDispatcher(ctx, 1, func(ctx context.Context, j *job) time.Duration {
+		runs <- j.id
+		if j.id == 11 {
+			return time.Hour // an outage: try again much later
+		}
+		return 0
+	})
+	d.enqueue(1, 11)
+	if id := <-runs; id != 11 {
+		t.Fatalf("ran %d; want 11", id)
+	}
+	d.enqueue(2, 21)
+	select {
+	case id := <-runs:
+		if id != 21 {
+			t.Fatalf("ran %d; want 21", id)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiting update kept the only slot")
+	}
+	d.close()
+	cancel()
+	d.wait()
 }

@@ -66,7 +66,8 @@ func (p *poller) fetch(ctx context.Context, offset int64) ([]memory.InboxUpdate,
 	if err != nil {
 		return nil, p.scrub(err)
 	}
-	return decodeUpdates(resp.StatusCode, data)
+	ups, err := decodeUpdates(resp.StatusCode, data)
+	return ups, scrub(err, p.token)
 }
 
 // scrub removes the token from an error that quotes the request URL.
@@ -75,7 +76,7 @@ func (p *poller) scrub(err error) error {
 	if errors.As(err, &urlErr) {
 		urlErr.URL = strings.ReplaceAll(urlErr.URL, p.token, "***")
 	}
-	return fmt.Errorf("getUpdates: %w", err)
+	return scrub(fmt.Errorf("getUpdates: %w", err), p.token)
 }
 
 func decodeUpdates(status int, data []byte) ([]memory.InboxUpdate, error) {
@@ -99,6 +100,10 @@ func decodeUpdates(status int, data []byte) ([]memory.InboxUpdate, error) {
 		if u, ok := inboxUpdate(raw); ok {
 			ups = append(ups, u)
 		}
+	}
+	if len(ups) == 0 && len(resp.Result) > 0 {
+		// Nothing to confirm them with: back off rather than spin.
+		return nil, fmt.Errorf("getUpdates: %d updates without a readable update_id", len(resp.Result))
 	}
 	return ups, nil
 }

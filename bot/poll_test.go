@@ -42,6 +42,9 @@ func TestDecodeUpdatesErrors(t *testing.T) {
 	if _, err := decodeUpdates(502, []byte("<html>bad gateway</html>")); err == nil {
 		t.Fatal("a proxy's HTML page was taken for updates")
 	}
+	if _, err := decodeUpdates(200, []byte(`{"ok":true,"result":[{"no_id":1}]}`)); err == nil {
+		t.Fatal("a batch with nothing to confirm was accepted, which would make the poller spin")
+	}
 }
 
 func TestBackoff(t *testing.T) {
@@ -50,4 +53,19 @@ func TestBackoff(t *testing.T) {
 			t.Errorf("backoff(%d) = %v; want %v", n, got, want)
 		}
 	}
+}
+
+func FuzzDecodeUpdates(f *testing.F) {
+	f.Add([]byte(`{"ok":true,"result":[{"update_id":5,"message":{"chat":{"id":42}}}]}`))
+	f.Add([]byte(`{"ok":false,"error_code":429,"parameters":{"retry_after":3}}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		ups, err := decodeUpdates(200, body)
+		if err == nil {
+			for _, u := range ups {
+				if u.ID <= 0 || len(u.Raw) == 0 {
+					t.Fatalf("accepted an update without an id or body: %+v", u)
+				}
+			}
+		}
+	})
 }

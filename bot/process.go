@@ -4,85 +4,137 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime/debug"
+	"time"
 
 	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/stages"
 )
 
 const apology = "Sorry — something went wrong on my side while handling that message. It has been logged."
 
-// process runs one update from the inbox: claim it, handle it, mark it done
-// or failed. While the database or Telegram is away the update waits and is
-// tried again; at shutdown it is left unfinished for the next start.
-func (b *Bot) process(ctx context.Context, id int64) {
-	log := b.log.With("update_id", id)
-	var claim memory.Claim
-	var ok bool
-	err := b.retry(ctx, "claim update", func() error {
-		var err error
-		claim, ok, err = b.db.ClaimUpdate(ctx, id)
-		return err
-	})
-	if err != nil || !ok {
-		if err != nil && ctx.Err() == nil {
-			log.Error("cannot claim update", "err", err)
-		}
-		return
-	}
-	if claim.Attempts > b.cfg.MaxAttempts {
-		log.Error("giving up on an update that was started too often", "attempts", claim.Attempts)
-		b.fail(ctx, id, claim, fmt.Sprintf("gave up after %d attempts", claim.Attempts))
-		return
-	}
-	for n := 1; ; n++ {
-		err := b.handleSafely(ctx, id, claim)
-		switch {
-		case err == nil:
-			b.finish(ctx, id, memory.StateDone, "")
-			return
-		case ctx.Err() != nil:
-			log.Info("update interrupted by shutdown; it resumes at the next start")
-			return
-		case errors.Is(err, memory.ErrUnavailable), errors.Is(err, errTelegramUnavailable):
-			log.Warn("update interrupted by an outage; will retry", "err", err)
-			if !sleep(ctx, backoff(n)) {
-				return
-			}
-		default:
-			log.Error("update failed", "err", err)
-			b.fail(ctx, id, claim, err.Error())
-			return
+// maxOutage is how long an update keeps waiting for Telegram to work again
+// before it is given up. Waiting for the database has no limit: nothing can
+// be done without it.
+const maxOutage = 10 * time.Minute
+
+// process runs one attempt at an update: claim it (once per process), handle
+// it, mark it done or failed. It returns how long to wait before the next
+// attempt, or 0 when there is none: the update is finished, or is left
+// unfinished in the inbox for the next start (shutdown).
+func (b *Bot) process(ctx context.Context, j *job) time.Duration {
+	log := b.log.With("update_id", j.id, "chat_id", j.chat)
+	if !j.claimed {
+		if wait, ok := b.claim(ctx, log, j); !ok {
+			return wait
 		}
 	}
+	err := b.handleSafely(ctx, j.id, j.raw)
+	switch {
+	case err == nil:
+		b.finish(ctx, log, j.id, memory.StateDone, "")
+		return 0
+	case ctx.Err() != nil:
+		log.Info("update interrupted by shutdown; it resumes at the next start")
+		return 0
+	case errors.Is(err, memory.ErrUnavailable),
+		errors.Is(err, errTelegramUnavailable) && j.outage() < maxOutage:
+		wait := j.retryIn()
+		log.Warn("update interrupted by an outage; will retry", "retry_in", wait, "err", err)
+		return wait
+	}
+	log.Error("update failed", "err", err)
+	b.fail(ctx, log, j, err.Error())
+	return 0
+}
+
+// claim takes the update for this process. It returns ok false, with a wait
+// when the claim should be tried again, when the update is not to run now.
+func (b *Bot) claim(ctx context.Context, log *slog.Logger, j *job) (time.Duration, bool) {
+	c, ok, err := b.db.ClaimUpdate(ctx, j.id)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return 0, false
+	case err != nil:
+		wait := j.retryIn()
+		log.Warn("cannot claim update; will retry", "retry_in", wait, "err", err)
+		return wait, false
+	case !ok:
+		return 0, false // finished by an earlier run
+	}
+	j.claimed, j.raw, j.since = true, c.Raw, time.Time{}
+	if c.Attempts > b.cfg.MaxAttempts {
+		log.Error("giving up on an update that was started too often", "attempts", c.Attempts)
+		b.fail(ctx, log, j, fmt.Sprintf("gave up after %d attempts", c.Attempts))
+		return 0, false
+	}
+	return 0, true
+}
+
+// retryIn starts or continues a run of failures and says when to try again.
+func (j *job) retryIn() time.Duration {
+	if j.since.IsZero() {
+		j.since = time.Now()
+	}
+	return backoff(j.attempt)
+}
+
+// outage is how long the current run of failures has lasted.
+func (j *job) outage() time.Duration {
+	if j.since.IsZero() {
+		return 0
+	}
+	return time.Since(j.since)
 }
 
 // errPanic marks a recovered panic.
 var errPanic = errors.New("panic")
 
-func (b *Bot) handleSafely(ctx context.Context, id int64, claim memory.Claim) (err error) {
+func (b *Bot) handleSafely(ctx context.Context, id int64, raw []byte) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			b.log.Error("panic while handling an update", "update_id", id, "panic", r, "stack", string(debug.Stack()))
 			err = fmt.Errorf("%w: %v", errPanic, r)
 		}
 	}()
-	return b.handle(ctx, id, claim.Raw)
+	return b.handle(ctx, id, raw)
 }
 
 // fail marks the update failed and tells the person, if there is one to
-// tell.
-func (b *Bot) fail(ctx context.Context, id int64, claim memory.Claim, reason string) {
-	b.finish(ctx, id, memory.StateFailed, reason)
-	if place, replyTo, ok := b.addressee(claim.Raw); ok {
-		if _, err := b.tg.Send(ctx, place, replyTo, apology); err != nil {
-			b.log.Warn("could not tell the user about a failure", "update_id", id, "err", err)
-		}
+// tell: in the status message the update posted, when it got that far, so
+// that nothing is left showing "Thinking…".
+func (b *Bot) fail(ctx context.Context, log *slog.Logger, j *job, reason string) {
+	b.finish(ctx, log, j.id, memory.StateFailed, reason)
+	place, replyTo, ok := b.addressee(j.raw)
+	if !ok {
+		return
+	}
+	var err error
+	if turn, terr := b.db.Turn(ctx, j.id); terr == nil && turn.StatusMessageID != 0 {
+		err = stages.Adopt(b.tg, place, replyTo, turn.StatusMessageID).Fail(ctx, apology)
+	} else {
+		_, err = b.tg.Send(ctx, place, replyTo, apology)
+	}
+	if err != nil {
+		log.Warn("could not tell the user about a failure", "err", err)
 	}
 }
 
-func (b *Bot) finish(ctx context.Context, id int64, state, reason string) {
-	err := b.retry(ctx, "finish update", func() error { return b.db.FinishUpdate(ctx, id, state, reason) })
-	if err != nil && ctx.Err() == nil {
-		b.log.Error("cannot mark update finished", "update_id", id, "state", state, "err", err)
+func (b *Bot) finish(ctx context.Context, log *slog.Logger, id int64, state, reason string) {
+	err := b.record(ctx, "finish update", func(ctx context.Context) error {
+		return b.db.FinishUpdate(ctx, id, state, reason)
+	})
+	if err != nil {
+		log.Error("cannot mark update finished; it runs again at the next start", "state", state, "err", err)
 	}
+}
+
+// record writes down what the person has already been shown. It must not be
+// lost to a shutdown or a short outage, so it runs without the caller's
+// cancellation, retrying while the database is away, for at most a minute.
+func (b *Bot) record(ctx context.Context, what string, fn func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	return b.retry(ctx, what, func() error { return fn(ctx) })
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	tg "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
 	"github.com/ryo-bot/ryo"
@@ -30,7 +31,11 @@ func (b *Bot) handle(ctx context.Context, id int64, raw json.RawMessage) error {
 		return b.onMessage(ctx, id, upd.Message)
 	case upd.CallbackQuery != nil:
 		// No button of the bot's is live yet: stop the spinner and say so.
-		return b.tg.answerCallback(ctx, upd.CallbackQuery.ID, staleButton)
+		err := b.tg.answerCallback(ctx, upd.CallbackQuery.ID, staleButton)
+		if errors.Is(err, tg.ErrorBadRequest) {
+			return nil // too old to answer: nothing is spinning any more
+		}
+		return err
 	case upd.MyChatMember != nil:
 		return b.onMembership(ctx, upd.MyChatMember)
 	}
@@ -50,8 +55,7 @@ func (b *Bot) onMessage(ctx context.Context, id int64, m *models.Message) error 
 	addressed := b.addressed(m)
 	switch {
 	case m.Text == "" && hasMedia(m) && addressed:
-		_, err := b.tg.Send(ctx, placeOf(m), m.ID, cannotReadMedia)
-		return err
+		return b.replyOnce(ctx, id, placeOf(m), m.ID, cannotReadMedia)
 	case m.Text == "" || strings.TrimSpace(text) == "":
 		return nil // service messages: joins, pins, topic changes
 	case !addressed:

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 
@@ -16,11 +18,16 @@ import (
 	"github.com/ryo-bot/ryo/stages"
 )
 
-// telegram sends the bot's calls to the Bot API, each with a deadline,
-// retrying what is worth retrying: network failures, server errors, and 429s
-// after exactly the retry_after Telegram asks for.
+// telegram sends the bot's calls to the Bot API, each with a deadline. What
+// it retries depends on the call: a call that is safe to repeat (an edit, a
+// chat action, getMe) is retried after any passing failure; a call that
+// creates something (sendMessage) only when Telegram certainly did not act on
+// it — a 429, Telegram's own 5xx answer, a connection that was never made —
+// so that a person never sees a message twice. 429s wait exactly the
+// retry_after Telegram asks for.
 type telegram struct {
 	api     *tg.Bot
+	token   string // to scrub from errors
 	timeout time.Duration
 	log     *slog.Logger
 }
@@ -32,23 +39,43 @@ func newTelegram(cfg Config, log *slog.Logger) (*telegram, error) {
 		tg.WithServerURL(strings.TrimRight(cfg.APIURL, "/")),
 		tg.WithSkipGetMe(),
 		tg.WithHTTPClient(cfg.CallTimeout, &http.Client{Timeout: cfg.CallTimeout + 5*time.Second}),
-		tg.WithErrorsHandler(func(err error) { log.Debug("telegram client", "err", err) }),
+		tg.WithErrorsHandler(func(err error) { log.Debug("telegram client", "err", scrub(err, cfg.Token.Reveal())) }),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("telegram client: %w", err)
 	}
-	return &telegram{api: api, timeout: cfg.CallTimeout, log: log}, nil
+	return &telegram{api: api, token: cfg.Token.Reveal(), timeout: cfg.CallTimeout, log: log}, nil
 }
 
-// call runs fn with a deadline, retrying transient failures.
-func (t *telegram) call(ctx context.Context, method string, fn func(ctx context.Context) error) error {
+// callKind says how a call may be retried.
+type callKind int
+
+const (
+	repeatable callKind = iota // doing it twice is harmless
+	creating                   // doing it twice shows the person something twice
+	bestEffort                 // one attempt; failure does not matter much
+)
+
+// outcome classifies a failed call.
+type outcome int
+
+const (
+	permanent outcome = iota // retrying will not help
+	notDone                  // Telegram certainly did not act on it
+	unclear                  // it may or may not have happened
+)
+
+// call runs fn with a deadline, retrying failures as kind allows.
+func (t *telegram) call(ctx context.Context, method string, kind callKind, fn func(ctx context.Context) error) error {
 	var err error
-	for attempt := 1; attempt <= callAttempts; attempt++ {
+	var out outcome
+	for attempt := 1; ; attempt++ {
 		callCtx, cancel := context.WithTimeout(ctx, t.timeout)
-		err = fn(callCtx)
+		err = scrub(fn(callCtx), t.token)
 		cancel()
-		wait, retry := retryAfter(err, attempt)
-		if !retry || attempt == callAttempts || ctx.Err() != nil {
+		var wait time.Duration
+		out, wait = classify(err, attempt)
+		if err == nil || !retryable(kind, out) || kind == bestEffort || attempt == callAttempts || ctx.Err() != nil {
 			break
 		}
 		t.log.Warn("telegram call failed; retrying", "method", method, "wait", wait, "err", err)
@@ -56,35 +83,72 @@ func (t *telegram) call(ctx context.Context, method string, fn func(ctx context.
 			break
 		}
 	}
-	if _, transient := retryAfter(err, 1); transient {
-		return fmt.Errorf("telegram %s: %w: %w", method, errTelegramUnavailable, err)
-	}
-	if err != nil {
-		return fmt.Errorf("telegram %s: %w", method, err)
-	}
-	return nil
-}
-
-// errTelegramUnavailable marks calls that failed for a passing reason —
-// network, server errors, flood control — after their retries. The update
-// that made them is tried again later rather than given up.
-var errTelegramUnavailable = errors.New("telegram unavailable")
-
-// retryAfter says whether a failed call is worth another attempt, and when.
-func retryAfter(err error, attempt int) (time.Duration, bool) {
-	var tooMany *tg.TooManyRequestsError
-	var migrate *tg.MigrateError
 	switch {
 	case err == nil:
-		return 0, false
+		return nil
+	case retryable(kind, out):
+		return fmt.Errorf("telegram %s: %w: %w", method, errTelegramUnavailable, err)
+	}
+	return fmt.Errorf("telegram %s: %w", method, err)
+}
+
+func retryable(kind callKind, out outcome) bool {
+	return out == notDone || (out == unclear && kind != creating)
+}
+
+// errTelegramUnavailable marks calls that failed for a passing reason after
+// their retries, in a way that is safe to try again later. The update that
+// made them is tried again rather than given up.
+var errTelegramUnavailable = errors.New("telegram unavailable")
+
+var serverError = regexp.MustCompile(`error response from telegram for method \w+, (5\d\d) `)
+
+// classify says what a failed call means, and when to try again.
+func classify(err error, attempt int) (outcome, time.Duration) {
+	var tooMany *tg.TooManyRequestsError
+	var migrate *tg.MigrateError
+	var opErr *net.OpError
+	backoff := time.Duration(attempt) * 500 * time.Millisecond
+	switch {
+	case err == nil:
+		return permanent, 0
 	case errors.As(err, &tooMany):
-		return time.Duration(tooMany.RetryAfter) * time.Second, true
+		return notDone, time.Duration(tooMany.RetryAfter) * time.Second
 	case errors.As(err, &migrate), errors.Is(err, tg.ErrorBadRequest), errors.Is(err, tg.ErrorForbidden),
 		errors.Is(err, tg.ErrorUnauthorized), errors.Is(err, tg.ErrorNotFound), errors.Is(err, tg.ErrorConflict):
-		return 0, false
+		return permanent, 0
+	case serverError.MatchString(err.Error()):
+		return notDone, backoff // Telegram answered, with an error of its own
+	case strings.Contains(err.Error(), "error response from telegram"):
+		return permanent, 0 // another 4xx
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		return notDone, backoff // the request never left
 	}
-	// Network failures, timeouts, 5xx and bodies that are not Telegram's.
-	return time.Duration(attempt) * 500 * time.Millisecond, true
+	// Timeouts, dropped connections, bodies that are not Telegram's.
+	return unclear, backoff
+}
+
+// scrubbed is an error whose text had the bot token removed.
+type scrubbed struct {
+	err error
+	msg string
+}
+
+func (e *scrubbed) Error() string { return e.msg }
+func (e *scrubbed) Unwrap() error { return e.err }
+
+// scrub removes the bot token from err's text: a proxy or a wrong
+// TELEGRAM_API_URL may echo the request path, token and all, in its answer.
+func scrub(err error, token string) error {
+	if err == nil || token == "" {
+		return err
+	}
+	msg := err.Error()
+	secret := token[strings.IndexByte(token, ':')+1:]
+	if !strings.Contains(msg, secret) {
+		return err
+	}
+	return &scrubbed{err: err, msg: strings.ReplaceAll(strings.ReplaceAll(msg, token, "***"), secret, "***")}
 }
 
 // sleep waits d or until ctx ends, and reports whether it waited in full.
@@ -106,7 +170,7 @@ func (t *telegram) Send(ctx context.Context, place ryo.Place, replyTo int, text 
 		params.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
 	}
 	var id int
-	err := t.call(ctx, "sendMessage", func(ctx context.Context) error {
+	err := t.call(ctx, "sendMessage", creating, func(ctx context.Context) error {
 		m, err := t.api.SendMessage(ctx, params)
 		if err == nil {
 			id = m.ID
@@ -119,7 +183,7 @@ func (t *telegram) Send(ctx context.Context, place ryo.Place, replyTo int, text 
 // Edit implements stages.Messenger.
 func (t *telegram) Edit(ctx context.Context, place ryo.Place, id int, text string) error {
 	params := &tg.EditMessageTextParams{ChatID: place.ChatID, MessageID: id, Text: text}
-	err := t.call(ctx, "editMessageText", func(ctx context.Context) error {
+	err := t.call(ctx, "editMessageText", repeatable, func(ctx context.Context) error {
 		_, err := t.api.EditMessageText(ctx, params)
 		return err
 	})
@@ -134,7 +198,7 @@ func (t *telegram) Edit(ctx context.Context, place ryo.Place, id int, text strin
 
 // Typing implements stages.Messenger.
 func (t *telegram) Typing(ctx context.Context, place ryo.Place) error {
-	return t.call(ctx, "sendChatAction", func(ctx context.Context) error {
+	return t.call(ctx, "sendChatAction", bestEffort, func(ctx context.Context) error {
 		_, err := t.api.SendChatAction(ctx, &tg.SendChatActionParams{
 			ChatID: place.ChatID, MessageThreadID: place.Thread, Action: models.ChatActionTyping})
 		return err
@@ -148,7 +212,7 @@ func isBadRequest(err error, text string) bool {
 // me asks Telegram who the bot is.
 func (t *telegram) me(ctx context.Context) (*models.User, error) {
 	var me *models.User
-	err := t.call(ctx, "getMe", func(ctx context.Context) error {
+	err := t.call(ctx, "getMe", repeatable, func(ctx context.Context) error {
 		var err error
 		me, err = t.api.GetMe(ctx)
 		return err
@@ -157,21 +221,21 @@ func (t *telegram) me(ctx context.Context) (*models.User, error) {
 }
 
 func (t *telegram) setCommands(ctx context.Context, cmds []models.BotCommand) error {
-	return t.call(ctx, "setMyCommands", func(ctx context.Context) error {
+	return t.call(ctx, "setMyCommands", repeatable, func(ctx context.Context) error {
 		_, err := t.api.SetMyCommands(ctx, &tg.SetMyCommandsParams{Commands: cmds})
 		return err
 	})
 }
 
 func (t *telegram) deleteWebhook(ctx context.Context) error {
-	return t.call(ctx, "deleteWebhook", func(ctx context.Context) error {
+	return t.call(ctx, "deleteWebhook", repeatable, func(ctx context.Context) error {
 		_, err := t.api.DeleteWebhook(ctx, &tg.DeleteWebhookParams{DropPendingUpdates: false})
 		return err
 	})
 }
 
 func (t *telegram) answerCallback(ctx context.Context, id, text string) error {
-	return t.call(ctx, "answerCallbackQuery", func(ctx context.Context) error {
+	return t.call(ctx, "answerCallbackQuery", repeatable, func(ctx context.Context) error {
 		_, err := t.api.AnswerCallbackQuery(ctx, &tg.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text})
 		return err
 	})

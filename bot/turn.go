@@ -35,7 +35,7 @@ func (b *Bot) turn(ctx context.Context, id int64, m *models.Message) error {
 	}
 	if prior.Answer != "" {
 		status := stages.Adopt(b.tg, place, m.ID, prior.StatusMessageID)
-		return b.deliver(ctx, log, id, m, status, prior.Answer, prior.AnswerMetadata)
+		return b.deliver(ctx, log, id, m, status, prior.Answer, prior.AnswerMetadata, prior.Parts)
 	}
 	status, err := b.beginStatus(ctx, id, place, m.ID, prior.StatusMessageID)
 	if err != nil {
@@ -45,7 +45,7 @@ func (b *Bot) turn(ctx context.Context, id int64, m *models.Message) error {
 	if err != nil {
 		return b.turnFailed(ctx, log, id, status, err)
 	}
-	return b.deliver(ctx, log, id, m, status, answer, meta)
+	return b.deliver(ctx, log, id, m, status, answer, meta, nil)
 }
 
 // beginStatus posts the turn's status message, or takes over the one an
@@ -56,7 +56,10 @@ func (b *Bot) beginStatus(ctx context.Context, id int64, place ryo.Place, replyT
 		return nil, err
 	}
 	if status.ID() != adopt {
-		if err := b.db.SaveTurnStatus(ctx, id, place, status.ID()); err != nil {
+		err := b.record(ctx, "remember status message", func(ctx context.Context) error {
+			return b.db.SaveTurnStatus(ctx, id, place, status.ID())
+		})
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -76,19 +79,25 @@ func (b *Bot) ask(ctx context.Context, id int64, chat ryo.Chat, place ryo.Place)
 		return "", nil, err
 	}
 	meta := b.answerMetadata(out, time.Since(started))
-	err = b.retry(ctx, "save answer", func() error { return b.db.SaveTurnAnswer(ctx, id, place, out.Text, meta) })
+	err = b.record(ctx, "save answer", func(ctx context.Context) error {
+		return b.db.SaveTurnAnswer(ctx, id, place, out.Text, meta)
+	})
 	return out.Text, meta, err
 }
 
 // deliver turns the status message into the answer and stores it as done.
-func (b *Bot) deliver(ctx context.Context, log *slog.Logger, id int64, m *models.Message, status *stages.Status, answer string, meta json.RawMessage) error {
-	ids, err := status.Finish(ctx, answer)
+// delivered are the parts an interrupted delivery already sent.
+func (b *Bot) deliver(ctx context.Context, log *slog.Logger, id int64, m *models.Message, status *stages.Status,
+	answer string, meta json.RawMessage, delivered []int) error {
+	ids, err := status.Finish(ctx, answer, delivered, func(ids []int) error {
+		return b.record(ctx, "remember answer parts", func(ctx context.Context) error { return b.db.SaveTurnParts(ctx, id, ids) })
+	})
 	if err != nil {
 		return err
 	}
 	msg := ryo.Message{Place: placeOf(m), Kind: ryo.KindAssistant, Text: answer, TelegramID: ids[0],
 		ReplyTo: m.ID, UpdateID: id, Metadata: withMessageIDs(meta, ids)}
-	err = b.retry(ctx, "finish turn", func() error {
+	err = b.record(ctx, "finish turn", func(ctx context.Context) error {
 		_, err := b.db.FinishTurn(ctx, msg)
 		return err
 	})
@@ -110,7 +119,9 @@ func (b *Bot) turnFailed(ctx context.Context, log *slog.Logger, id int64, status
 	if ferr := status.Fail(ctx, ryo.ErrorMessage(err)); ferr != nil {
 		return ferr
 	}
-	return b.db.FinishUpdate(ctx, id, memory.StateFailed, ryo.ErrorCode(err)+": "+err.Error())
+	return b.record(ctx, "finish failed turn", func(ctx context.Context) error {
+		return b.db.FinishUpdate(ctx, id, memory.StateFailed, ryo.ErrorCode(err)+": "+err.Error())
+	})
 }
 
 // answerMetadata records what the answer cost.

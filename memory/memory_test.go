@@ -213,6 +213,12 @@ func TestFinishTurnStoresAnswerAndMarksDone(t *testing.T) {
 	if turn, _ := db.Turn(c, 9); turn.StatusMessageID != 2 || turn.Answer != "hello" || string(turn.AnswerMetadata) != `{"model": "m"}` {
 		t.Fatalf("Turn after the answer = %+v", turn)
 	}
+	if err := db.SaveTurnParts(c, 9, []int{2, 3}); err != nil {
+		t.Fatal(err)
+	}
+	if turn, _ := db.Turn(c, 9); len(turn.Parts) != 2 || turn.Parts[1] != 3 {
+		t.Fatalf("Turn parts = %v; want [2 3]", turn.Parts)
+	}
 	answer, err := db.FinishTurn(c, ryo.Message{Place: place, Kind: ryo.KindAssistant, Text: "hello", TelegramID: 2, ReplyTo: 1, UpdateID: 9,
 		Metadata: json.RawMessage(`{"model":"m"}`)})
 	if err != nil || answer.ID == 0 {
@@ -246,4 +252,22 @@ func TestSaveUserKeepsRoleAndStart(t *testing.T) {
 	if u, _ = db.SaveUser(c, renamed, false); u.Role != ryo.RoleBanned {
 		t.Fatalf("SaveUser after a ban = %+v; the stored role must win", u)
 	}
+}
+
+func TestOneInstancePerDatabase(t *testing.T) {
+	url := memorytest.URL(t)
+	first, second := memorytest.OpenURL(t, url), memorytest.OpenURL(t, url)
+	release, err := first.LockInstance(ctx(t), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.LockInstance(ctx(t), 0); !errors.Is(err, memory.ErrAnotherInstance) {
+		t.Fatalf("second LockInstance = %v; want ErrAnotherInstance", err)
+	}
+	release()
+	release2, err := second.LockInstance(ctx(t), time.Second)
+	if err != nil {
+		t.Fatalf("LockInstance after release = %v", err)
+	}
+	release2()
 }

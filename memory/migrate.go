@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -46,7 +47,11 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 	if _, err := conn.Exec(ctx, "select pg_advisory_lock($1)", migrationLock); err != nil {
 		return nil, db.fail("migrate: lock", err)
 	}
-	defer conn.Exec(context.WithoutCancel(ctx), "select pg_advisory_unlock($1)", migrationLock)
+	defer func() {
+		unlockCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		conn.Exec(unlockCtx, "select pg_advisory_unlock($1)", migrationLock)
+	}()
 	return db.applyMigrations(ctx, conn, all)
 }
 

@@ -10,11 +10,12 @@ import (
 	"github.com/ryo-bot/ryo"
 )
 
-// Turn is what an earlier run of a turn left behind.
+// Turn is what earlier runs of an update left behind.
 type Turn struct {
-	StatusMessageID int             // 0 when no status message was posted
+	StatusMessageID int             // the message posted for the update (status or reply); 0 when none
 	Answer          string          // "" when the model had not answered
 	AnswerMetadata  json.RawMessage // with Answer
+	Parts           []int           // messages that carry the answer, the status message first
 }
 
 // Turn returns what earlier runs of the turn answering updateID left: its
@@ -24,9 +25,10 @@ func (db *DB) Turn(ctx context.Context, updateID int64) (Turn, error) {
 	defer cancel()
 	var status *int64
 	var answer *string
+	var parts []int64
 	var t Turn
-	err := db.pool.QueryRow(ctx, `select status_message_id, answer, answer_metadata from turns where update_id = $1`,
-		updateID).Scan(&status, &answer, &t.AnswerMetadata)
+	err := db.pool.QueryRow(ctx, `select status_message_id, answer, answer_metadata, part_message_ids
+		from turns where update_id = $1`, updateID).Scan(&status, &answer, &t.AnswerMetadata, &parts)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Turn{}, nil
 	}
@@ -39,7 +41,24 @@ func (db *DB) Turn(ctx context.Context, updateID int64) (Turn, error) {
 	if answer != nil {
 		t.Answer = *answer
 	}
+	for _, p := range parts {
+		t.Parts = append(t.Parts, int(p))
+	}
 	return t, nil
+}
+
+// SaveTurnParts remembers which messages carry the answer so far, so that
+// a resumed delivery does not send a part twice.
+func (db *DB) SaveTurnParts(ctx context.Context, updateID int64, ids []int) error {
+	parts := make([]int64, len(ids))
+	for i, id := range ids {
+		parts[i] = int64(id)
+	}
+	return db.tx(ctx, "save answer parts", func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `update turns set part_message_ids = $2, updated_at = $3 where update_id = $1`,
+			updateID, parts, db.Now())
+		return err
+	})
 }
 
 // SaveTurnStatus remembers the status message of the turn answering updateID.

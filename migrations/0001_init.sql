@@ -55,10 +55,10 @@ create table updates (
 create index updates_unfinished_idx on updates (update_id) where state in ('pending', 'processing');
 create index updates_chat_idx on updates (chat_id, update_id);
 
--- A turn: the bot's answer to one update. The status message is remembered as
--- soon as it is posted, and the answer as soon as the model has given it, so
--- a turn resumed after a restart edits the same message, with the same
--- answer, instead of posting a second one or asking the model again.
+-- What the bot has done for one update, written down as it happens, so
+-- that an update run again after a crash or an outage does not do it twice:
+-- the message the bot posted (a turn's status message, or a command's reply),
+-- the model's answer, and the further messages a long answer was split into.
 create table turns (
     update_id         bigint primary key references updates (update_id) on delete cascade,
     chat_id           bigint not null,
@@ -66,6 +66,7 @@ create table turns (
     status_message_id bigint,
     answer            text,
     answer_metadata   jsonb,
+    part_message_ids  bigint[] not null default '{}',
     created_at        timestamptz not null default now(),
     updated_at        timestamptz not null default now()
 );

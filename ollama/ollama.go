@@ -147,7 +147,7 @@ func (c *Client) explain(ctx context.Context, err error) error {
 	}
 	// A plain error is an {"error": ...} line in the middle of the stream.
 	return &ryo.Error{Code: ryo.EUNAVAILABLE, Err: fmt.Errorf("ollama: mid-stream error: %w", err),
-		Message: "The model failed while answering: " + clip(err.Error(), 200)}
+		Message: "The model failed while answering. Please try again; if it keeps failing, the model server's log says why."}
 }
 
 func (c *Client) statusError(se api.StatusError) error {

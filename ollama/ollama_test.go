@@ -89,7 +89,7 @@ func TestChatFailures(t *testing.T) {
 		{name: "model missing", model: "nope", code: ryo.ENOTFOUND, inMsg: `ollama pull nope`},
 		{name: "server error", reply: ollamatest.Reply{Status: 500, Error: "out of memory"}, code: ryo.EUNAVAILABLE, inMsg: "out of memory"},
 		{name: "error mid-stream", reply: ollamatest.Reply{Chunks: []string{"par", "tial"}, MidStreamError: true, Error: "runner crashed"},
-			code: ryo.EUNAVAILABLE, inMsg: "runner crashed", partOnly: "partial"},
+			code: ryo.EUNAVAILABLE, inMsg: "failed while answering", partOnly: "partial"},
 		{name: "stream cut off", reply: ollamatest.Reply{Chunks: []string{"par"}, CutOff: true}, code: ryo.EUNAVAILABLE,
 			inMsg: "stopped in the middle", partOnly: "par"},
 		{name: "first token too late", reply: ollamatest.Reply{Hold: hold}, code: ryo.ETIMEOUT, inMsg: "did not start answering",

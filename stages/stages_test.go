@@ -48,7 +48,7 @@ func TestStatusBecomesTheAnswer(t *testing.T) {
 	if c.texts[s.ID()] != "⏳ Thinking…" || c.replyTo[s.ID()] != 5 || c.typing != 1 {
 		t.Fatalf("status = %q replying to %d (typing %d); want Thinking as a reply to 5", c.texts[s.ID()], c.replyTo[s.ID()], c.typing)
 	}
-	ids, err := s.Finish(context.Background(), "42")
+	ids, err := s.Finish(context.Background(), "42", nil, nil)
 	if err != nil || len(ids) != 1 || ids[0] != s.ID() || c.texts[s.ID()] != "42" || len(c.texts) != 1 {
 		t.Fatalf("Finish = %v, %v; chat shows %v; want the status message turned into the answer", ids, err, c.texts)
 	}
@@ -66,7 +66,7 @@ func TestResumedTurnAdoptsItsStatusMessage(t *testing.T) {
 func TestAdoptDeliversWithoutAnotherEdit(t *testing.T) {
 	c := newChat()
 	old, _ := c.Send(context.Background(), place, 5, "⏳ Thinking…")
-	ids, err := stages.Adopt(c, place, 5, old).Finish(context.Background(), "known answer")
+	ids, err := stages.Adopt(c, place, 5, old).Finish(context.Background(), "known answer", nil, nil)
 	if err != nil || len(ids) != 1 || ids[0] != old || c.texts[old] != "known answer" || len(c.texts) != 1 {
 		t.Fatalf("Adopt+Finish = %v, %v; chat %v", ids, err, c.texts)
 	}
@@ -76,7 +76,7 @@ func TestDeletedStatusMessageIsReplaced(t *testing.T) {
 	c := newChat()
 	s, _ := stages.Begin(context.Background(), c, place, 5, 0)
 	delete(c.texts, s.ID()) // the person deleted it
-	ids, err := s.Finish(context.Background(), "answer")
+	ids, err := s.Finish(context.Background(), "answer", nil, nil)
 	if err != nil || len(c.texts) != 1 || c.texts[ids[0]] != "answer" || c.replyTo[ids[0]] != 5 {
 		t.Fatalf("Finish after deletion = %v, %v; chat %v", ids, err, c.texts)
 	}
@@ -97,7 +97,7 @@ func TestLongAnswerIsSplitIntoReplies(t *testing.T) {
 	c := newChat()
 	s, _ := stages.Begin(context.Background(), c, place, 5, 0)
 	answer := strings.Repeat("word ", 2000) // 10,000 characters
-	ids, err := s.Finish(context.Background(), answer)
+	ids, err := s.Finish(context.Background(), answer, nil, nil)
 	if err != nil || len(ids) != 3 {
 		t.Fatalf("Finish = %v, %v; want 3 parts", ids, err)
 	}
@@ -111,6 +111,40 @@ func TestLongAnswerIsSplitIntoReplies(t *testing.T) {
 	if strings.Join(joined, " ") != strings.TrimSpace(answer) {
 		t.Fatal("the parts do not add up to the answer")
 	}
+}
+
+// A delivery interrupted after part 2 of 3 sends only part 3 when resumed.
+func TestResumedDeliverySendsMissingPartsOnly(t *testing.T) {
+	c := newChat()
+	answer := strings.Repeat("word ", 2000)
+	s, _ := stages.Begin(context.Background(), c, place, 5, 0)
+	var recorded []int
+	flaky := &failingChat{chat: c, failSend: 1} // part 2 is sent, part 3 fails
+	first := stages.Adopt(flaky, place, 5, s.ID())
+	if _, err := first.Finish(context.Background(), answer, nil, func(ids []int) error { recorded = ids; return nil }); err == nil {
+		t.Fatal("the failing send did not fail")
+	}
+	if len(recorded) != 2 {
+		t.Fatalf("recorded %v; want the status message and part 2", recorded)
+	}
+	ids, err := stages.Adopt(c, place, 5, s.ID()).Finish(context.Background(), answer, recorded, nil)
+	if err != nil || len(ids) != 3 || len(c.texts) != 3 {
+		t.Fatalf("resumed Finish = %v, %v; chat has %d messages; want 3 parts, none twice", ids, err, len(c.texts))
+	}
+}
+
+// failingChat fails the Send after failSend successful ones.
+type failingChat struct {
+	*chat
+	failSend int
+}
+
+func (f *failingChat) Send(ctx context.Context, p ryo.Place, replyTo int, text string) (int, error) {
+	if f.failSend == 0 {
+		return 0, fmt.Errorf("network down")
+	}
+	f.failSend--
+	return f.chat.Send(ctx, p, replyTo, text)
 }
 
 func units(s string) int { return len(utf16.Encode([]rune(s))) }

@@ -73,20 +73,33 @@ func Adopt(m Messenger, place ryo.Place, replyTo, id int) *Status {
 func (s *Status) ID() int { return s.id }
 
 // Finish turns the status message into the answer. Parts of an answer too
-// long for one message follow as replies to the person's message. It returns
-// the ids of the messages that carry the answer, the status message first.
-func (s *Status) Finish(ctx context.Context, answer string) ([]int, error) {
+// long for one message follow as replies to the person's message. delivered
+// holds the messages an earlier, interrupted delivery of the same answer
+// already sent (the status message first): those parts are not sent again.
+// record, when not nil, is told the ids delivered so far after each new
+// part, so that they can be remembered. Finish returns the ids of the
+// messages that carry the answer, the status message first.
+func (s *Status) Finish(ctx context.Context, answer string, delivered []int, record func([]int) error) ([]int, error) {
 	parts := Split(answer, MaxMessageUnits)
 	if err := s.replace(ctx, parts[0]); err != nil {
 		return nil, err
 	}
 	ids := []int{s.id}
-	for _, part := range parts[1:] {
+	for i, part := range parts[1:] {
+		if i+1 < len(delivered) && delivered[i+1] != 0 {
+			ids = append(ids, delivered[i+1])
+			continue
+		}
 		id, err := s.m.Send(ctx, s.place, s.replyTo, part)
 		if err != nil {
-			return ids, fmt.Errorf("send answer part %d of %d: %w", len(ids)+1, len(parts), err)
+			return ids, fmt.Errorf("send answer part %d of %d: %w", i+2, len(parts), err)
 		}
 		ids = append(ids, id)
+		if record != nil {
+			if err := record(ids); err != nil {
+				return ids, err
+			}
+		}
 	}
 	return ids, nil
 }

@@ -33,6 +33,10 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal stops the process at once
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -104,6 +108,10 @@ type Main struct {
 	Config Config
 	Log    *slog.Logger
 
+	// LockWait is how long Run waits for a previous instance on the same
+	// database to let go of it (a killed one's connection takes a moment).
+	LockWait time.Duration
+
 	// Set by Run while it runs.
 	DB       *memory.DB
 	HTTPAddr net.Addr // where /healthz listens, nil when switched off
@@ -112,7 +120,7 @@ type Main struct {
 
 // NewMain returns a program that has not started.
 func NewMain(cfg Config, log *slog.Logger) *Main {
-	return &Main{Config: cfg, Log: log, ready: make(chan struct{})}
+	return &Main{Config: cfg, Log: log, LockWait: 10 * time.Second, ready: make(chan struct{})}
 }
 
 // Ready is closed once Run has opened the database and started its parts.
@@ -126,6 +134,11 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
+	release, err := db.LockInstance(ctx, m.LockWait)
+	if err != nil {
+		return err
+	}
+	defer release()
 	m.DB = db
 	set, err := prompts.Load()
 	if err != nil {
@@ -161,7 +174,9 @@ func openDB(ctx context.Context, cfg Config, log *slog.Logger) (*memory.DB, erro
 	if err != nil {
 		return nil, err
 	}
-	applied, err := db.Migrate(ctx)
+	migrateCtx, cancelMigrate := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancelMigrate()
+	applied, err := db.Migrate(migrateCtx)
 	if err != nil {
 		db.Close()
 		return nil, err

@@ -200,7 +200,7 @@ func TestModelFailuresReachTheUser(t *testing.T) {
 		{"model too slow", map[string]string{"RYO_MODEL_FIRST_TOKEN_TIMEOUT": "1s"}, &ollamatest.Reply{Hold: hold},
 			"did not start answering within 1s", "no first token in time"},
 		{"model breaks off", nil, &ollamatest.Reply{Chunks: []string{"Hal"}, MidStreamError: true, Error: "runner died"},
-			"The model failed while answering: runner died", "mid-stream error"},
+			"The model failed while answering.", "runner died"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -382,5 +382,17 @@ func TestRejectedTokenStopsStart(t *testing.T) {
 	err := NewMain(cfg, h.main0()).Run(bg(t))
 	if err == nil || !strings.Contains(err.Error(), "rejected by Telegram") || strings.Contains(err.Error(), "AAHsome") {
 		t.Fatalf("Run with a rejected token = %v", err)
+	}
+}
+
+func TestSecondInstanceRefusesToRun(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	cfg, _ := LoadConfig(env(h.env), true)
+	second := NewMain(cfg, h.main0())
+	second.LockWait = 0
+	err := second.Run(bg(t))
+	if err == nil || !strings.Contains(err.Error(), "another ryo is already running on this database") {
+		t.Fatalf("second Run = %v; want a refusal", err)
 	}
 }
