@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
 	"github.com/ryo-bot/ryo/bot"
 	"github.com/ryo-bot/ryo/memory"
@@ -110,6 +113,9 @@ func TestPanicIsRecovered(t *testing.T) {
 	}), 5)
 	tg.SendText(dm, alice, "first")
 	waitFor(t, tg, "the apology", botSays(tg, "something went wrong on my side"))
+	if msgs := tg.BotMessages(dm.ID); len(msgs) != 1 || strings.Contains(msgs[0].Text, "Thinking") {
+		t.Fatalf("bot messages = %+v; want the status message turned into the apology", msgs)
+	}
 	tg.SendText(dm, alice, "second")
 	waitFor(t, tg, "the next answer", botSays(tg, "fine again"))
 	if s := logs.String(); !strings.Contains(s, "panic while handling an update") || !strings.Contains(s, "boom") || !strings.Contains(s, "goroutine") {
@@ -177,5 +183,63 @@ func TestTelegramOutageDelaysButLosesNothing(t *testing.T) {
 	}
 	if n := len(tg.Calls("sendMessage")); n != 5 {
 		t.Fatalf("sendMessage calls = %d; want 4 failures and 1 success", n)
+	}
+}
+
+// A command run again after a crash (its reply sent, the update not yet
+// marked done) does not reply twice.
+func TestCommandReplyIsNotSentTwice(t *testing.T) {
+	tg, db := newTelegram(t, false), memorytest.Open(t)
+	msg := map[string]any{"message_id": 1, "date": time.Now().Unix(), "text": "/help",
+		"entities": []any{map[string]any{"type": "bot_command", "offset": 0, "length": 5}},
+		"chat":     map[string]any{"id": dm.ID, "type": "private"}, "from": map[string]any{"id": alice.ID, "first_name": "Alice"}}
+	id := tg.PushUpdate(map[string]any{"message": msg})
+	raw, _ := json.Marshal(map[string]any{"update_id": id, "message": msg})
+	c := context.Background()
+	if err := db.StoreUpdates(c, []memory.InboxUpdate{{ID: id, ChatID: dm.ID, Kind: "message", Raw: raw}}); err != nil {
+		t.Fatal(err)
+	}
+	// The earlier run claimed it, sent its reply (message 2) and died.
+	db.ClaimUpdate(c, id)
+	if err := db.SaveTurnStatus(c, id, ryo.Place{ChatID: dm.ID}, 2); err != nil {
+		t.Fatal(err)
+	}
+	run(t, tg, db, answerFunc(func(context.Context, agent.Input) (agent.Output, error) { return agent.Output{}, nil }), 5)
+	waitFor(t, tg, "the update done", func() bool {
+		state, _, _ := db.UpdateState(c, id)
+		return state == memory.StateDone
+	})
+	if n := len(tg.Calls("sendMessage")); n != 0 {
+		t.Fatalf("sendMessage called %d times; the reply was already sent", n)
+	}
+}
+
+// A Bot API address that echoes the request path in its error pages must not
+// put the token into the log.
+func TestTokenNeverReachesTheLog(t *testing.T) {
+	hits := make(chan struct{}, 100)
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits <- struct{}{}
+		http.Error(w, "<pre>Cannot POST "+r.URL.Path+"</pre>", http.StatusNotFound)
+	}))
+	defer echo.Close()
+	logs := &logBuffer{}
+	b, err := bot.New(bot.Config{Token: token, APIURL: echo.URL, Workers: 1, PollTimeout: 2 * time.Second,
+		CallTimeout: time.Second, HistoryLimit: 10, MaxAttempts: 5}, slog.New(slog.NewTextHandler(logs, nil)),
+		memorytest.Open(t), answerFunc(nil), "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.Run(ctx) }()
+	for range 4 { // getMe is tried, fails, and is logged more than once
+		<-hits
+	}
+	cancel()
+	<-done
+	secret := token[strings.Index(token, ":")+1:]
+	if s := logs.String(); strings.Contains(s, secret) || !strings.Contains(s, "Cannot POST /bot***/getMe") {
+		t.Fatalf("log:\n%s\nwant the error with the token scrubbed", s)
 	}
 }

@@ -12,8 +12,16 @@
 // one at a time, and different chats in parallel on a bounded pool. Each
 // update is claimed in the inbox before it runs and marked done after; one
 // left unfinished by a crash is picked up again at the next start, and one
-// that is done is never run twice. A panic is recovered, logged with its
-// stack, the update marked failed and the person told something went wrong.
+// that is done is never run twice. While the database or Telegram is away an
+// update waits and is tried again, giving its worker to other chats
+// meanwhile. A panic is recovered, logged with its stack, the update marked
+// failed and the person told something went wrong, in the status message.
+//
+// What the bot has shown the person is written down as it happens (the turns
+// table: the status message or reply, the answer, the parts of a long one),
+// so that an update run again does not show anything twice. A message is
+// never sent again after a failure that leaves it unclear whether Telegram
+// took it (telegram.go); an edit, which is harmless to repeat, is.
 //
 // Routing (route.go) sends commands to their handlers (commands.go), text
 // addressed to the bot to a turn (turn.go), keeps unaddressed group text as

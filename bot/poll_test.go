@@ -2,8 +2,11 @@ package bot
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-telegram/bot/models"
 )
 
 func TestDecodeUpdates(t *testing.T) {
@@ -66,6 +69,20 @@ func FuzzDecodeUpdates(f *testing.F) {
 					t.Fatalf("accepted an update without an id or body: %+v", u)
 				}
 			}
+		}
+	})
+}
+
+func FuzzParseCommand(f *testing.F) {
+	f.Add("/start@ryo_test_bot hello", 0, 19)
+	f.Add("привет /help", 7, 5)
+	f.Fuzz(func(t *testing.T, text string, offset, length int) {
+		b := &Bot{}
+		b.me.Username = "ryo_test_bot"
+		m := &models.Message{Text: text, Entities: []models.MessageEntity{{Type: models.MessageEntityTypeBotCommand, Offset: offset, Length: length}}}
+		c, ok := b.parseCommand(m) // must not panic on any offsets
+		if ok && strings.Contains(c.name, "@") {
+			t.Fatalf("command name %q keeps its @target", c.name)
 		}
 	})
 }

@@ -1,6 +1,7 @@
-// Package prompts holds ryo's prompt templates as embedded files, parsed once
-// at start and rendered through typed data, never by string concatenation in
-// Go code. Golden files in testdata pin what the model is told.
+// Package prompts holds what ryo tells the model: the prompt templates, as
+// embedded files parsed once at start and rendered through typed data, and
+// the JSON schema of the envelope the model answers in. Golden files in
+// testdata pin the rendered prompts.
 //
 // The system prompt is built for Ollama's prompt cache: it depends only on
 // things that stay the same across the turns of a chat (the bot, the chat),

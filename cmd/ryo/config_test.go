@@ -178,3 +178,17 @@ func TestSettingNamesAreComplete(t *testing.T) {
 		t.Fatalf("LoadConfig reads %v;\nsettingNames has %v", read, names)
 	}
 }
+
+func FuzzDotenv(f *testing.F) {
+	f.Add("A=1\nexport B='x'\nC=\"a\\nb\" # c\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		vars, err := parseDotenv(strings.NewReader(text))
+		if err == nil {
+			for k := range vars {
+				if !keyShape.MatchString(k) {
+					t.Fatalf("accepted the key %q", k)
+				}
+			}
+		}
+	})
+}

@@ -332,6 +332,9 @@ func TestDatabaseLostWhileRunning(t *testing.T) {
 	if !strings.Contains(h.logs.String(), "store updates") {
 		t.Fatal("the log does not say updates could not be stored")
 	}
+	if status := healthz(t, h); status != http.StatusServiceUnavailable {
+		t.Fatalf("/healthz without the database = %d; want 503", status)
+	}
 
 	p.restore()
 	h.answer(dm, q.ID, "Second answer.")
@@ -365,14 +368,19 @@ func (h *harness) main0() *slog.Logger { return slog.New(slog.NewTextHandler(h.l
 func TestHealthz(t *testing.T) {
 	h := newHarness(t)
 	h.start()
+	if status := healthz(t, h); status != http.StatusOK {
+		t.Fatalf("/healthz = %d", status)
+	}
+}
+
+func healthz(t *testing.T, h *harness) int {
+	t.Helper()
 	resp, err := http.Get("http://" + h.main.HTTPAddr.String() + "/healthz")
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("/healthz = %s", resp.Status)
-	}
+	return resp.StatusCode
 }
 
 func TestRejectedTokenStopsStart(t *testing.T) {

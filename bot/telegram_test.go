@@ -1,0 +1,57 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"testing"
+	"time"
+
+	tg "github.com/go-telegram/bot"
+)
+
+func TestClassify(t *testing.T) {
+	dial := &url.Error{Op: "Post", URL: "http://x", Err: &net.OpError{Op: "dial", Err: errors.New("connection refused")}}
+	read := &url.Error{Op: "Post", URL: "http://x", Err: &net.OpError{Op: "read", Err: errors.New("connection reset")}}
+	tests := []struct {
+		name string
+		err  error
+		want outcome
+		wait time.Duration
+	}{
+		{"429", &tg.TooManyRequestsError{RetryAfter: 7}, notDone, 7 * time.Second},
+		{"bad request", fmt.Errorf("%w, message is not modified", tg.ErrorBadRequest), permanent, 0},
+		{"blocked", fmt.Errorf("%w, bot was blocked by the user", tg.ErrorForbidden), permanent, 0},
+		{"telegram 502", errors.New("error response from telegram for method sendMessage, 502 Bad Gateway"), notDone, 500 * time.Millisecond},
+		{"telegram 420", errors.New("error response from telegram for method sendMessage, 420 FLOOD"), permanent, 0},
+		{"never connected", fmt.Errorf("error do request for method sendMessage, %w", dial), notDone, 500 * time.Millisecond},
+		{"dropped mid-request", fmt.Errorf("error do request for method sendMessage, %w", read), unclear, 500 * time.Millisecond},
+		{"timeout", context.DeadlineExceeded, unclear, 500 * time.Millisecond},
+		{"not telegram's body", errors.New("error decode response body for method sendMessage, <html>"), unclear, 500 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, wait := classify(tt.err, 1)
+			if got != tt.want || wait != tt.wait {
+				t.Fatalf("classify = %v, %v; want %v, %v", got, wait, tt.want, tt.wait)
+			}
+		})
+	}
+	if retryable(creating, unclear) || !retryable(repeatable, unclear) || !retryable(creating, notDone) {
+		t.Fatal("a message that may have been sent must not be sent again; an edit may be repeated")
+	}
+}
+
+func TestScrub(t *testing.T) {
+	const token = "123:AAHsecretpart_xyz0123456789"
+	err := fmt.Errorf("wrapped: %w", errors.New("Cannot POST /bot123:AAHsecretpart_xyz0123456789/getMe and AAHsecretpart_xyz0123456789"))
+	got := scrub(err, token)
+	if got.Error() != "wrapped: Cannot POST /bot***/getMe and ***" || !errors.Is(got, errors.Unwrap(err)) {
+		t.Fatalf("scrub = %q", got)
+	}
+	if plain := errors.New("nothing secret"); scrub(plain, token) != plain {
+		t.Fatal("scrub changed an error without the token")
+	}
+}
