@@ -57,5 +57,7 @@ func textOf(m *models.Message) (string, []models.MessageEntity) {
 // bot cannot read yet.
 func hasMedia(m *models.Message) bool {
 	return m.Sticker != nil || len(m.Photo) > 0 || m.Voice != nil || m.Video != nil || m.VideoNote != nil ||
-		m.Audio != nil || m.Document != nil || m.Animation != nil || m.Location != nil || m.Contact != nil || m.Poll != nil
+		m.Audio != nil || m.Document != nil || m.Animation != nil || m.Location != nil || m.Contact != nil ||
+		m.Poll != nil || m.Dice != nil || m.Game != nil || m.Venue != nil || m.Story != nil ||
+		m.PaidMedia != nil || m.Checklist != nil || m.Invoice != nil
 }
