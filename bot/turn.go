@@ -98,7 +98,7 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, id int64, m *models
 	msg := ryo.Message{Place: placeOf(m), Kind: ryo.KindAssistant, Text: answer, TelegramID: ids[0],
 		ReplyTo: m.ID, UpdateID: id, Metadata: withMessageIDs(meta, ids)}
 	err = b.record(ctx, "finish turn", func(ctx context.Context) error {
-		_, err := b.db.FinishTurn(ctx, msg)
+		_, err := b.db.FinishTurn(ctx, msg, nil)
 		return err
 	})
 	if err != nil {

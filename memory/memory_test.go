@@ -220,7 +220,7 @@ func TestFinishTurnStoresAnswerAndMarksDone(t *testing.T) {
 		t.Fatalf("Turn parts = %v; want [2 3]", turn.Parts)
 	}
 	answer, err := db.FinishTurn(c, ryo.Message{Place: place, Kind: ryo.KindAssistant, Text: "hello", TelegramID: 2, ReplyTo: 1, UpdateID: 9,
-		Metadata: json.RawMessage(`{"model":"m"}`)})
+		Metadata: json.RawMessage(`{"model":"m"}`)}, []string{"greeting", "tool:calculate"})
 	if err != nil || answer.ID == 0 {
 		t.Fatalf("FinishTurn = %+v, %v", answer, err)
 	}
@@ -229,6 +229,10 @@ func TestFinishTurnStoresAnswerAndMarksDone(t *testing.T) {
 	}
 	if got := texts(t, db, place, 10); got != "hi|hello" {
 		t.Fatalf("History = %s; want hi|hello", got)
+	}
+	counts, err := db.TagCounts(c, 10)
+	if err != nil || len(counts) != 2 || counts[0].Count != 1 {
+		t.Fatalf("TagCounts = %+v, %v", counts, err)
 	}
 }
 
@@ -270,4 +274,30 @@ func TestOneInstancePerDatabase(t *testing.T) {
 		t.Fatalf("LockInstance after release = %v", err)
 	}
 	release2()
+}
+
+func TestToolResultsRunOncePerKey(t *testing.T) {
+	db := memorytest.Open(t)
+	c := ctx(t)
+	place := ryo.Place{ChatID: group.ID}
+	say(t, db, place, 1, "what is 6*7")
+	meta := json.RawMessage(`{"idempotency_key":"k1","tool":"calculate"}`)
+	first, err := db.SaveToolResult(c, ryo.Message{Place: place, Text: "__tool_result__ calculate {}", Metadata: meta}, "k1")
+	if err != nil || first.ID == 0 || first.Kind != ryo.KindToolResult {
+		t.Fatalf("SaveToolResult = %+v, %v", first, err)
+	}
+	again, err := db.SaveToolResult(c, ryo.Message{Place: place, Text: "__tool_result__ calculate {\"other\":1}", Metadata: meta}, "k1")
+	if err != nil || again.ID != first.ID || again.Text != first.Text {
+		t.Fatalf("second SaveToolResult = %+v, %v; want the first row", again, err)
+	}
+	found, ok, err := db.ToolResult(c, "k1")
+	if err != nil || !ok || found.ID != first.ID {
+		t.Fatalf("ToolResult = %+v, %v, %v", found, ok, err)
+	}
+	if _, ok, _ := db.ToolResult(c, "k2"); ok {
+		t.Fatal("found a result for an unknown key")
+	}
+	if got := texts(t, db, place, 10); got != "what is 6*7|__tool_result__ calculate {}" {
+		t.Fatalf("history = %q; want the result once, in the context", got)
+	}
 }

@@ -86,12 +86,15 @@ func (db *DB) SaveTurnAnswer(ctx context.Context, updateID int64, place ryo.Plac
 	})
 }
 
-// FinishTurn stores the bot's answer and marks its update done, in one
-// transaction: either both happen or neither does.
-func (db *DB) FinishTurn(ctx context.Context, answer ryo.Message) (ryo.Message, error) {
+// FinishTurn stores the bot's answer with its tags and marks its update
+// done, in one transaction: either all of it happens or none does.
+func (db *DB) FinishTurn(ctx context.Context, answer ryo.Message, tags []string) (ryo.Message, error) {
 	err := db.tx(ctx, "finish turn", func(tx pgx.Tx) error {
 		var err error
 		if answer, err = insertMessage(ctx, tx, answer, db.Now()); err != nil {
+			return err
+		}
+		if err := saveTags(ctx, tx, answer.ID, tags); err != nil {
 			return err
 		}
 		return finishUpdate(ctx, tx, answer.UpdateID, StateDone, "", db.Now())

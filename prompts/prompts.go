@@ -1,7 +1,9 @@
 package prompts
 
 import (
+	"bytes"
 	"embed"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"text/template"
@@ -37,6 +39,16 @@ type System struct {
 	ChatType    string // private, group, supergroup
 	ChatTitle   string
 	InTopic     bool
+	Tools       []Tool // the tools this person may use
+}
+
+// CompactSchema is a tool's argument schema on one line, for the prompt.
+func (t Tool) CompactSchema() string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, t.Schema); err != nil {
+		return string(t.Schema)
+	}
+	return b.String()
 }
 
 // Group reports whether several people share the chat.

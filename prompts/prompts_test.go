@@ -1,12 +1,15 @@
 package prompts_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/ryo-bot/ryo/prompts"
+	"github.com/ryo-bot/ryo/schema"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -22,6 +25,19 @@ func TestGolden(t *testing.T) {
 	}{
 		{"system_private", func() (string, error) {
 			return set.System(prompts.System{BotName: "Ryo", BotUsername: "ryo_bot", ChatType: "private"})
+		}},
+		{"system_tools", func() (string, error) {
+			return set.System(prompts.System{BotName: "Ryo", BotUsername: "ryo_bot", ChatType: "private", Tools: []prompts.Tool{
+				{Name: "calculate", Description: "Evaluate an arithmetic expression.", Schema: json.RawMessage(`{
+					"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"], "additionalProperties": false}`)},
+			}})
+		}},
+		{"envelope_calculate", func() (string, error) {
+			raw, err := prompts.Envelope([]prompts.Tool{{Name: "calculate", Schema: json.RawMessage(
+				`{"type":"object","properties":{"expression":{"type":"string"}},"required":["expression"],"additionalProperties":false}`)}})
+			var pretty bytes.Buffer
+			json.Indent(&pretty, raw, "", "  ")
+			return pretty.String(), err
 		}},
 		{"system_group_topic", func() (string, error) {
 			return set.System(prompts.System{BotName: "Ryo", BotUsername: "ryo_bot", ChatType: "supergroup", ChatTitle: "Team", InTopic: true})
@@ -51,4 +67,24 @@ func TestGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The envelope schemas are closed at every level, as DESIGN requires.
+func TestEnvelopeSchemasAreClosed(t *testing.T) {
+	for _, raw := range []json.RawMessage{prompts.EnvelopeSchema(), mustEnvelope(t)} {
+		if open, err := schema.Closed(raw); err != nil || open != "" {
+			t.Fatalf("open object at %q (%v)", open, err)
+		}
+		if _, err := schema.Compile(raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func mustEnvelope(t *testing.T) json.RawMessage {
+	raw, err := prompts.Envelope([]prompts.Tool{{Name: "t", Schema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }

@@ -1,0 +1,139 @@
+package toolbus
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/ryo-bot/ryo/schema"
+)
+
+// Registry holds the tools, built explicitly in main. It is safe for
+// concurrent use once built.
+type Registry struct {
+	tools map[string]*entry
+	order []string
+
+	mu   sync.Mutex
+	done map[string]Result // finished calls by idempotency key
+	keys []string          // in the order they finished, to forget the oldest
+}
+
+type entry struct {
+	spec   Spec
+	schema *schema.Schema
+}
+
+// rememberedCalls bounds how many finished calls the registry keeps in
+// memory for idempotency; older ones are found in the store.
+const rememberedCalls = 4096
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{tools: map[string]*entry{}, done: map[string]Result{}}
+}
+
+var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+
+// notVerbs are first words that show a description does not start with a
+// verb ("Returns …" and "Calculate …" do; "This tool …" does not).
+var notVerbs = map[string]bool{
+	"a": true, "an": true, "the": true, "this": true, "that": true, "it": true, "tool": true,
+	"function": true, "used": true, "for": true, "to": true, "when": true, "if": true, "my": true, "our": true,
+}
+
+// Register adds a tool. It refuses a bad name, a description that is empty,
+// longer than 200 characters or does not start with a verb, and a schema
+// that does not compile or leaves an object open to extra properties.
+func (r *Registry) Register(s Spec) error {
+	if err := check(s); err != nil {
+		return fmt.Errorf("register tool %q: %w", s.Name, err)
+	}
+	compiled, err := schema.Compile(s.Schema)
+	if err != nil {
+		return fmt.Errorf("register tool %q: %w", s.Name, err)
+	}
+	if s.Timeout == 0 {
+		s.Timeout = DefaultTimeout
+	}
+	if s.MaxResult == 0 {
+		s.MaxResult = DefaultMaxResult
+	}
+	r.tools[s.Name] = &entry{spec: s, schema: compiled}
+	r.order = append(r.order, s.Name)
+	return nil
+}
+
+func check(s Spec) error {
+	switch {
+	case !toolName.MatchString(s.Name):
+		return errors.New("the name must be lower_snake_case")
+	case s.Tool == nil:
+		return errors.New("no Tool")
+	case s.Description == "" || len([]rune(s.Description)) > 200:
+		return errors.New("the description must be 1 to 200 characters")
+	case !startsWithVerb(s.Description):
+		return errors.New(`the description must start with a verb ("Convert …", "Returns …")`)
+	}
+	var root map[string]any
+	if err := json.Unmarshal(s.Schema, &root); err != nil || root["type"] != "object" {
+		return errors.New(`the schema must be a JSON object schema ("type": "object")`)
+	}
+	open, err := schema.Closed(s.Schema)
+	if err != nil || open != "" {
+		return fmt.Errorf(`the schema object at %s must set "additionalProperties": false`, open)
+	}
+	return nil
+}
+
+func startsWithVerb(d string) bool {
+	first, _, _ := strings.Cut(d, " ")
+	if first == "" || strings.ToUpper(first[:1]) != first[:1] {
+		return false
+	}
+	return !notVerbs[strings.ToLower(first)]
+}
+
+// Specs returns the tools in the order they were registered.
+func (r *Registry) Specs() []Spec {
+	specs := make([]Spec, len(r.order))
+	for i, name := range r.order {
+		specs[i] = r.tools[name].spec
+	}
+	return specs
+}
+
+// Lookup returns the tool named name.
+func (r *Registry) Lookup(name string) (Spec, bool) {
+	e, ok := r.tools[name]
+	if !ok {
+		return Spec{}, false
+	}
+	return e.spec, true
+}
+
+func (r *Registry) names() string { return strings.Join(r.order, ", ") }
+
+func (r *Registry) remembered(key string) (Result, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res, ok := r.done[key]
+	return res, ok
+}
+
+func (r *Registry) remember(res Result) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.done[res.Key]; ok {
+		return
+	}
+	r.done[res.Key] = res
+	r.keys = append(r.keys, res.Key)
+	if len(r.keys) > rememberedCalls {
+		delete(r.done, r.keys[0])
+		r.keys = r.keys[1:]
+	}
+}

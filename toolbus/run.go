@@ -1,0 +1,167 @@
+package toolbus
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Result statuses.
+const (
+	StatusOK        = "ok"
+	StatusError     = "error"
+	StatusCancelled = "cancelled"
+	StatusDenied    = "denied"
+)
+
+// Call is one command of the model.
+type Call struct {
+	ID   string // unique per call, e.g. "u100-r2"
+	Key  string // idempotency key; see Key
+	Tool string
+	Args json.RawMessage
+}
+
+// Result is what came of a call.
+type Result struct {
+	CallID    string
+	Key       string
+	Tool      string
+	Args      json.RawMessage
+	Status    string
+	Output    json.RawMessage // the tool's result, when Status is ok
+	Error     *Error          // why not, otherwise
+	Latency   time.Duration
+	Truncated bool
+	Attempts  int
+}
+
+// Key derives the idempotency key of a call from the turn, the round of the
+// agent loop, the tool and its arguments (whatever their order or spacing).
+func Key(turn int64, round int, tool string, args json.RawMessage) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\x00%d\x00%s\x00%s", turn, round, tool, canonical(args))
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+func canonical(args json.RawMessage) []byte {
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return args
+	}
+	out, _ := json.Marshal(v) // maps marshal with sorted keys
+	return out
+}
+
+// Run validates and runs a call. A call whose key already ran returns that
+// run's result without running again. Unknown tools, invalid arguments and
+// failures come back as results the model can read, never as Go errors.
+func (r *Registry) Run(ctx context.Context, c Call) Result {
+	if res, ok := r.remembered(c.Key); ok {
+		return res
+	}
+	res := r.run(ctx, c)
+	if res.Status != StatusCancelled {
+		r.remember(res)
+	}
+	return res
+}
+
+func (r *Registry) run(ctx context.Context, c Call) Result {
+	res := Result{CallID: c.ID, Key: c.Key, Tool: c.Tool, Args: c.Args}
+	e, ok := r.tools[c.Tool]
+	if !ok {
+		return res.fail(StatusError, Errorf(CodeUnknownTool, "there is no tool %q; the tools are: %s", c.Tool, r.names()))
+	}
+	if err := e.schema.Validate(c.Args); err != nil {
+		return res.fail(StatusError, Errorf(CodeInvalidArgs, "the arguments do not fit %s's schema: %v", c.Tool, err))
+	}
+	if e.spec.Effect == Destructive {
+		return res.fail(StatusDenied, Errorf(CodeNeedsConfirm,
+			"%s changes things for good and needs the person's confirmation, which this bot cannot ask for yet; tell the person it was not done", c.Tool))
+	}
+	started := time.Now()
+	out, err := r.attempts(ctx, e, c.Args, &res)
+	res.Latency = time.Since(started)
+	if err != nil {
+		return res.failure(ctx, err, e.spec.Timeout)
+	}
+	return res.ok(out, e.spec.MaxResult)
+}
+
+// attempts calls the tool, once more after a failure when it changes
+// nothing.
+func (r *Registry) attempts(ctx context.Context, e *entry, args json.RawMessage, res *Result) (any, error) {
+	tries := 1
+	if e.spec.Effect == ReadOnly {
+		tries = 2
+	}
+	var out any
+	var err error
+	for res.Attempts = 1; res.Attempts <= tries; res.Attempts++ {
+		out, err = callOnce(ctx, e.spec, args)
+		var modelErr *Error
+		if err == nil || errors.As(err, &modelErr) || ctx.Err() != nil {
+			break
+		}
+	}
+	res.Attempts = min(res.Attempts, tries)
+	return out, err
+}
+
+// callOnce runs the tool under its deadline, turning a panic into an error.
+func callOnce(ctx context.Context, s Spec, args json.RawMessage) (out any, err error) {
+	ctx, cancel := context.WithTimeout(ctx, s.Timeout)
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	out, err = s.Tool.Call(ctx, args)
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err() // a tool that ignored its deadline
+	}
+	return out, err
+}
+
+func (res Result) fail(status string, err *Error) Result {
+	res.Status, res.Error = status, err
+	return res
+}
+
+func (res Result) failure(ctx context.Context, err error, timeout time.Duration) Result {
+	var modelErr *Error
+	switch {
+	case errors.As(err, &modelErr):
+		return res.fail(StatusError, modelErr)
+	case ctx.Err() != nil:
+		return res.fail(StatusCancelled, Errorf("cancelled", "the turn ended before %s finished", res.Tool))
+	case errors.Is(err, context.DeadlineExceeded):
+		return res.fail(StatusError, Errorf(CodeTimeout, "%s did not finish within %v", res.Tool, timeout))
+	}
+	return res.fail(StatusError, Errorf(CodeFailed, "%s failed: %v", res.Tool, err))
+}
+
+// ok encodes the output, cutting it to max bytes with a marker.
+func (res Result) ok(out any, max int) Result {
+	data, err := json.Marshal(out)
+	if err != nil {
+		return res.fail(StatusError, Errorf(CodeFailed, "%s returned a result that is not JSON", res.Tool))
+	}
+	res.Status = StatusOK
+	if len(data) <= max {
+		res.Output = data
+		return res
+	}
+	res.Truncated = true
+	res.Output, _ = json.Marshal(map[string]any{
+		"truncated": fmt.Sprintf("the result was %d bytes; only the first %d are shown", len(data), max),
+		"partial":   string(data[:max]),
+	})
+	return res
+}

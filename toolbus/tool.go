@@ -1,0 +1,83 @@
+package toolbus
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Tool does one thing the model may ask for. Call gets the arguments as
+// validated JSON and returns the result as a JSON-encodable value. An error
+// that should reach the model as it is, so that it can correct itself, is a
+// *Error; any other error is reported to the model as a failure of the tool.
+// Call must respect ctx: the bus cancels it at the tool's deadline.
+type Tool interface {
+	Call(ctx context.Context, args json.RawMessage) (any, error)
+}
+
+// ToolFunc adapts a function to Tool.
+type ToolFunc func(ctx context.Context, args json.RawMessage) (any, error)
+
+// Call calls f.
+func (f ToolFunc) Call(ctx context.Context, args json.RawMessage) (any, error) { return f(ctx, args) }
+
+// Effect says what running a tool changes.
+type Effect int
+
+// Effects, from harmless to irreversible.
+const (
+	ReadOnly    Effect = iota // changes nothing; safe to retry
+	Mutating                  // changes something that can be changed back
+	Destructive               // changes something for good; always confirmed by the person
+)
+
+func (e Effect) String() string {
+	switch e {
+	case ReadOnly:
+		return "read-only"
+	case Mutating:
+		return "mutating"
+	}
+	return "destructive"
+}
+
+// Defaults for a Spec that leaves them zero.
+const (
+	DefaultTimeout   = 10 * time.Second
+	DefaultMaxResult = 16 << 10 // bytes of JSON result
+)
+
+// Spec describes a tool to the registry and to the model.
+type Spec struct {
+	Name        string          // lower_snake_case, what the model names in "intent"
+	Description string          // starts with a verb, at most 200 characters
+	Schema      json.RawMessage // JSON Schema of the arguments; an object with additionalProperties false
+	Effect      Effect
+	Timeout     time.Duration // 0 means DefaultTimeout
+	MaxResult   int           // 0 means DefaultMaxResult
+	Tool        Tool
+}
+
+// Error is a failure the model should see as it is: a short code and a
+// message that says what to do differently.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Error codes the bus itself reports.
+const (
+	CodeUnknownTool  = "unknown_tool"
+	CodeInvalidArgs  = "invalid_arguments"
+	CodeTimeout      = "timeout"
+	CodeFailed       = "tool_failed"
+	CodeNeedsConfirm = "needs_confirmation"
+)
+
+// Errorf returns an *Error for the model.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,192 @@
+package toolbus_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ryo-bot/ryo/toolbus"
+)
+
+const echoSchema = `{"type":"object","properties":{"text":{"type":"string","maxLength":50}},"required":["text"],"additionalProperties":false}`
+
+func spec(name string, effect toolbus.Effect, f toolbus.ToolFunc) toolbus.Spec {
+	return toolbus.Spec{Name: name, Description: "Echo the text back", Schema: json.RawMessage(echoSchema), Effect: effect, Tool: f}
+}
+
+func echo(_ context.Context, args json.RawMessage) (any, error) {
+	var a struct{ Text string }
+	json.Unmarshal(args, &a)
+	return map[string]string{"echo": a.Text}, nil
+}
+
+func registry(t *testing.T, specs ...toolbus.Spec) *toolbus.Registry {
+	t.Helper()
+	r := toolbus.NewRegistry()
+	for _, s := range specs {
+		if err := r.Register(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+func call(r *toolbus.Registry, tool, args string) toolbus.Result {
+	return r.Run(context.Background(), toolbus.Call{ID: "c1", Key: toolbus.Key(1, 1, tool, json.RawMessage(args)), Tool: tool, Args: json.RawMessage(args)})
+}
+
+func TestRegisterRefuses(t *testing.T) {
+	good := spec("echo", toolbus.ReadOnly, echo)
+	tests := []struct {
+		name string
+		mod  func(*toolbus.Spec)
+		want string
+	}{
+		{"bad name", func(s *toolbus.Spec) { s.Name = "Echo Tool" }, "lower_snake_case"},
+		{"no description", func(s *toolbus.Spec) { s.Description = "" }, "1 to 200"},
+		{"long description", func(s *toolbus.Spec) { s.Description = "Echo " + strings.Repeat("x", 200) }, "1 to 200"},
+		{"not a verb", func(s *toolbus.Spec) { s.Description = "This tool echoes" }, "start with a verb"},
+		{"lower case", func(s *toolbus.Spec) { s.Description = "echo the text" }, "start with a verb"},
+		{"open schema", func(s *toolbus.Spec) {
+			s.Schema = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)
+		}, `"additionalProperties": false`},
+		{"open nested", func(s *toolbus.Spec) {
+			s.Schema = json.RawMessage(`{"type":"object","properties":{"o":{"type":"object","properties":{}}},"additionalProperties":false}`)
+		}, "$.properties.o"},
+		{"not an object", func(s *toolbus.Spec) { s.Schema = json.RawMessage(`{"type":"string"}`) }, `"type": "object"`},
+		{"no tool", func(s *toolbus.Spec) { s.Tool = nil }, "no Tool"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := good
+			tt.mod(&s)
+			err := toolbus.NewRegistry().Register(s)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Register = %v; want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunValidatesAndEncodes(t *testing.T) {
+	r := registry(t, spec("echo", toolbus.ReadOnly, echo))
+	res := call(r, "echo", `{"text":"hi"}`)
+	if res.Status != toolbus.StatusOK || string(res.Output) != `{"echo":"hi"}` {
+		t.Fatalf("Run = %+v", res)
+	}
+	if got := res.Text(); got != `__tool_result__ echo {"call_id":"c1","result":{"echo":"hi"},"status":"ok"}` {
+		t.Fatalf("Text = %s", got)
+	}
+	var meta map[string]any
+	json.Unmarshal(res.Metadata(), &meta)
+	if meta["tool"] != "echo" || meta["status"] != "ok" || meta["idempotency_key"] != res.Key || meta["arguments"].(map[string]any)["text"] != "hi" {
+		t.Fatalf("Metadata = %s", res.Metadata())
+	}
+	bad := call(r, "echo", `{"text":"hi","loud":true}`)
+	if bad.Status != toolbus.StatusError || bad.Error.Code != toolbus.CodeInvalidArgs || !strings.Contains(bad.Error.Message, "loud") {
+		t.Fatalf("Run(extra field) = %+v", bad)
+	}
+	unknown := call(r, "shout", `{}`)
+	if unknown.Error == nil || unknown.Error.Code != toolbus.CodeUnknownTool || !strings.Contains(unknown.Error.Message, "echo") {
+		t.Fatalf("Run(unknown) = %+v; want unknown_tool listing echo", unknown)
+	}
+}
+
+func TestRunDeadline(t *testing.T) {
+	s := spec("slow", toolbus.Mutating, func(ctx context.Context, _ json.RawMessage) (any, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	s.Timeout = 20 * time.Millisecond
+	res := call(registry(t, s), "slow", `{"text":"x"}`)
+	if res.Status != toolbus.StatusError || res.Error.Code != toolbus.CodeTimeout {
+		t.Fatalf("Run(slow) = %+v; want a timeout", res)
+	}
+}
+
+func TestRunTruncates(t *testing.T) {
+	s := spec("big", toolbus.ReadOnly, func(context.Context, json.RawMessage) (any, error) {
+		return strings.Repeat("x", 1000), nil
+	})
+	s.MaxResult = 100
+	res := call(registry(t, s), "big", `{"text":"x"}`)
+	var out map[string]string
+	json.Unmarshal(res.Output, &out)
+	if !res.Truncated || len(out["partial"]) != 100 || !strings.Contains(out["truncated"], "1002 bytes") {
+		t.Fatalf("Run(big) = %+v", res)
+	}
+}
+
+func TestRunIsIdempotent(t *testing.T) {
+	var runs atomic.Int32
+	r := registry(t, spec("count", toolbus.Mutating, func(context.Context, json.RawMessage) (any, error) {
+		return runs.Add(1), nil
+	}))
+	first := call(r, "count", `{"text":"a"}`)
+	again := r.Run(context.Background(), toolbus.Call{ID: "c2", Tool: "count", Key: toolbus.Key(1, 1, "count", json.RawMessage(`{ "text" : "a" }`)),
+		Args: json.RawMessage(`{ "text" : "a" }`)})
+	if runs.Load() != 1 || string(again.Output) != string(first.Output) {
+		t.Fatalf("ran %d times; the same key must run once", runs.Load())
+	}
+	if call(r, "count", `{"text":"b"}`); runs.Load() != 2 {
+		t.Fatal("other arguments did not run")
+	}
+}
+
+func TestOnlyReadOnlyToolsAreRetried(t *testing.T) {
+	for _, effect := range []toolbus.Effect{toolbus.ReadOnly, toolbus.Mutating} {
+		var runs atomic.Int32
+		r := registry(t, spec("flaky", effect, func(context.Context, json.RawMessage) (any, error) {
+			if runs.Add(1) == 1 {
+				return nil, errors.New("connection reset")
+			}
+			return "fine", nil
+		}))
+		res := call(r, "flaky", `{"text":"x"}`)
+		wantOK := effect == toolbus.ReadOnly
+		if (res.Status == toolbus.StatusOK) != wantOK {
+			t.Fatalf("%v tool: %+v after %d runs", effect, res, runs.Load())
+		}
+	}
+}
+
+func TestModelErrorsAreNotRetried(t *testing.T) {
+	var runs atomic.Int32
+	r := registry(t, spec("picky", toolbus.ReadOnly, func(context.Context, json.RawMessage) (any, error) {
+		runs.Add(1)
+		return nil, toolbus.Errorf("bad_input", "say it differently")
+	}))
+	res := call(r, "picky", `{"text":"x"}`)
+	if runs.Load() != 1 || res.Error.Code != "bad_input" || res.Error.Message != "say it differently" {
+		t.Fatalf("Run = %+v after %d runs", res, runs.Load())
+	}
+}
+
+func TestDestructiveToolsAreRefused(t *testing.T) {
+	var ran atomic.Bool
+	r := registry(t, spec("wipe", toolbus.Destructive, func(context.Context, json.RawMessage) (any, error) {
+		ran.Store(true)
+		return nil, nil
+	}))
+	res := call(r, "wipe", `{"text":"x"}`)
+	if ran.Load() || res.Status != toolbus.StatusDenied || !strings.Contains(res.Error.Message, "confirmation") {
+		t.Fatalf("Run(destructive) = %+v, ran %v", res, ran.Load())
+	}
+}
+
+func TestPanickingToolFails(t *testing.T) {
+	r := registry(t, spec("boom", toolbus.Mutating, func(context.Context, json.RawMessage) (any, error) { panic("oops") }))
+	if res := call(r, "boom", `{"text":"x"}`); res.Status != toolbus.StatusError || !strings.Contains(res.Error.Message, "oops") {
+		t.Fatalf("Run(panic) = %+v", res)
+	}
+}
+
+func TestLooksLikeResult(t *testing.T) {
+	if !toolbus.LooksLikeResult("  __tool_result__ calculate {}") || toolbus.LooksLikeResult("what is __tool_result__?") {
+		t.Fatal("LooksLikeResult is wrong")
+	}
+}
