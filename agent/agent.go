@@ -3,11 +3,12 @@ package agent
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/prompts"
+	"github.com/ryo-bot/ryo/schema"
+	"github.com/ryo-bot/ryo/toolbus"
 )
 
 // Model is the language model the agent asks.
@@ -15,107 +16,148 @@ type Model interface {
 	Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply, error)
 }
 
+// Store keeps tool results: they are context for the model in later rounds
+// and turns, and they make every call run once.
+type Store interface {
+	// ToolResult returns the stored result of the call with key.
+	ToolResult(ctx context.Context, key string) (ryo.Message, bool, error)
+	// SaveToolResult stores m under key, or returns the result already
+	// stored under it.
+	SaveToolResult(ctx context.Context, m ryo.Message, key string) (ryo.Message, error)
+}
+
+// Config is what an agent is made of.
+type Config struct {
+	Model      Model
+	Prompts    *prompts.Set
+	Tools      *toolbus.Registry
+	Store      Store
+	Location   *time.Location // the time zone the model is told
+	MaxRounds  int            // model calls per turn, commands included; default 4
+	MaxRepairs int            // corrections of an invalid answer per round; default 2
+}
+
 // Agent answers turns.
 type Agent struct {
-	model    Model
-	prompts  *prompts.Set
-	location *time.Location
+	cfg     Config
+	tools   []prompts.Tool
+	format  []byte         // the envelope schema sent to the model
+	answers *schema.Schema // what answers are checked against
 	// Now is the clock; tests replace it.
 	Now func() time.Time
 }
 
-// New returns an agent that tells times in location.
-func New(model Model, set *prompts.Set, location *time.Location) *Agent {
-	return &Agent{model: model, prompts: set, location: location, Now: time.Now}
+// New returns an agent, with the envelope schema for its tools compiled.
+func New(cfg Config) (*Agent, error) {
+	if cfg.MaxRounds == 0 {
+		cfg.MaxRounds = 4
+	}
+	if cfg.MaxRepairs == 0 {
+		cfg.MaxRepairs = 2
+	}
+	a := &Agent{cfg: cfg, Now: time.Now}
+	for _, s := range cfg.Tools.Specs() {
+		a.tools = append(a.tools, prompts.Tool{Name: s.Name, Description: s.Description, Schema: s.Schema})
+	}
+	var err error
+	if a.format, err = prompts.Envelope(a.tools); err != nil {
+		return nil, err
+	}
+	if a.answers, err = schema.Compile(prompts.OpenEnvelope()); err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // Input is one turn to answer.
 type Input struct {
-	Bot     ryo.User // who the bot is in Telegram
-	Chat    ryo.Chat
-	Place   ryo.Place
-	History []ryo.Message // oldest first; the newest is the message to answer
-	OnDelta func(delta string)
+	Bot      ryo.User // who the bot is in Telegram
+	Chat     ryo.Chat
+	Place    ryo.Place
+	UpdateID int64         // the turn, for the tool calls' idempotency keys
+	History  []ryo.Message // oldest first; the newest message of a person is the one to answer
+	OnDelta  func(delta string)
 }
 
-// Output is the answer.
+// Output is the answer, and how it came about.
 type Output struct {
-	Text  string
-	Usage ryo.Usage
+	Text          string
+	Usage         ryo.Usage // summed over every model call
+	Tags          []string  // the envelope's and the tools', normalised
+	Rounds        int
+	Repairs       int
+	Tools         []string // the tools that ran, in order
+	ClaimedAction string   // a done-deed the reply claims though no tool did it; "" when none
 }
 
-// ErrEmptyAnswer is returned when the model answers nothing at all.
-var ErrEmptyAnswer = &ryo.Error{Code: ryo.EUNAVAILABLE, Err: errors.New("model: empty answer"),
-	Message: "The model gave an empty answer. Please try again or rephrase."}
+var (
+	// ErrEmptyAnswer is returned when the model answers nothing at all.
+	ErrEmptyAnswer = &ryo.Error{Code: ryo.EUNAVAILABLE, Err: errors.New("model: empty reply"),
+		Message: "The model gave an empty answer. Please try again or rephrase."}
+	// ErrUnusable is returned when the model's answers stay invalid after
+	// every repair.
+	ErrUnusable = &ryo.Error{Code: ryo.EUNAVAILABLE, Err: errors.New("model: no valid envelope after repairs"),
+		Message: "I could not put together a proper answer this time. Please try again or rephrase."}
+	// ErrTooLong is returned when the turn's deadline passes.
+	ErrTooLong = &ryo.Error{Code: ryo.ETIMEOUT, Err: errors.New("turn deadline passed"),
+		Message: "This took too long, so I stopped. Please try a simpler request."}
+)
 
-// Run answers the newest message of in.History.
+// Run answers the newest message of in.History: it asks the model, runs the
+// commands it gives through the tool bus, shows it the results, and stops at
+// an answer without a command, at the round limit, or at ctx's deadline.
 func (a *Agent) Run(ctx context.Context, in Input) (Output, error) {
 	msgs, err := a.Prompt(in)
 	if err != nil {
 		return Output{}, err
 	}
-	reply, err := a.model.Chat(ctx, ryo.ModelRequest{Messages: msgs, OnDelta: in.OnDelta})
-	if err != nil {
-		return Output{}, err
-	}
-	text := strings.TrimSpace(reply.Content)
-	if text == "" {
-		return Output{}, ErrEmptyAnswer
-	}
-	return Output{Text: text, Usage: reply.Usage}, nil
-}
-
-// Prompt builds the messages the model is sent for in.
-func (a *Agent) Prompt(in Input) ([]ryo.ModelMessage, error) {
-	system, err := a.prompts.System(prompts.System{
-		BotName:     in.Bot.FirstName,
-		BotUsername: in.Bot.Username,
-		ChatType:    string(in.Chat.Type),
-		ChatTitle:   in.Chat.Title,
-		InTopic:     in.Place.Thread != 0,
-	})
-	if err != nil {
-		return nil, err
-	}
-	msgs := []ryo.ModelMessage{{Role: ryo.ModelSystem, Content: system}}
-	group := in.Chat.Type.IsGroup()
-	for i, m := range in.History {
-		if i == len(in.History)-1 {
-			note, err := a.note(m)
-			if err != nil {
-				return nil, err
-			}
-			msgs = append(msgs, ryo.ModelMessage{Role: ryo.ModelSystem, Content: note})
+	var out Output
+	acted := false // whether a tool did something
+	for out.Rounds = 1; ; out.Rounds++ {
+		env, raw, err := a.ask(ctx, msgs, in.OnDelta, &out)
+		if err != nil {
+			return out, a.deadline(ctx, err)
 		}
-		msgs = append(msgs, modelMessage(m, group))
+		out.Tags = addTags(out.Tags, env.Tags...)
+		if env.Command == nil || out.Rounds == a.cfg.MaxRounds {
+			return a.finish(out, env, acted)
+		}
+		result, ok, err := a.command(ctx, in, out.Rounds, env.Command)
+		if err != nil {
+			return out, a.deadline(ctx, err)
+		}
+		out.Tools = append(out.Tools, env.Command.Intent)
+		out.Tags = addTags(out.Tags, "tool:"+env.Command.Intent)
+		acted = acted || ok
+		msgs = append(msgs, ryo.ModelMessage{Role: ryo.ModelAssistant, Content: raw},
+			ryo.ModelMessage{Role: ryo.ModelUser, Content: result})
 	}
-	return msgs, nil
 }
 
-// note tells the model the time and who speaks, just before the newest
-// message, so that everything before it stays the same from turn to turn.
-func (a *Agent) note(newest ryo.Message) (string, error) {
-	now := a.Now().In(a.location)
-	speaker := ""
-	if newest.Sender != nil {
-		speaker = newest.Sender.Name()
+// deadline turns the passing of the turn's deadline into an error the
+// person can be shown.
+func (a *Agent) deadline(ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return ErrTooLong
 	}
-	return a.prompts.Now(prompts.Now{
-		Time:     now.Format("Monday, 2 January 2006, 15:04"),
-		Timezone: a.location.String(),
-		Speaker:  speaker,
-	})
+	return err
 }
 
-func modelMessage(m ryo.Message, group bool) ryo.ModelMessage {
-	switch m.Kind {
-	case ryo.KindAssistant:
-		return ryo.ModelMessage{Role: ryo.ModelAssistant, Content: m.Text}
-	case ryo.KindSystem:
-		return ryo.ModelMessage{Role: ryo.ModelSystem, Content: m.Text}
+// finish makes the output from the last envelope.
+func (a *Agent) finish(out Output, env Envelope, acted bool) (Output, error) {
+	out.Text = env.Reply
+	if q := env.FollowUpQuestion; q != nil && *q != "" && !contains(out.Text, *q) {
+		out.Text = join(out.Text, *q)
 	}
-	if group && m.Sender != nil {
-		return ryo.ModelMessage{Role: ryo.ModelUser, Content: "[" + m.Sender.Name() + "]: " + m.Text}
+	if env.Command != nil { // the round limit cut it off
+		out.Text = join(out.Text, "(I stopped there: that took more steps than I may take in one answer.)")
 	}
-	return ryo.ModelMessage{Role: ryo.ModelUser, Content: m.Text}
+	if trimmed(out.Text) == "" {
+		return out, ErrEmptyAnswer
+	}
+	out.Text = trimmed(out.Text)
+	if !acted {
+		out.ClaimedAction = claimedAction(out.Text)
+	}
+	return out, nil
 }

@@ -1,12 +1,32 @@
-// Package agent turns a conversation into the model's answer.
+// Package agent turns a conversation into the bot's answer with a
+// model-agnostic JSON-envelope loop.
 //
 // In the flow of a turn, the bot hands the agent the chat, the person and the
-// recent history (the newest message last). The agent builds the prompt — the
-// system prompt from prompts, the history with group speakers named, a short
-// note with the time just before the newest message — calls the model, and
-// returns its answer with the usage figures. A caller that wants to show the
-// answer as it grows passes Input.OnDelta.
+// recent history. The agent builds the prompt — the system prompt from
+// prompts, with the contract and the tools this person may use first and
+// nothing that changes between turns; the history, with group speakers named,
+// the bot's own answers shown as envelopes and tool results as they were
+// given; a note with the time just before the newest message — and asks the
+// model with the envelope schema as its format.
 //
-// The agent depends on a one-method Model interface, not on Ollama; tests
-// give it a scripted model.
+// Every answer is an envelope: a reply, and perhaps a command. The answer is
+// parsed tolerantly (code fences, text around the JSON, braces in strings)
+// and validated against the schema; an invalid one is repaired by telling the
+// model exactly what was wrong, at most MaxRepairs times, then the person is
+// told politely. A command goes to the tool bus under an idempotency key
+// (the turn, the round, the tool, the arguments): a key already stored — an
+// earlier run of the same turn — is not run again. The result is stored as a
+// "__tool_result__ <tool> <json>" message and shown to the model, and the next
+// round starts. Unknown tools and invalid arguments come back as error
+// results the model can correct. The loop stops at an answer without a
+// command, at MaxRounds, or at the turn's deadline.
+//
+// A person's text never passes for a tool result: one that starts with the
+// prefix is marked as theirs before the model sees it. A reply that says an
+// action was done (saved, sent, deleted…) when no tool did it is flagged in
+// the output. The envelope's tags, normalised, and a tool:<name> tag for each
+// tool used come back with the answer.
+//
+// The agent depends on a one-method Model interface, not on Ollama, and on a
+// small Store for tool results; tests give it a scripted model.
 package agent

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ryo-bot/ryo/schema"
 )
 
 // Envelope is what the model answers: a reply for the person, and
@@ -28,14 +30,15 @@ type Command struct {
 // ErrNoEnvelope is returned when the model's answer holds no JSON object.
 var ErrNoEnvelope = errors.New("the answer holds no JSON object")
 
-// ParseEnvelope finds the envelope in a model's answer and decodes it. It
-// tolerates what models add around JSON — code fences, a sentence before or
-// after — and braces inside strings; it refuses unknown fields and missing
-// required ones, saying which, so that the model can be told.
-func ParseEnvelope(answer string) (Envelope, error) {
+// ParseEnvelope finds the envelope in a model's answer, checks it against
+// the schema s (when not nil) and decodes it. It tolerates what models add
+// around JSON — code fences, a sentence before or after — and braces inside
+// strings; it refuses unknown fields and missing ones, saying which, so that
+// the model can be told what to fix.
+func ParseEnvelope(answer string, s *schema.Schema) (Envelope, error) {
 	var firstErr error
 	for _, candidate := range objects(answer) {
-		env, err := decodeEnvelope(candidate)
+		env, err := decodeEnvelope(candidate, s)
 		if err == nil {
 			return env, nil
 		}
@@ -49,7 +52,12 @@ func ParseEnvelope(answer string) (Envelope, error) {
 	return Envelope{}, firstErr
 }
 
-func decodeEnvelope(raw string) (Envelope, error) {
+func decodeEnvelope(raw string, s *schema.Schema) (Envelope, error) {
+	if s != nil {
+		if err := s.Validate([]byte(raw)); err != nil {
+			return Envelope{}, err
+		}
+	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(raw), &fields); err != nil {
 		return Envelope{}, fmt.Errorf("not valid JSON: %w", err)

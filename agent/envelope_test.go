@@ -34,7 +34,7 @@ func TestParseEnvelope(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, err := agent.ParseEnvelope(tt.answer)
+			env, err := agent.ParseEnvelope(tt.answer, nil)
 			if tt.errHas != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.errHas) {
 					t.Fatalf("ParseEnvelope = %+v, %v; want an error saying %q", env, err, tt.errHas)
@@ -56,7 +56,7 @@ func FuzzParseEnvelope(f *testing.F) {
 	f.Add("```json\n" + plain + "\n```")
 	f.Add(`{"reply":"}{","command":null,"tags":[],"followUpQuestion":null}`)
 	f.Fuzz(func(t *testing.T, answer string) {
-		env, err := agent.ParseEnvelope(answer) // must not panic
+		env, err := agent.ParseEnvelope(answer, nil) // must not panic
 		if err == nil && env.Command != nil && len(env.Command.Slots) == 0 {
 			t.Fatalf("accepted a command without slots: %q", answer)
 		}

@@ -22,6 +22,7 @@ type Config struct {
 	PollTimeout   time.Duration // long-poll wait of getUpdates
 	CallTimeout   time.Duration // deadline of every other Telegram call
 	HistoryLimit  int           // messages of context given to the model
+	TurnTimeout   time.Duration // how long one answer may take, tool rounds included
 	MaxAttempts   int           // starts of one update before it is given up
 	ShutdownGrace time.Duration // how long running turns may finish at shutdown
 }
@@ -45,6 +46,9 @@ type Bot struct {
 
 // New returns a bot; Run starts it.
 func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model string) (*Bot, error) {
+	if cfg.TurnTimeout == 0 {
+		cfg.TurnTimeout = 10 * time.Minute
+	}
 	t, err := newTelegram(cfg, log)
 	if err != nil {
 		return nil, err

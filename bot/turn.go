@@ -74,7 +74,9 @@ func (b *Bot) ask(ctx context.Context, id int64, chat ryo.Chat, place ryo.Place)
 		return "", nil, err
 	}
 	started := time.Now()
-	out, err := b.agent.Run(ctx, agent.Input{Bot: b.me, Chat: chat, Place: place, History: history})
+	turnCtx, cancel := context.WithTimeout(ctx, b.cfg.TurnTimeout)
+	defer cancel()
+	out, err := b.agent.Run(turnCtx, agent.Input{Bot: b.me, Chat: chat, Place: place, UpdateID: id, History: history})
 	if err != nil {
 		return "", nil, err
 	}
@@ -98,7 +100,7 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, id int64, m *models
 	msg := ryo.Message{Place: placeOf(m), Kind: ryo.KindAssistant, Text: answer, TelegramID: ids[0],
 		ReplyTo: m.ID, UpdateID: id, Metadata: withMessageIDs(meta, ids)}
 	err = b.record(ctx, "finish turn", func(ctx context.Context) error {
-		_, err := b.db.FinishTurn(ctx, msg, nil)
+		_, err := b.db.FinishTurn(ctx, msg, tagsOf(meta))
 		return err
 	})
 	if err != nil {
@@ -127,8 +129,13 @@ func (b *Bot) turnFailed(ctx context.Context, log *slog.Logger, id int64, status
 // answerMetadata records what the answer cost.
 func (b *Bot) answerMetadata(out agent.Output, took time.Duration) json.RawMessage {
 	meta, _ := json.Marshal(map[string]any{
-		"model":       b.model,
-		"duration_ms": ms(took),
+		"model":          b.model,
+		"duration_ms":    ms(took),
+		"tags":           out.Tags,
+		"rounds":         out.Rounds,
+		"repairs":        out.Repairs,
+		"tools":          out.Tools,
+		"claimed_action": out.ClaimedAction,
 		"usage": map[string]any{
 			"prompt_tokens":  out.Usage.PromptTokens,
 			"reply_tokens":   out.Usage.ReplyTokens,
@@ -151,4 +158,13 @@ func withMessageIDs(meta json.RawMessage, ids []int) json.RawMessage {
 	fields["message_ids"] = ids
 	out, _ := json.Marshal(fields)
 	return out
+}
+
+// tagsOf reads the tags answerMetadata recorded.
+func tagsOf(meta json.RawMessage) []string {
+	var v struct {
+		Tags []string `json:"tags"`
+	}
+	_ = json.Unmarshal(meta, &v) // written by answerMetadata; unreadable means no tags
+	return v.Tags
 }

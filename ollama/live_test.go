@@ -13,6 +13,8 @@ import (
 	"github.com/ryo-bot/ryo/ollama"
 	"github.com/ryo-bot/ryo/ollama/livetest"
 	"github.com/ryo-bot/ryo/prompts"
+	"github.com/ryo-bot/ryo/schema"
+	"github.com/ryo-bot/ryo/tools"
 )
 
 // live starts a real Ollama with the tiny model as "tiny" and returns an
@@ -64,16 +66,35 @@ func TestLiveChat(t *testing.T) {
 	}
 }
 
-// The model answers ryo's envelope schema, and ryo's parser reads it.
+// The model answers ryo's envelope schema (with the built-in tools), and
+// ryo's parser and validator read it.
 func TestLiveEnvelopeFormat(t *testing.T) {
-	_, c := live(t, nil)
+	srv := livetest.Start(t)
+	m := livetest.DefaultTinyModel()
+	m.Favour = "n"
+	srv.CreateTinyModel(t, "tiny", m)
+	u, _ := url.Parse(srv.URL)
+	c := ollama.New(ollama.Config{Host: u, Model: "tiny", ConnectTimeout: 5 * time.Second,
+		FirstTokenTimeout: time.Minute, Timeout: 2 * time.Minute})
+	var specs []prompts.Tool
+	for _, s := range tools.Builtin(time.UTC, time.Now) {
+		specs = append(specs, prompts.Tool{Name: s.Name, Description: s.Description, Schema: s.Schema})
+	}
+	format, err := prompts.Envelope(specs)
+	if err != nil {
+		t.Fatal(err)
+	}
 	req := hello()
-	req.Format = prompts.EnvelopeSchema()
+	req.Format = format
 	reply, err := c.Chat(ctx(t), req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := agent.ParseEnvelope(reply.Content)
+	answers, err := schema.Compile(prompts.OpenEnvelope())
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := agent.ParseEnvelope(reply.Content, answers)
 	if err != nil {
 		t.Fatalf("ParseEnvelope(%q): %v", reply.Content, err)
 	}

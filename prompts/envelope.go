@@ -13,6 +13,19 @@ var envelopeSchema []byte
 // DESIGN states it, with no tools.
 func EnvelopeSchema() json.RawMessage { return envelopeSchema }
 
+// OpenEnvelope is the envelope with any command: its intent a string and
+// its slots any object. Answers are checked against it; the intent and the
+// slots are then checked by the tool bus, whose errors the model can act on.
+func OpenEnvelope() json.RawMessage {
+	var root map[string]any
+	json.Unmarshal(envelopeSchema, &root)
+	command := root["properties"].(map[string]any)["command"].(map[string]any)
+	generic := command["anyOf"].([]any)[1].(map[string]any)
+	command["anyOf"] = []any{map[string]any{"type": "null"}, commandFor(generic, "", map[string]any{"type": "object"})}
+	out, _ := json.Marshal(root)
+	return out
+}
+
 // Tool is a tool as the model is told about it.
 type Tool struct {
 	Name        string
@@ -50,7 +63,9 @@ func commandFor(generic map[string]any, name string, slots any) map[string]any {
 	for k, v := range generic["properties"].(map[string]any) {
 		props[k] = v
 	}
-	props["intent"] = map[string]any{"type": "string", "enum": []string{name}}
+	if name != "" {
+		props["intent"] = map[string]any{"type": "string", "enum": []string{name}}
+	}
 	props["slots"] = slots
 	variant := map[string]any{}
 	for k, v := range generic {

@@ -35,6 +35,8 @@ type Config struct {
 
 	Workers           int
 	HistoryMessages   int
+	MaxRounds         int
+	TurnTimeout       time.Duration
 	MaxAttempts       int
 	PollTimeout       time.Duration
 	TelegramTimeout   time.Duration
@@ -53,6 +55,7 @@ var settingNames = []string{
 	"RYO_HTTP_ADDR", "RYO_LOG_LEVEL", "RYO_LOG_FORMAT", "RYO_TIMEZONE", "RYO_WORKERS", "RYO_HISTORY_MESSAGES",
 	"RYO_MAX_ATTEMPTS", "RYO_POLL_TIMEOUT", "RYO_TELEGRAM_TIMEOUT", "RYO_SHUTDOWN_GRACE", "RYO_MODEL_KEEP_ALIVE",
 	"RYO_MODEL_NUM_CTX", "RYO_MODEL_CONNECT_TIMEOUT", "RYO_MODEL_FIRST_TOKEN_TIMEOUT", "RYO_MODEL_TIMEOUT",
+	"RYO_MAX_ROUNDS", "RYO_TURN_TIMEOUT",
 }
 
 // ConfigError is a missing or malformed setting. Its text is one line that
@@ -83,6 +86,8 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 
 		Workers:           r.integer("RYO_WORKERS", 8, 1),
 		HistoryMessages:   r.integer("RYO_HISTORY_MESSAGES", 30, 1),
+		MaxRounds:         r.integer("RYO_MAX_ROUNDS", 4, 1),
+		TurnTimeout:       r.duration("RYO_TURN_TIMEOUT", 10*time.Minute, time.Second),
 		MaxAttempts:       r.integer("RYO_MAX_ATTEMPTS", 5, 1),
 		PollTimeout:       r.duration("RYO_POLL_TIMEOUT", 50*time.Second, 2*time.Second),
 		TelegramTimeout:   r.duration("RYO_TELEGRAM_TIMEOUT", 15*time.Second, time.Second),

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -240,4 +241,10 @@ func (p *proxy) restore() {
 	p.mu.Lock()
 	p.up = true
 	p.mu.Unlock()
+}
+
+// envelope is a model answer that replies text and runs nothing.
+func envelope(text string) string {
+	reply, _ := json.Marshal(text)
+	return `{"reply":` + string(reply) + `,"command":null,"tags":["chat"],"followUpQuestion":null}`
 }

@@ -38,7 +38,7 @@ func TestKill9DuringASlowTurnAnswersOnce(t *testing.T) {
 	}
 	first.Wait()
 
-	h.llm.Enqueue(ollamatest.Reply{Content: "Here is the answer, once."})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Here is the answer, once.")})
 	second := h.startBinary(bin)
 	msgs := h.answer(dm, q.ID, "Here is the answer, once.")
 	if len(msgs) != 1 {

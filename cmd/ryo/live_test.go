@@ -14,7 +14,9 @@ import (
 // place of the scripted one.
 func liveHarness(tb testing.TB) *harness {
 	srv := livetest.Start(tb)
-	srv.CreateTinyModel(tb, "tiny", livetest.DefaultTinyModel())
+	m := livetest.DefaultTinyModel()
+	m.Favour = "n" // envelopes without a command
+	srv.CreateTinyModel(tb, "tiny", m)
 	h := newHarness(tb)
 	h.env["OLLAMA_HOST"] = srv.URL
 	h.env["RYO_MODEL"] = "tiny"

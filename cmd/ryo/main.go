@@ -29,6 +29,8 @@ import (
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/ollama"
 	"github.com/ryo-bot/ryo/prompts"
+	"github.com/ryo-bot/ryo/toolbus"
+	"github.com/ryo-bot/ryo/tools"
 )
 
 func main() {
@@ -149,11 +151,20 @@ func (m *Main) Run(ctx context.Context) error {
 	checked := make(chan struct{})
 	go func() { checkModel(ctx, model, log); close(checked) }()
 	defer func() { <-checked }()
+	registry, err := newRegistry(cfg)
+	if err != nil {
+		return err
+	}
+	answerer, err := agent.New(agent.Config{Model: model, Prompts: set, Tools: registry, Store: db,
+		Location: cfg.Timezone, MaxRounds: cfg.MaxRounds})
+	if err != nil {
+		return err
+	}
 	b, err := bot.New(bot.Config{
 		Token: cfg.Token, APIURL: cfg.TelegramAPIURL, AdminIDs: cfg.AdminIDs, Workers: cfg.Workers,
 		PollTimeout: cfg.PollTimeout, CallTimeout: cfg.TelegramTimeout, HistoryLimit: cfg.HistoryMessages,
-		MaxAttempts: cfg.MaxAttempts, ShutdownGrace: cfg.ShutdownGrace,
-	}, log, db, agent.New(model, set, cfg.Timezone), cfg.Model)
+		MaxAttempts: cfg.MaxAttempts, ShutdownGrace: cfg.ShutdownGrace, TurnTimeout: cfg.TurnTimeout,
+	}, log, db, answerer, cfg.Model)
 	if err != nil {
 		return err
 	}
@@ -164,6 +175,17 @@ func (m *Main) Run(ctx context.Context) error {
 	defer stopHTTP()
 	close(m.ready)
 	return b.Run(ctx)
+}
+
+// newRegistry lists the tools the model may use.
+func newRegistry(cfg Config) (*toolbus.Registry, error) {
+	r := toolbus.NewRegistry()
+	for _, spec := range tools.Builtin(cfg.Timezone, time.Now) {
+		if err := r.Register(spec); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
 }
 
 // openDB connects and brings the schema up to date.

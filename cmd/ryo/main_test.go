@@ -39,7 +39,7 @@ func history(t *testing.T, db *memory.DB, place ryo.Place) []string {
 
 func TestPrivateMessageIsAnsweredAsAReplyAndStored(t *testing.T) {
 	h := newHarness(t)
-	h.llm.Enqueue(ollamatest.Reply{Content: "Hello Alice! How can I help?", PromptEvalCount: 40, EvalCount: 9})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Hello Alice! How can I help?"), PromptEvalCount: 40, EvalCount: 9})
 	h.start()
 	q := h.tg.SendText(dm, alice, "hello there")
 	msgs := h.answer(dm, q.ID, "Hello Alice! How can I help?")
@@ -86,15 +86,15 @@ func updateState(t *testing.T, db *memory.DB, place ryo.Place) string {
 
 func TestConversationHistoryReachesTheModelUntilReset(t *testing.T) {
 	h := newHarness(t)
-	h.llm.Enqueue(ollamatest.Reply{Content: "Nice to meet you, Alice."}, ollamatest.Reply{Content: "Your name is Alice."},
-		ollamatest.Reply{Content: "I don't know your name yet."})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Nice to meet you, Alice.")}, ollamatest.Reply{Content: envelope("Your name is Alice.")},
+		ollamatest.Reply{Content: envelope("I don't know your name yet.")})
 	h.start()
 	q := h.tg.SendText(dm, alice, "my name is Alice")
 	h.answer(dm, q.ID, "Nice to meet you")
 	q = h.tg.SendText(dm, alice, "what is my name?")
 	h.answer(dm, q.ID, "Your name is Alice.")
 	second := contents(h.llm.Requests()[1])
-	if !strings.Contains(second, "user: my name is Alice|assistant: Nice to meet you, Alice.|system: Current time:") {
+	if !strings.Contains(second, `user: my name is Alice|assistant: {"reply":"Nice to meet you, Alice.","command":null,"tags":[],"followUpQuestion":null}|system: Current time:`) {
 		t.Fatalf("second request = %s; want the first exchange as history", second)
 	}
 
@@ -155,8 +155,8 @@ func TestCommands(t *testing.T) {
 
 func TestGroupAnswersOnlyWhenAddressedAndNamesSpeakers(t *testing.T) {
 	h := newHarness(t)
-	h.llm.Enqueue(ollamatest.Reply{Content: "Bob asked about lunch."}, ollamatest.Reply{Content: "Noon works."},
-		ollamatest.Reply{Content: "Topic answer."})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Bob asked about lunch.")}, ollamatest.Reply{Content: envelope("Noon works.")},
+		ollamatest.Reply{Content: envelope("Topic answer.")})
 	h.start()
 	h.tg.SendText(team, bob, "lunch at noon?")
 	q := h.tg.SendText(team, alice, "@ryo_test_bot what did Bob ask?")
@@ -241,7 +241,7 @@ func closedAddr(t *testing.T) string {
 
 func TestUnsupportedAndMalformedUpdates(t *testing.T) {
 	h := newHarness(t)
-	h.llm.Enqueue(ollamatest.Reply{Content: "Still here."})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Still here.")})
 	h.start()
 	sticker := h.tg.PushUpdate(map[string]any{"message": map[string]any{
 		"message_id": 50, "date": time.Now().Unix(), "chat": map[string]any{"id": dm.ID, "type": "private"},
@@ -296,7 +296,7 @@ func TestRestartInTheMiddleOfATurnAnswersOnce(t *testing.T) {
 	}
 	h.stopMain()
 
-	h.llm.Enqueue(ollamatest.Reply{Content: "The slow answer."})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("The slow answer.")})
 	h.start()
 	msgs := h.answer(dm, q.ID, "The slow answer.")
 	if len(msgs) != 1 {
@@ -316,7 +316,7 @@ func TestDatabaseLostWhileRunning(t *testing.T) {
 	p := newProxy(t, u.Host)
 	u.Host = p.addr()
 	h.env["DATABASE_URL"] = u.String()
-	h.llm.Enqueue(ollamatest.Reply{Content: "First answer."}, ollamatest.Reply{Content: "Second answer."})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("First answer.")}, ollamatest.Reply{Content: envelope("Second answer.")})
 	h.start()
 	q := h.tg.SendText(dm, alice, "first")
 	h.answer(dm, q.ID, "First answer.")

@@ -18,6 +18,10 @@ type TinyModel struct {
 	FF     int // feed-forward size
 	Ctx    int // context length
 	Seed   int64
+	// Favour lists bytes raised above everything but the reply: "n" makes
+	// the model choose null wherever a schema allows it (a command-less
+	// envelope), since the grammar then has to spell out the rest of "null".
+	Favour string
 }
 
 // DefaultTinyModel is a 2-layer Llama with a hidden size of 64, about 470 KB.
@@ -98,7 +102,11 @@ func (m TinyModel) weights(nVocab int) (emb, out []float32, err error) {
 	rng := rand.New(rand.NewSource(m.Seed))
 	emb, out = randn(rng, m.Embd*nVocab), randn(rng, m.Embd*nVocab)
 	eos := nVocab - 1
-	for t, bias := range biases(rng, nVocab) {
+	bias := biases(rng, nVocab)
+	for _, c := range []byte(m.Favour) {
+		bias[c] = 3
+	}
+	for t, bias := range bias {
 		emb[t*m.Embd] = 1
 		out[t*m.Embd] = float32(bias / 8) // the constant input is about 8 after the norm
 	}
