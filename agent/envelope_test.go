@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/ryo-bot/ryo/agent"
+	"github.com/ryo-bot/ryo/prompts"
+	"github.com/ryo-bot/ryo/schema"
 )
 
 const plain = `{"reply":"42","command":null,"tags":["math"],"followUpQuestion":null}`
@@ -51,14 +53,25 @@ func TestParseEnvelope(t *testing.T) {
 	}
 }
 
+// FuzzParseEnvelope runs parsing and validation together; its seeds run as
+// unit tests.
 func FuzzParseEnvelope(f *testing.F) {
+	s, err := schema.Compile(prompts.OpenEnvelope())
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Add(plain)
 	f.Add("```json\n" + plain + "\n```")
 	f.Add(`{"reply":"}{","command":null,"tags":[],"followUpQuestion":null}`)
+	f.Add(`{"reply":"","command":{"intent":"calculate","slots":{"expression":"1+1"},"confidence":0.5,"requiresConfirmation":false,"followUpQuestion":null},"tags":[],"followUpQuestion":null}`)
+	f.Add(`{"reply":"x","command":{"intent":"x","slots":{},"confidence":7,"requiresConfirmation":false,"followUpQuestion":null},"tags":[],"followUpQuestion":null}`)
 	f.Fuzz(func(t *testing.T, answer string) {
-		env, err := agent.ParseEnvelope(answer, nil) // must not panic
-		if err == nil && env.Command != nil && len(env.Command.Slots) == 0 {
-			t.Fatalf("accepted a command without slots: %q", answer)
+		env, err := agent.ParseEnvelope(answer, s) // must not panic
+		if err != nil {
+			return
+		}
+		if env.Command != nil && (len(env.Command.Slots) == 0 || env.Command.Confidence < 0 || env.Command.Confidence > 1) {
+			t.Fatalf("accepted an invalid command: %q", answer)
 		}
 	})
 }
