@@ -33,7 +33,7 @@ type Config struct {
 	Tools      *toolbus.Registry
 	Store      Store
 	Location   *time.Location // the time zone the model is told
-	MaxRounds  int            // model calls per turn, commands included; default 4
+	MaxRounds  int            // rounds per turn, each a model call (with its repairs) and perhaps a tool; default 4
 	MaxRepairs int            // corrections of an invalid answer per round; default 2
 }
 
@@ -42,6 +42,7 @@ type Agent struct {
 	cfg     Config
 	tools   []prompts.Tool
 	format  []byte         // the envelope schema sent to the model
+	final   []byte         // the same without tools, for the last round
 	answers *schema.Schema // what answers are checked against
 	// Now is the clock; tests replace it.
 	Now func() time.Time
@@ -61,6 +62,9 @@ func New(cfg Config) (*Agent, error) {
 	}
 	var err error
 	if a.format, err = prompts.Envelope(a.tools); err != nil {
+		return nil, err
+	}
+	if a.final, err = prompts.Envelope(nil); err != nil {
 		return nil, err
 	}
 	if a.answers, err = schema.Compile(prompts.OpenEnvelope()); err != nil {
@@ -83,7 +87,7 @@ type Input struct {
 type Output struct {
 	Text          string
 	Usage         ryo.Usage // summed over every model call
-	Tags          []string  // the envelope's and the tools', normalised
+	Tags          []string  // tool:, action: and the envelope's tags, normalised
 	Rounds        int
 	Repairs       int
 	Tools         []string // the tools that ran, in order
@@ -105,34 +109,44 @@ var (
 
 // Run answers the newest message of in.History: it asks the model, runs the
 // commands it gives through the tool bus, shows it the results, and stops at
-// an answer without a command, at the round limit, or at ctx's deadline.
+// an answer without a command, at the round limit (the last round cannot
+// call a tool), or at ctx's deadline.
 func (a *Agent) Run(ctx context.Context, in Input) (Output, error) {
 	msgs, err := a.Prompt(in)
 	if err != nil {
 		return Output{}, err
 	}
 	var out Output
-	acted := false // whether a tool did something
+	var t tally
 	for out.Rounds = 1; ; out.Rounds++ {
-		env, raw, err := a.ask(ctx, msgs, in.OnDelta, &out)
+		last := out.Rounds == a.cfg.MaxRounds
+		if last && out.Rounds > 1 {
+			msgs = append(msgs, ryo.ModelMessage{Role: ryo.ModelUser, Content: lastRoundNote})
+		}
+		env, raw, err := a.ask(ctx, msgs, last, in.OnDelta, &out)
 		if err != nil {
 			return out, a.deadline(ctx, err)
 		}
-		out.Tags = addTags(out.Tags, env.Tags...)
-		if env.Command == nil || out.Rounds == a.cfg.MaxRounds {
-			return a.finish(out, env, acted)
+		t.modelTags = append(t.modelTags, env.Tags...)
+		if env.Command == nil || asks(env.Command) || last {
+			return a.finish(out, env, &t)
 		}
-		result, ok, err := a.command(ctx, in, out.Rounds, env.Command)
+		result, err := a.command(ctx, in, out.Rounds, env.Command)
 		if err != nil {
 			return out, a.deadline(ctx, err)
 		}
+		t.add(env.Command.Intent, result)
 		out.Tools = append(out.Tools, env.Command.Intent)
-		out.Tags = addTags(out.Tags, "tool:"+env.Command.Intent)
-		acted = acted || ok
 		msgs = append(msgs, ryo.ModelMessage{Role: ryo.ModelAssistant, Content: raw},
-			ryo.ModelMessage{Role: ryo.ModelUser, Content: result})
+			ryo.ModelMessage{Role: ryo.ModelUser, Content: result.text})
 	}
 }
+
+const lastRoundNote = "This is your last step: answer the person now with what you have. No more tools."
+
+// asks reports whether the command is held back by a question for the
+// person: then the question is the answer, and nothing runs.
+func asks(c *Command) bool { return c.FollowUpQuestion != nil && trimmed(*c.FollowUpQuestion) != "" }
 
 // deadline turns the passing of the turn's deadline into an error the
 // person can be shown.
@@ -144,20 +158,30 @@ func (a *Agent) deadline(ctx context.Context, err error) error {
 }
 
 // finish makes the output from the last envelope.
-func (a *Agent) finish(out Output, env Envelope, acted bool) (Output, error) {
+func (a *Agent) finish(out Output, env Envelope, t *tally) (Output, error) {
 	out.Text = env.Reply
-	if q := env.FollowUpQuestion; q != nil && *q != "" && !contains(out.Text, *q) {
-		out.Text = join(out.Text, *q)
+	for _, q := range []*string{env.FollowUpQuestion, questionOf(env.Command)} {
+		if q != nil && trimmed(*q) != "" && !contains(out.Text, *q) {
+			out.Text = join(out.Text, *q)
+		}
 	}
-	if env.Command != nil { // the round limit cut it off
+	if env.Command != nil && !asks(env.Command) { // the round limit held it back
 		out.Text = join(out.Text, "(I stopped there: that took more steps than I may take in one answer.)")
 	}
-	if trimmed(out.Text) == "" {
+	out.Text = trimmed(out.Text)
+	if out.Text == "" {
 		return out, ErrEmptyAnswer
 	}
-	out.Text = trimmed(out.Text)
-	if !acted {
+	if !t.changed {
 		out.ClaimedAction = claimedAction(out.Text)
 	}
+	out.Tags = t.tags(out, env)
 	return out, nil
+}
+
+func questionOf(c *Command) *string {
+	if c == nil {
+		return nil
+	}
+	return c.FollowUpQuestion
 }

@@ -21,11 +21,15 @@
 // results the model can correct. The loop stops at an answer without a
 // command, at MaxRounds, or at the turn's deadline.
 //
-// A person's text never passes for a tool result: one that starts with the
-// prefix is marked as theirs before the model sees it. A reply that says an
-// action was done (saved, sent, deleted…) when no tool did it is flagged in
-// the output. The envelope's tags, normalised, and a tool:<name> tag for each
-// tool used come back with the answer.
+// A person's text never passes for a tool result: the prefix is quoted
+// wherever it appears, after invisible formatting characters are dropped. A
+// reply that says an action was done (saved, sent, deleted…) when no tool
+// that changes things did anything is flagged in the output. The answer comes
+// with tags: tool:<name> for each call that succeeded, an action: tag (answer,
+// use-tools, ask, repaired), and the envelope's own, normalised (never in the
+// tool: or action: space). A command that carries a question for the person
+// runs nothing: the question is the answer. The last round offers the model
+// no tools, so a turn always ends with an answer.
 //
 // The agent depends on a one-method Model interface, not on Ollama, and on a
 // small Store for tool results; tests give it a scripted model.

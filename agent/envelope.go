@@ -37,13 +37,15 @@ var ErrNoEnvelope = errors.New("the answer holds no JSON object")
 // the model can be told what to fix.
 func ParseEnvelope(answer string, s *schema.Schema) (Envelope, error) {
 	var firstErr error
+	firstIsEnvelope := false // whether firstErr is about an object with a "reply"
 	for _, candidate := range objects(answer) {
 		env, err := decodeEnvelope(candidate, s)
 		if err == nil {
 			return env, nil
 		}
-		if firstErr == nil {
-			firstErr = err
+		isEnvelope := strings.Contains(candidate, `"reply"`)
+		if firstErr == nil || isEnvelope && !firstIsEnvelope {
+			firstErr, firstIsEnvelope = err, isEnvelope
 		}
 	}
 	if firstErr == nil {
@@ -75,6 +77,9 @@ func decodeEnvelope(raw string, s *schema.Schema) (Envelope, error) {
 	}
 	if env.Command != nil && (len(env.Command.Slots) == 0 || env.Command.Slots[0] != '{') {
 		return Envelope{}, errors.New(`"command.slots" must be an object`)
+	}
+	if env.Command != nil {
+		env.Command.Confidence = inRange(env.Command.Confidence)
 	}
 	return env, nil
 }
@@ -121,4 +126,17 @@ func matchBrace(s string, open int) int {
 		}
 	}
 	return -1
+}
+
+// inRange brings a confidence into 0..1: a percentage is read as one.
+func inRange(c float64) float64 {
+	switch {
+	case c > 1 && c <= 100:
+		return c / 100
+	case c > 1:
+		return 1
+	case c < 0:
+		return 0
+	}
+	return c
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -12,15 +13,23 @@ import (
 
 // ask calls the model for one round and returns its envelope, with the raw
 // answer. An invalid answer is repaired by telling the model exactly what was
-// wrong, at most MaxRepairs times.
-func (a *Agent) ask(ctx context.Context, msgs []ryo.ModelMessage, onDelta func(string), out *Output) (Envelope, string, error) {
+// wrong, at most MaxRepairs times. In the last round the format offers no
+// tools.
+func (a *Agent) ask(ctx context.Context, msgs []ryo.ModelMessage, last bool, onDelta func(string), out *Output) (Envelope, string, error) {
+	format := a.format
+	if last {
+		format = a.final
+	}
 	for repair := 0; ; repair++ {
-		reply, err := a.cfg.Model.Chat(ctx, ryo.ModelRequest{Messages: msgs, Format: a.format, OnDelta: onDelta})
+		reply, err := a.cfg.Model.Chat(ctx, ryo.ModelRequest{Messages: msgs, Format: format, OnDelta: onDelta})
 		addUsage(&out.Usage, reply.Usage)
 		if err != nil {
 			return Envelope{}, "", err
 		}
 		env, perr := ParseEnvelope(reply.Content, a.answers)
+		if perr == nil && env.Command == nil && trimmed(env.Reply) == "" {
+			perr = errors.New(`"reply" is empty: write the answer for the person there`)
+		}
 		if perr == nil {
 			return env, reply.Content, nil
 		}
@@ -30,33 +39,47 @@ func (a *Agent) ask(ctx context.Context, msgs []ryo.ModelMessage, onDelta func(s
 		out.Repairs++
 		msgs = append(msgs[:len(msgs):len(msgs)],
 			ryo.ModelMessage{Role: ryo.ModelAssistant, Content: reply.Content},
-			ryo.ModelMessage{Role: ryo.ModelSystem, Content: repairNote(perr)})
+			ryo.ModelMessage{Role: ryo.ModelUser, Content: repairNote(perr)})
 	}
 }
 
 func repairNote(err error) string {
-	return "Your last answer was not a valid envelope: " + err.Error() +
-		`. Answer again with only one JSON object of the form {"reply": "...", "command": null, "tags": [], "followUpQuestion": null}, with a command only for a listed tool.`
+	return "(Not from the person: your last answer was not a valid envelope: " + err.Error() +
+		`. Answer again with only the JSON object {"reply": ..., "command": ..., "tags": [...], "followUpQuestion": ...}, exactly as described.)`
+}
+
+// result is what a command came to, as the model is shown it.
+type result struct {
+	text    string
+	ok      bool // the tool did it
+	changes bool // the tool changes things (not read-only)
 }
 
 // command runs the envelope's command through the tool bus, once per
-// idempotency key even across restarts, stores the result and returns the
-// tool-result message for the model, and whether the tool succeeded.
-func (a *Agent) command(ctx context.Context, in Input, round int, c *Command) (string, bool, error) {
-	key := toolbus.Key(in.UpdateID, round, c.Intent, c.Slots)
-	if prior, found, err := a.cfg.Store.ToolResult(ctx, key); err != nil || found {
-		return prior.Text, found && strings.Contains(prior.Text, `"status":"ok"`), err
+// idempotency key even across restarts, stores the result and returns it.
+// A tool that changes things is keyed without the round, so the same
+// command twice in one turn runs once.
+func (a *Agent) command(ctx context.Context, in Input, round int, c *Command) (result, error) {
+	spec, known := a.cfg.Tools.Lookup(c.Intent)
+	r := result{changes: known && spec.Effect != toolbus.ReadOnly}
+	keyRound := round
+	if r.changes {
+		keyRound = 0
 	}
-	res := a.cfg.Tools.Run(ctx, toolbus.Call{ID: fmt.Sprintf("u%d-r%d", in.UpdateID, round), Key: key, Tool: c.Intent, Args: c.Slots})
+	key := toolbus.Key(in.UpdateID, keyRound, c.Intent, c.Slots)
+	if prior, found, err := a.cfg.Store.ToolResult(ctx, key); err != nil || found {
+		r.text, r.ok = prior.Text, found && strings.Contains(prior.Text, `"status":"ok"`)
+		return r, err
+	}
+	res := a.cfg.Tools.Run(ctx, toolbus.Call{ID: fmt.Sprintf("u%d-r%d", in.UpdateID, round), Key: key,
+		Tool: c.Intent, Args: c.Slots, AskFirst: c.RequiresConfirmation})
 	if res.Status == toolbus.StatusCancelled && ctx.Err() != nil {
-		return "", false, ctx.Err()
+		return r, ctx.Err()
 	}
 	stored, err := a.cfg.Store.SaveToolResult(ctx, ryo.Message{Place: in.Place, Kind: ryo.KindToolResult,
 		Text: res.Text(), UpdateID: in.UpdateID, Metadata: res.Metadata()}, key)
-	if err != nil {
-		return "", false, err
-	}
-	return stored.Text, res.Status == toolbus.StatusOK, nil
+	r.text, r.ok = stored.Text, res.Status == toolbus.StatusOK
+	return r, err
 }
 
 func addUsage(sum *ryo.Usage, u ryo.Usage) {
@@ -73,6 +96,50 @@ const (
 	maxTags   = 8
 	maxTagLen = 64
 )
+
+// tally counts what the tools did over a turn.
+type tally struct {
+	toolTags  []string // tool:<name> of the calls that succeeded
+	changed   bool     // a tool that changes things succeeded
+	modelTags []string
+}
+
+func (t *tally) add(tool string, r result) {
+	if r.ok {
+		t.toolTags = addTags(t.toolTags, "tool:"+tool)
+		t.changed = t.changed || r.changes
+	}
+}
+
+// tags are the turn's tags: tool tags first, then action tags, then the
+// model's own (never tool: or action: ones), normalised.
+func (t *tally) tags(out Output, env Envelope) []string {
+	actions := []string{"action:answer"}
+	switch {
+	case asks(orEmpty(env.Command)) || env.FollowUpQuestion != nil && trimmed(*env.FollowUpQuestion) != "":
+		actions = []string{"action:ask"}
+	case len(t.toolTags) > 0:
+		actions = []string{"action:use-tools"}
+	}
+	if out.Repairs > 0 {
+		actions = append(actions, "action:repaired")
+	}
+	tags := append(append([]string{}, t.toolTags...), actions...)
+	var own []string
+	for _, tag := range t.modelTags {
+		if l := strings.ToLower(trimmed(tag)); !strings.HasPrefix(l, "tool:") && !strings.HasPrefix(l, "action:") {
+			own = addTags(own, tag)
+		}
+	}
+	return append(tags, own...)
+}
+
+func orEmpty(c *Command) *Command {
+	if c == nil {
+		return &Command{}
+	}
+	return c
+}
 
 // addTags adds normalised tags: lower case, words joined by "-", no
 // duplicates, at most maxTags.

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"encoding/json"
+	"strings"
+	"unicode"
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/prompts"
@@ -9,9 +11,10 @@ import (
 )
 
 // Prompt builds the messages the model is sent for in: the system prompt
-// (instructions and tools, the same from turn to turn), the history, and a
-// note with the time just before the newest message of a person, so that
-// everything before it keeps the same bytes and Ollama can reuse its cache.
+// (instructions and tools, the same from turn to turn), then the history,
+// with the time heading the newest message of a person, so that everything
+// before it keeps the same bytes from turn to turn and Ollama can reuse its
+// cache.
 func (a *Agent) Prompt(in Input) ([]ryo.ModelMessage, error) {
 	system, err := a.cfg.Prompts.System(prompts.System{
 		BotName:     in.Bot.FirstName,
@@ -24,18 +27,25 @@ func (a *Agent) Prompt(in Input) ([]ryo.ModelMessage, error) {
 	if err != nil {
 		return nil, err
 	}
+	note, err := a.cfg.Prompts.Now(prompts.Now{
+		Time:     a.Now().In(a.cfg.Location).Format("Monday, 2 January 2006, 15:04"),
+		Timezone: a.cfg.Location.String(),
+	})
+	if err != nil {
+		return nil, err
+	}
 	msgs := []ryo.ModelMessage{{Role: ryo.ModelSystem, Content: system}}
 	newest := newestFromPerson(in.History)
 	group := in.Chat.Type.IsGroup()
 	for i, m := range in.History {
-		if i == newest {
-			note, err := a.note(m)
-			if err != nil {
-				return nil, err
-			}
-			msgs = append(msgs, ryo.ModelMessage{Role: ryo.ModelSystem, Content: note})
+		if m.Kind == ryo.KindToolResult {
+			msgs = append(msgs, commandOf(m))
 		}
-		msgs = append(msgs, modelMessage(m, group))
+		msg := modelMessage(m, group)
+		if i == newest {
+			msg.Content = note + "\n" + msg.Content
+		}
+		msgs = append(msgs, msg)
 	}
 	return msgs, nil
 }
@@ -46,21 +56,7 @@ func newestFromPerson(history []ryo.Message) int {
 			return i
 		}
 	}
-	return len(history) - 1
-}
-
-// note tells the model the time and who speaks.
-func (a *Agent) note(newest ryo.Message) (string, error) {
-	now := a.Now().In(a.cfg.Location)
-	speaker := ""
-	if newest.Sender != nil {
-		speaker = newest.Sender.Name()
-	}
-	return a.cfg.Prompts.Now(prompts.Now{
-		Time:     now.Format("Monday, 2 January 2006, 15:04"),
-		Timezone: a.cfg.Location.String(),
-		Speaker:  speaker,
-	})
+	return -1
 }
 
 // modelMessage is how the model sees a stored message: its own answers as
@@ -70,23 +66,48 @@ func (a *Agent) note(newest ryo.Message) (string, error) {
 func modelMessage(m ryo.Message, group bool) ryo.ModelMessage {
 	switch m.Kind {
 	case ryo.KindAssistant:
-		return ryo.ModelMessage{Role: ryo.ModelAssistant, Content: asEnvelope(m.Text)}
+		return ryo.ModelMessage{Role: ryo.ModelAssistant, Content: asEnvelope(m.Text, nil)}
 	case ryo.KindSystem:
 		return ryo.ModelMessage{Role: ryo.ModelSystem, Content: m.Text}
 	case ryo.KindToolResult:
 		return ryo.ModelMessage{Role: ryo.ModelUser, Content: m.Text}
 	}
-	text := m.Text
-	if toolbus.LooksLikeResult(text) {
-		text = "(written by the person, not a tool result) " + text
-	}
+	text := Neutralise(m.Text)
 	if group && m.Sender != nil {
 		text = "[" + m.Sender.Name() + "]: " + text
 	}
 	return ryo.ModelMessage{Role: ryo.ModelUser, Content: text}
 }
 
-func asEnvelope(reply string) string {
-	data, _ := json.Marshal(Envelope{Reply: reply, Tags: []string{}})
+// Neutralise makes a person's text unable to pass for a tool result: it
+// drops invisible formatting characters (which could hide inside the
+// prefix) and quotes the prefix wherever it appears.
+func Neutralise(text string) string {
+	text = strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, text)
+	return strings.ReplaceAll(text, toolbus.ResultPrefix, "(quoted) tool_result")
+}
+
+// commandOf is the command that led to a stored tool result, as the
+// envelope the model gave, so that the history keeps its shape: a command,
+// its result, an answer.
+func commandOf(result ryo.Message) ryo.ModelMessage {
+	var meta struct {
+		Tool      string          `json:"tool"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	json.Unmarshal(result.Metadata, &meta)
+	if !json.Valid(meta.Arguments) || len(meta.Arguments) == 0 || meta.Arguments[0] != '{' {
+		meta.Arguments = json.RawMessage(`{}`)
+	}
+	return ryo.ModelMessage{Role: ryo.ModelAssistant, Content: asEnvelope("", &Command{Intent: meta.Tool, Slots: meta.Arguments, Confidence: 1})}
+}
+
+func asEnvelope(reply string, c *Command) string {
+	data, _ := json.Marshal(Envelope{Reply: reply, Command: c, Tags: []string{}})
 	return string(data)
 }

@@ -1,6 +1,7 @@
 package prompts
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -13,19 +14,6 @@ var envelopeSchema []byte
 // DESIGN states it, with no tools.
 func EnvelopeSchema() json.RawMessage { return envelopeSchema }
 
-// OpenEnvelope is the envelope with any command: its intent a string and
-// its slots any object. Answers are checked against it; the intent and the
-// slots are then checked by the tool bus, whose errors the model can act on.
-func OpenEnvelope() json.RawMessage {
-	var root map[string]any
-	json.Unmarshal(envelopeSchema, &root)
-	command := root["properties"].(map[string]any)["command"].(map[string]any)
-	generic := command["anyOf"].([]any)[1].(map[string]any)
-	command["anyOf"] = []any{map[string]any{"type": "null"}, commandFor(generic, "", map[string]any{"type": "object"})}
-	out, _ := json.Marshal(root)
-	return out
-}
-
 // Tool is a tool as the model is told about it.
 type Tool struct {
 	Name        string
@@ -36,41 +24,141 @@ type Tool struct {
 // Envelope returns the envelope schema for a person who may use tools: the
 // command is null, or one of the tools with its own argument schema as the
 // slots. Sent to Ollama as the format, it lets the model produce only calls
-// of tools that exist, with arguments of the right shape.
+// of tools that exist, with arguments of the right shape. Keys keep the order
+// of envelope.schema.json — the grammar makes the model write them in that
+// order, so the reply comes first and the tool is chosen before its details.
 func Envelope(tools []Tool) (json.RawMessage, error) {
-	var root map[string]any
-	if err := json.Unmarshal(envelopeSchema, &root); err != nil {
-		return nil, fmt.Errorf("envelope schema: %w", err)
-	}
-	command := root["properties"].(map[string]any)["command"].(map[string]any)
-	generic := command["anyOf"].([]any)[1].(map[string]any)
-	variants := []any{map[string]any{"type": "null"}}
+	variants := []json.RawMessage{json.RawMessage(`{"type":"null"}`)}
 	for _, t := range tools {
-		var slots any
-		if err := json.Unmarshal(t.Schema, &slots); err != nil {
+		v, err := commandFor(t.Name, t.Schema)
+		if err != nil {
 			return nil, fmt.Errorf("envelope schema: tool %s: %w", t.Name, err)
 		}
-		variants = append(variants, commandFor(generic, t.Name, slots))
+		variants = append(variants, v)
 	}
-	command["anyOf"] = variants
-	return json.Marshal(root)
+	return withCommand(variants)
 }
 
-// commandFor is the generic command object with the intent fixed to name
-// and the tool's arguments as slots.
-func commandFor(generic map[string]any, name string, slots any) map[string]any {
-	props := map[string]any{}
-	for k, v := range generic["properties"].(map[string]any) {
-		props[k] = v
+// OpenEnvelope is the envelope with any command: its intent any string, its
+// slots any object, its confidence any number (grammars do not enforce the
+// 0..1 range, and a model writing 90 for 0.9 is not worth a repair; the
+// agent brings it into range). Answers are checked against it; the intent and
+// the slots are then checked by the tool bus, whose errors the model can act
+// on.
+func OpenEnvelope() json.RawMessage {
+	v, _ := commandFor("", json.RawMessage(`{"type":"object"}`))
+	out, _ := withCommand([]json.RawMessage{json.RawMessage(`{"type":"null"}`), v})
+	return out
+}
+
+// withCommand is envelope.schema.json with the command's variants replaced.
+func withCommand(variants []json.RawMessage) (json.RawMessage, error) {
+	root, err := parseObject(envelopeSchema)
+	if err != nil {
+		return nil, err
+	}
+	props, err := parseObject(root.get("properties"))
+	if err != nil {
+		return nil, err
+	}
+	anyOf, _ := json.Marshal(map[string]any{"anyOf": variants})
+	props.set("command", anyOf)
+	root.set("properties", props.marshal())
+	return root.marshal(), nil
+}
+
+// commandFor is the command object of envelope.schema.json with the intent
+// fixed to name (any string when name is "") and slots as the arguments.
+func commandFor(name string, slots json.RawMessage) (json.RawMessage, error) {
+	root, _ := parseObject(envelopeSchema)
+	props, _ := parseObject(root.get("properties"))
+	var command struct {
+		AnyOf []json.RawMessage `json:"anyOf"`
+	}
+	if err := json.Unmarshal(props.get("command"), &command); err != nil || len(command.AnyOf) != 2 {
+		return nil, fmt.Errorf("envelope.schema.json: command must be anyOf [null, object]")
+	}
+	generic, err := parseObject(command.AnyOf[1])
+	if err != nil {
+		return nil, err
+	}
+	fields, err := parseObject(generic.get("properties"))
+	if err != nil {
+		return nil, err
 	}
 	if name != "" {
-		props["intent"] = map[string]any{"type": "string", "enum": []string{name}}
+		intent, _ := json.Marshal(map[string]any{"type": "string", "enum": []string{name}})
+		fields.set("intent", intent)
+	} else {
+		fields.set("confidence", json.RawMessage(`{"type":"number"}`))
 	}
-	props["slots"] = slots
-	variant := map[string]any{}
-	for k, v := range generic {
-		variant[k] = v
+	if !json.Valid(slots) {
+		return nil, fmt.Errorf("slots: not valid JSON")
 	}
-	variant["properties"] = props
-	return variant
+	fields.set("slots", slots)
+	generic.set("properties", fields.marshal())
+	return generic.marshal(), nil
+}
+
+// object is a JSON object that keeps the order of its keys.
+type object []field
+
+type field struct {
+	key   string
+	value json.RawMessage
+}
+
+func parseObject(raw []byte) (object, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	var o object
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		o = append(o, field{key: tok.(string), value: v})
+	}
+	return o, nil
+}
+
+func (o object) get(key string) json.RawMessage {
+	for _, f := range o {
+		if f.key == key {
+			return f.value
+		}
+	}
+	return nil
+}
+
+func (o *object) set(key string, v json.RawMessage) {
+	for i, f := range *o {
+		if f.key == key {
+			(*o)[i].value = v
+			return
+		}
+	}
+	*o = append(*o, field{key: key, value: v})
+}
+
+func (o object) marshal() json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.key)
+		b.Write(k)
+		b.WriteByte(':')
+		json.Compact(&b, f.value)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
 }

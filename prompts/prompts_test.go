@@ -43,7 +43,7 @@ func TestGolden(t *testing.T) {
 			return set.System(prompts.System{BotName: "Ryo", BotUsername: "ryo_bot", ChatType: "supergroup", ChatTitle: "Team", InTopic: true})
 		}},
 		{"now", func() (string, error) {
-			return set.Now(prompts.Now{Time: "Sunday, 22 November 2026, 14:05", Timezone: "Europe/Berlin", Speaker: "Ann (@ann)"})
+			return set.Now(prompts.Now{Time: "Sunday, 22 November 2026, 14:05", Timezone: "Europe/Berlin"})
 		}},
 	}
 	for _, tt := range tests {

@@ -3,18 +3,22 @@
 // In the flow of a turn, when the model's envelope carries a command, the
 // agent hands it to the bus as a Call: the Registry finds the tool, validates
 // the arguments against the tool's JSON Schema, refuses what needs the
-// person's confirmation (destructive tools, for now always), runs the tool
-// under its deadline (retrying once only if it changes nothing), caps its
-// result, and returns a Result. Unknown tools, invalid arguments and
+// person's confirmation (destructive tools, and tools that change things when
+// the model asks for a yes — for now always refused, as the bot cannot ask
+// yet), runs the tool under its deadline (a tool that overruns is left to
+// finish on its own and reported as timed out; only tools that change nothing
+// are retried), caps its result, and returns a Result. Unknown tools, invalid arguments and
 // failures are results too, with a short code and message the model can act
 // on in the next round. Result.Text is the tool-result message the model
 // reads ("__tool_result__ <tool> <json>"); Result.Metadata is what is stored
 // with it.
 //
-// Every call has an idempotency key (Key: turn, round, tool, arguments): a
-// key that already ran returns its result instead of running again. The
-// registry remembers recent keys; the agent also looks them up in the store,
-// so a turn resumed after a restart does not repeat its actions.
+// Every call has an idempotency key (Key: turn, round, tool, arguments; no
+// round for tools that change things): a key that already ran returns its
+// result instead of running again. The registry remembers recent keys; the
+// agent also looks them up in the store, so a turn resumed after a restart
+// does not repeat an action whose result was stored. (A crash in the instant
+// between a tool's run and the storing of its result is not covered yet.)
 //
 // The registry is shaped like net/http: a one-method Tool, a ToolFunc
 // adapter, and an explicit Registry built in main — no init-time

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -24,6 +25,9 @@ type Call struct {
 	Key  string // idempotency key; see Key
 	Tool string
 	Args json.RawMessage
+	// AskFirst is the model's requiresConfirmation: a tool that changes
+	// something then waits for the person's yes.
+	AskFirst bool
 }
 
 // Result is what came of a call.
@@ -42,6 +46,8 @@ type Result struct {
 
 // Key derives the idempotency key of a call from the turn, the round of the
 // agent loop, the tool and its arguments (whatever their order or spacing).
+// For a tool that changes something, pass round 0: the same command twice in
+// one turn is then done once.
 func Key(turn int64, round int, tool string, args json.RawMessage) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%d\x00%d\x00%s\x00%s", turn, round, tool, canonical(args))
@@ -80,9 +86,9 @@ func (r *Registry) run(ctx context.Context, c Call) Result {
 	if err := e.schema.Validate(c.Args); err != nil {
 		return res.fail(StatusError, Errorf(CodeInvalidArgs, "the arguments do not fit %s's schema: %v", c.Tool, err))
 	}
-	if e.spec.Effect == Destructive {
+	if e.spec.Effect == Destructive || e.spec.Effect == Mutating && c.AskFirst {
 		return res.fail(StatusDenied, Errorf(CodeNeedsConfirm,
-			"%s changes things for good and needs the person's confirmation, which this bot cannot ask for yet; tell the person it was not done", c.Tool))
+			"%s needs the person's confirmation first, which this bot cannot ask for yet; tell the person it was not done", c.Tool))
 	}
 	started := time.Now()
 	out, err := r.attempts(ctx, e, c.Args, &res)
@@ -114,19 +120,32 @@ func (r *Registry) attempts(ctx context.Context, e *entry, args json.RawMessage,
 }
 
 // callOnce runs the tool under its deadline, turning a panic into an error.
-func callOnce(ctx context.Context, s Spec, args json.RawMessage) (out any, err error) {
+// A tool that does not return by its deadline is left to finish on its own;
+// the call reports the deadline. A tool that returns a result is believed,
+// even when the deadline passed meanwhile: what it did is done.
+func callOnce(ctx context.Context, s Spec, args json.RawMessage) (any, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.Timeout)
 	defer cancel()
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v", p)
-		}
-	}()
-	out, err = s.Tool.Call(ctx, args)
-	if err == nil && ctx.Err() != nil {
-		err = ctx.Err() // a tool that ignored its deadline
+	type outcome struct {
+		out any
+		err error
 	}
-	return out, err
+	done := make(chan outcome, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- outcome{err: fmt.Errorf("panic: %v", p)}
+			}
+		}()
+		out, err := s.Tool.Call(ctx, args)
+		done <- outcome{out, err}
+	}()
+	select {
+	case o := <-done:
+		return o.out, o.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 func (res Result) fail(status string, err *Error) Result {
@@ -142,7 +161,8 @@ func (res Result) failure(ctx context.Context, err error, timeout time.Duration)
 	case ctx.Err() != nil:
 		return res.fail(StatusCancelled, Errorf("cancelled", "the turn ended before %s finished", res.Tool))
 	case errors.Is(err, context.DeadlineExceeded):
-		return res.fail(StatusError, Errorf(CodeTimeout, "%s did not finish within %v", res.Tool, timeout))
+		return res.fail(StatusError, Errorf(CodeTimeout,
+			"%s did not finish within %v; what it was doing may still happen, so do not repeat it unless the person asks", res.Tool, timeout))
 	}
 	return res.fail(StatusError, Errorf(CodeFailed, "%s failed: %v", res.Tool, err))
 }
@@ -159,9 +179,14 @@ func (res Result) ok(out any, max int) Result {
 		return res
 	}
 	res.Truncated = true
-	res.Output, _ = json.Marshal(map[string]any{
-		"truncated": fmt.Sprintf("the result was %d bytes; only the first %d are shown", len(data), max),
-		"partial":   string(data[:max]),
-	})
+	note := fmt.Sprintf("the result was %d bytes; only the beginning is shown", len(data))
+	// The partial text is escaped again inside the wrapper: cut until the
+	// whole fits.
+	for cut := max; cut > 0; cut = cut * 9 / 10 {
+		res.Output, _ = json.Marshal(map[string]any{"truncated": note, "partial": strings.ToValidUTF8(string(data[:cut]), "")})
+		if len(res.Output) <= max {
+			break
+		}
+	}
 	return res
 }

@@ -116,7 +116,7 @@ func TestRunTruncates(t *testing.T) {
 	res := call(registry(t, s), "big", `{"text":"x"}`)
 	var out map[string]string
 	json.Unmarshal(res.Output, &out)
-	if !res.Truncated || len(out["partial"]) != 100 || !strings.Contains(out["truncated"], "1002 bytes") {
+	if !res.Truncated || len(res.Output) > 100 || !strings.HasPrefix(out["partial"], `"xxx`) || !strings.Contains(out["truncated"], "1002 bytes") {
 		t.Fatalf("Run(big) = %+v", res)
 	}
 }
@@ -188,5 +188,35 @@ func TestPanickingToolFails(t *testing.T) {
 func TestLooksLikeResult(t *testing.T) {
 	if !toolbus.LooksLikeResult("  __tool_result__ calculate {}") || toolbus.LooksLikeResult("what is __tool_result__?") {
 		t.Fatal("LooksLikeResult is wrong")
+	}
+}
+
+// A tool that ignores its deadline does not hold the call past it.
+func TestDeadlineIsEnforced(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	s := spec("stubborn", toolbus.Mutating, func(context.Context, json.RawMessage) (any, error) {
+		<-release // ignores ctx
+		return "late", nil
+	})
+	s.Timeout = 20 * time.Millisecond
+	start := time.Now()
+	res := call(registry(t, s), "stubborn", `{"text":"x"}`)
+	if res.Error == nil || res.Error.Code != toolbus.CodeTimeout || time.Since(start) > 5*time.Second {
+		t.Fatalf("Run = %+v after %v", res, time.Since(start))
+	}
+}
+
+// A tool that changes something waits for the person when the model asks
+// for confirmation; a read-only one does not need to.
+func TestModelAskingForConfirmation(t *testing.T) {
+	var ran atomic.Int32
+	count := func(context.Context, json.RawMessage) (any, error) { ran.Add(1); return "done", nil }
+	r := registry(t, spec("change", toolbus.Mutating, count), spec("look", toolbus.ReadOnly, count))
+	args := json.RawMessage(`{"text":"x"}`)
+	denied := r.Run(context.Background(), toolbus.Call{ID: "1", Key: "k1", Tool: "change", Args: args, AskFirst: true})
+	looked := r.Run(context.Background(), toolbus.Call{ID: "2", Key: "k2", Tool: "look", Args: args, AskFirst: true})
+	if denied.Status != toolbus.StatusDenied || looked.Status != toolbus.StatusOK || ran.Load() != 1 {
+		t.Fatalf("mutating %s, read-only %s, ran %d", denied.Status, looked.Status, ran.Load())
 	}
 }

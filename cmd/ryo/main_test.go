@@ -55,7 +55,7 @@ func TestPrivateMessageIsAnsweredAsAReplyAndStored(t *testing.T) {
 		t.Error("no typing action was shown")
 	}
 	req := h.llm.Requests()[0]
-	if req.Model != "llama3.2" || req.Messages[0].Role != "system" || req.Messages[len(req.Messages)-1].Content != "hello there" {
+	if req.Model != "llama3.2" || req.Messages[0].Role != "system" || !strings.HasSuffix(req.Messages[len(req.Messages)-1].Content, "\nhello there") {
 		t.Fatalf("model request = %+v", req)
 	}
 	db := h.db()
@@ -94,7 +94,7 @@ func TestConversationHistoryReachesTheModelUntilReset(t *testing.T) {
 	q = h.tg.SendText(dm, alice, "what is my name?")
 	h.answer(dm, q.ID, "Your name is Alice.")
 	second := contents(h.llm.Requests()[1])
-	if !strings.Contains(second, `user: my name is Alice|assistant: {"reply":"Nice to meet you, Alice.","command":null,"tags":[],"followUpQuestion":null}|system: Current time:`) {
+	if !strings.Contains(second, `user: my name is Alice|assistant: {"reply":"Nice to meet you, Alice.","command":null,"tags":[],"followUpQuestion":null}|user: (`) {
 		t.Fatalf("second request = %s; want the first exchange as history", second)
 	}
 
@@ -165,7 +165,7 @@ func TestGroupAnswersOnlyWhenAddressedAndNamesSpeakers(t *testing.T) {
 		t.Fatalf("bot messages = %+v; the unaddressed message must not be answered", msgs)
 	}
 	req := contents(h.llm.Requests()[0])
-	if !strings.Contains(req, "user: [Bob]: lunch at noon?") || !strings.Contains(req, "user: [Alice (@alice)]: @ryo_test_bot what did Bob ask?") {
+	if !strings.Contains(req, "user: [Bob]: lunch at noon?") || !strings.Contains(req, "[Alice (@alice)]: @ryo_test_bot what did Bob ask?") {
 		t.Fatalf("group request = %s; want speakers named", req)
 	}
 	q = h.tg.SendText(team, bob, "does noon work for you?", telegramtest.ReplyTo(msgs[0].ID))
