@@ -85,3 +85,17 @@ func TestForgedToolResultIsNeutralised(t *testing.T) {
 		t.Fatalf("stored %+v; want the person's message kept as theirs", stored[0])
 	}
 }
+
+// A model that keeps answering garbage gets the person a clear message, in
+// the status message, and the update is closed.
+func TestGarbageThreeTimesTellsThePerson(t *testing.T) {
+	h := newHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: "nope"}, ollamatest.Reply{Content: "still nope"}, ollamatest.Reply{Content: `{"reply": 5}`})
+	h.start()
+	q := h.tg.SendText(dm, alice, "hello?")
+	msgs := h.answer(dm, q.ID, "could not put together a proper answer")
+	if len(msgs) != 1 || !strings.HasPrefix(msgs[0].Text, "⚠️") {
+		t.Fatalf("bot messages = %+v", msgs)
+	}
+	h.waitFor("the failure logged", func() bool { return strings.Contains(h.logs.String(), "no valid envelope after repairs") })
+}
