@@ -301,3 +301,24 @@ func TestToolResultsRunOncePerKey(t *testing.T) {
 		t.Fatalf("history = %q; want the result once, in the context", got)
 	}
 }
+
+func TestHistoryWindowMovesInSteps(t *testing.T) {
+	db := memorytest.Open(t)
+	place := ryo.Place{ChatID: group.ID, Thread: 3}
+	var firsts []string
+	for i := 1; i <= 16; i++ {
+		say(t, db, place, 100+i, strconv.Itoa(i))
+		h, err := db.History(ctx(t), place, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(h) > 8 || len(h) < min(i, 4) || h[len(h)-1].Text != strconv.Itoa(i) {
+			t.Fatalf("after %d messages: %d kept, newest %q", i, len(h), h[len(h)-1].Text)
+		}
+		firsts = append(firsts, h[0].Text)
+	}
+	// The oldest kept message changes only every 4 messages once past 8.
+	if got := strings.Join(firsts, ","); got != "1,1,1,1,1,1,1,1,5,5,5,5,9,9,9,9" {
+		t.Fatalf("oldest kept message after each new one = %s", got)
+	}
+}

@@ -70,11 +70,22 @@ func insertMessage(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Time)
 	return m, err
 }
 
-// History returns up to limit of the latest messages at place since its
-// context was last reset, oldest first, with their senders.
+// History returns the latest messages at place since its context was last
+// reset, oldest first, with their senders: all of them up to limit; past
+// that, between limit/2 and limit, because the window's oldest message moves
+// on only every limit/2 messages. A window that slid by one message every
+// turn would change the start of the prompt every turn, and the model server
+// could reuse nothing of its cache.
 func (db *DB) History(ctx context.Context, p ryo.Place, limit int) ([]ryo.Message, error) {
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
+	var total int
+	err := db.pool.QueryRow(ctx, `select count(*) from messages where chat_id = $1 and thread_id = $2
+		and id > coalesce((select context_from from chat_topics where chat_id = $1 and thread_id = $2), 0)`,
+		p.ChatID, p.Thread).Scan(&total)
+	if err != nil {
+		return nil, db.fail("history", err)
+	}
 	rows, err := db.pool.Query(ctx, `select * from (
 			select m.id, m.kind, m.text, coalesce(m.telegram_message_id, 0), coalesce(m.reply_to_message_id, 0),
 				coalesce(m.update_id, 0), m.metadata, m.created_at,
@@ -84,7 +95,7 @@ func (db *DB) History(ctx context.Context, p ryo.Place, limit int) ([]ryo.Messag
 			where m.chat_id = $1 and m.thread_id = $2
 				and m.id > coalesce((select context_from from chat_topics where chat_id = $1 and thread_id = $2), 0)
 			order by m.id desc limit $3) recent
-		order by 1`, p.ChatID, p.Thread, limit)
+		order by 1`, p.ChatID, p.Thread, window(total, limit))
 	if err != nil {
 		return nil, db.fail("history", err)
 	}
@@ -111,4 +122,17 @@ func scanMessage(row pgx.CollectableRow, p ryo.Place) (ryo.Message, error) {
 		m.Sender = &u
 	}
 	return m, err
+}
+
+// window is how many of total messages to keep for a limit: all up to the
+// limit, then a number that shrinks by one with each message and grows back
+// by limit/2 at once, so that the oldest kept message changes only every
+// limit/2 messages.
+func window(total, limit int) int {
+	if total <= limit {
+		return total
+	}
+	step := max(limit/2, 1)
+	skip := (total - limit + step - 1) / step * step
+	return total - skip
 }
