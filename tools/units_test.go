@@ -50,6 +50,8 @@ func TestUnitConvert(t *testing.T) {
 		{1, "imp_gal", "l", "1 imp_gal = 4.54609 l"},
 		{1, "imperial gallon", "gallons", "1 imp_gal = 1.20095 gal"},
 		{3, "tsp", "tbsp", "3 tsp = 1 tbsp"},
+		{3, "tsp", "tbs", "3 tsp = 1 tbsp"},
+		{100, "degrees C", "F", "100 C = 212 F"},
 		{2, "cups", "pt", "2 cup = 1 pt"},
 		{4, "qt", "gal", "4 qt = 1 gal"},
 		{1, "floz", "ml", "1 floz = 29.5735 ml"},

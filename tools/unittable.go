@@ -61,14 +61,14 @@ var unitAliases = map[string]string{
 	"ounce": "oz", "pound": "lb", "stone": "st",
 
 	"°c": "C", "℃": "C", "celsius": "C", "centigrade": "C", "degc": "C", "deg c": "C",
-	"degree celsius": "C", "degrees celsius": "C",
+	"degree celsius": "C", "degrees celsius": "C", "degree c": "C", "degrees c": "C",
 	"°f": "F", "℉": "F", "fahrenheit": "F", "degf": "F", "deg f": "F",
-	"degree fahrenheit": "F", "degrees fahrenheit": "F",
+	"degree fahrenheit": "F", "degrees fahrenheit": "F", "degree f": "F", "degrees f": "F",
 	"kelvin": "K", "°k": "K",
 
 	"milliliter": "ml", "millilitre": "ml", "liter": "l", "litre": "l", "ltr": "l",
 	"m³": "m3", "cubic meter": "m3", "cubic metre": "m3",
-	"teaspoon": "tsp", "tablespoon": "tbsp", "fl oz": "floz", "fluid ounce": "floz",
+	"teaspoon": "tsp", "tablespoon": "tbsp", "tbs": "tbsp", "tbl": "tbsp", "fl oz": "floz", "fluid ounce": "floz",
 	"pint": "pt", "quart": "qt", "gallon": "gal", "us gal": "gal", "us gallon": "gal",
 	"imperial gallon": "imp_gal", "uk gallon": "imp_gal",
 
