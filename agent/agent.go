@@ -95,9 +95,6 @@ type Output struct {
 }
 
 var (
-	// ErrEmptyAnswer is returned when the model answers nothing at all.
-	ErrEmptyAnswer = &ryo.Error{Code: ryo.EUNAVAILABLE, Err: errors.New("model: empty reply"),
-		Message: "The model gave an empty answer. Please try again or rephrase."}
 	// ErrUnusable is returned when the model's answers stay invalid after
 	// every repair.
 	ErrUnusable = &ryo.Error{Code: ryo.EUNAVAILABLE, Err: errors.New("model: no valid envelope after repairs"),
@@ -129,7 +126,7 @@ func (a *Agent) Run(ctx context.Context, in Input) (Output, error) {
 		}
 		t.modelTags = append(t.modelTags, env.Tags...)
 		if env.Command == nil || asks(env.Command) || last {
-			return a.finish(out, env, &t)
+			return a.finish(out, env, &t), nil
 		}
 		result, err := a.command(ctx, in, out.Rounds, env.Command)
 		if err != nil {
@@ -146,7 +143,9 @@ const lastRoundNote = "This is your last step: answer the person now with what y
 
 // asks reports whether the command is held back by a question for the
 // person: then the question is the answer, and nothing runs.
-func asks(c *Command) bool { return c.FollowUpQuestion != nil && trimmed(*c.FollowUpQuestion) != "" }
+func asks(c *Command) bool {
+	return c != nil && c.FollowUpQuestion != nil && trimmed(*c.FollowUpQuestion) != ""
+}
 
 // deadline turns the passing of the turn's deadline into an error the
 // person can be shown.
@@ -158,7 +157,7 @@ func (a *Agent) deadline(ctx context.Context, err error) error {
 }
 
 // finish makes the output from the last envelope.
-func (a *Agent) finish(out Output, env Envelope, t *tally) (Output, error) {
+func (a *Agent) finish(out Output, env Envelope, t *tally) Output {
 	out.Text = env.Reply
 	for _, q := range []*string{env.FollowUpQuestion, questionOf(env.Command)} {
 		if q != nil && trimmed(*q) != "" && !contains(out.Text, *q) {
@@ -168,15 +167,12 @@ func (a *Agent) finish(out Output, env Envelope, t *tally) (Output, error) {
 	if env.Command != nil && !asks(env.Command) { // the round limit held it back
 		out.Text = join(out.Text, "(I stopped there: that took more steps than I may take in one answer.)")
 	}
-	out.Text = trimmed(out.Text)
-	if out.Text == "" {
-		return out, ErrEmptyAnswer
-	}
+	out.Text = trimmed(out.Text) // not empty: ask repairs an empty reply
 	if !t.changed {
 		out.ClaimedAction = claimedAction(out.Text)
 	}
 	out.Tags = t.tags(out, env)
-	return out, nil
+	return out
 }
 
 func questionOf(c *Command) *string {

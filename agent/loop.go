@@ -116,7 +116,7 @@ func (t *tally) add(tool string, r result) {
 func (t *tally) tags(out Output, env Envelope) []string {
 	actions := []string{"action:answer"}
 	switch {
-	case asks(orEmpty(env.Command)) || env.FollowUpQuestion != nil && trimmed(*env.FollowUpQuestion) != "":
+	case asks(env.Command) || env.FollowUpQuestion != nil && trimmed(*env.FollowUpQuestion) != "":
 		actions = []string{"action:ask"}
 	case len(t.toolTags) > 0:
 		actions = []string{"action:use-tools"}
@@ -132,13 +132,6 @@ func (t *tally) tags(out Output, env Envelope) []string {
 		}
 	}
 	return append(tags, own...)
-}
-
-func orEmpty(c *Command) *Command {
-	if c == nil {
-		return &Command{}
-	}
-	return c
 }
 
 // addTags adds normalised tags: lower case, words joined by "-", no

@@ -99,7 +99,7 @@ func finishUpdate(ctx context.Context, tx pgx.Tx, id int64, state, reason string
 	return err
 }
 
-// UpdateState returns an update's state and attempts; for tests and doctor.
+// UpdateState returns an update's state and how often it was started.
 func (db *DB) UpdateState(ctx context.Context, id int64) (state string, attempts int, err error) {
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()

@@ -6,7 +6,7 @@
 // (further parts of a long answer follow as replies), or Fails, which turns it
 // into a short explanation. A turn resumed after a restart adopts the status
 // message it posted before instead of posting a second one, so an answer
-// always lands exactly once, in the same place.
+// lands once, in the same place.
 //
 // stages talks to Telegram only through the small Messenger interface that
 // the bot implements.

@@ -351,7 +351,7 @@ func TestDatabaseUnreachableAtStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = NewMain(cfg, h.main0()).Run(bg(t))
+	err = NewMain(cfg, h.quietLogger()).Run(bg(t))
 	if err == nil {
 		t.Fatal("Run started without a database")
 	}
@@ -363,7 +363,7 @@ func TestDatabaseUnreachableAtStart(t *testing.T) {
 	}
 }
 
-func (h *harness) main0() *slog.Logger { return slog.New(slog.NewTextHandler(h.logs, nil)) }
+func (h *harness) quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(h.logs, nil)) }
 
 func TestHealthz(t *testing.T) {
 	h := newHarness(t)
@@ -387,7 +387,7 @@ func TestRejectedTokenStopsStart(t *testing.T) {
 	h := newHarness(t)
 	h.env["TELEGRAM_BOT_TOKEN"] = "987654321:AAHsomeOtherTokenThatTheFakeRejects"
 	cfg, _ := LoadConfig(env(h.env), true)
-	err := NewMain(cfg, h.main0()).Run(bg(t))
+	err := NewMain(cfg, h.quietLogger()).Run(bg(t))
 	if err == nil || !strings.Contains(err.Error(), "rejected by Telegram") || strings.Contains(err.Error(), "AAHsome") {
 		t.Fatalf("Run with a rejected token = %v", err)
 	}
@@ -397,7 +397,7 @@ func TestSecondInstanceRefusesToRun(t *testing.T) {
 	h := newHarness(t)
 	h.start()
 	cfg, _ := LoadConfig(env(h.env), true)
-	second := NewMain(cfg, h.main0())
+	second := NewMain(cfg, h.quietLogger())
 	second.LockWait = 0
 	err := second.Run(bg(t))
 	if err == nil || !strings.Contains(err.Error(), "another ryo is already running on this database") {
