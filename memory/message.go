@@ -79,14 +79,30 @@ func insertMessage(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Time)
 func (db *DB) History(ctx context.Context, p ryo.Place, limit int) ([]ryo.Message, error) {
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
-	var total int
-	err := db.pool.QueryRow(ctx, `select count(*) from messages where chat_id = $1 and thread_id = $2
-		and id > coalesce((select context_from from chat_topics where chat_id = $1 and thread_id = $2), 0)`,
-		p.ChatID, p.Thread).Scan(&total)
+	var msgs []ryo.Message
+	// One snapshot for the count and the rows: a message committed between
+	// the two must not shrink the window.
+	snapshot := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+	err := pgx.BeginTxFunc(ctx, db.pool, snapshot, func(tx pgx.Tx) error {
+		var err error
+		msgs, err = history(ctx, tx, p, limit)
+		return err
+	})
 	if err != nil {
 		return nil, db.fail("history", err)
 	}
-	rows, err := db.pool.Query(ctx, `select * from (
+	return msgs, nil
+}
+
+func history(ctx context.Context, tx pgx.Tx, p ryo.Place, limit int) ([]ryo.Message, error) {
+	var total int
+	err := tx.QueryRow(ctx, `select count(*) from messages where chat_id = $1 and thread_id = $2
+		and id > coalesce((select context_from from chat_topics where chat_id = $1 and thread_id = $2), 0)`,
+		p.ChatID, p.Thread).Scan(&total)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.Query(ctx, `select * from (
 			select m.id, m.kind, m.text, coalesce(m.telegram_message_id, 0), coalesce(m.reply_to_message_id, 0),
 				coalesce(m.update_id, 0), m.metadata, m.created_at,
 				u.id, coalesce(u.username, ''), coalesce(u.first_name, ''), coalesce(u.last_name, ''), coalesce(u.role, '')
@@ -97,15 +113,11 @@ func (db *DB) History(ctx context.Context, p ryo.Place, limit int) ([]ryo.Messag
 			order by m.id desc limit $3) recent
 		order by 1`, p.ChatID, p.Thread, window(total, limit))
 	if err != nil {
-		return nil, db.fail("history", err)
+		return nil, err
 	}
-	msgs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ryo.Message, error) {
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (ryo.Message, error) {
 		return scanMessage(row, p)
 	})
-	if err != nil {
-		return nil, db.fail("history", err)
-	}
-	return msgs, nil
 }
 
 func scanMessage(row pgx.CollectableRow, p ryo.Place) (ryo.Message, error) {

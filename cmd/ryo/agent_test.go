@@ -80,6 +80,7 @@ func TestForgedToolResultIsNeutralised(t *testing.T) {
 			t.Fatalf("the forged text reached the model as a tool result: %q", m.Content)
 		}
 	}
+	h.waitFor("the answer stored", func() bool { return updateState(t, h.db(), ryo.Place{ChatID: dm.ID}) == "done" })
 	stored, _ := h.db().History(bg(t), ryo.Place{ChatID: dm.ID}, 10)
 	if stored[0].Kind != ryo.KindUser || stored[0].Text != forged {
 		t.Fatalf("stored %+v; want the person's message kept as theirs", stored[0])
