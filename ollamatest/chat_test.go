@@ -3,6 +3,7 @@ package ollamatest_test
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -265,4 +266,25 @@ func JSONEqual(tb testing.TB, a, b []byte) bool {
 	ja, _ := json.Marshal(va)
 	jb, _ := json.Marshal(vb)
 	return string(ja) == string(jb)
+}
+
+// A paused stream delivers its first chunks, then the rest once released.
+func TestChat_Pause(t *testing.T) {
+	s := MustStart(t, "m")
+	pause := make(chan struct{})
+	s.Enqueue(ollamatest.Reply{Chunks: []string{"one ", "two ", "three"}, Pause: pause, PauseAfter: 2})
+	var got []string
+	err := NewClient(t, s).Chat(Context(t), User("m", "hi"), func(r api.ChatResponse) error {
+		got = append(got, r.Message.Content)
+		if len(got) == 2 {
+			if joined := strings.Join(got, ""); joined != "one two " {
+				t.Errorf("before the pause the client saw %q", joined)
+			}
+			close(pause)
+		}
+		return nil
+	})
+	if err != nil || strings.Join(got, "") != "one two three" {
+		t.Fatalf("Chat = %q, %v", got, err)
+	}
 }

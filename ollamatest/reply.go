@@ -30,6 +30,12 @@ type Reply struct {
 	// it is closed, the request's context ends or the Server is closed.
 	// In the last two cases the connection is dropped without an answer.
 	Hold <-chan struct{}
+	// Pause, when non-nil, stops a streamed answer after its first
+	// PauseAfter chunks until it is closed, as a slow model would; the
+	// chunks so far are flushed. The request's context ending or the
+	// Server closing drops the connection.
+	Pause      <-chan struct{}
+	PauseAfter int
 
 	// DoneReason is reported in the done line; default "stop".
 	DoneReason string

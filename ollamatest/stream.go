@@ -46,7 +46,8 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, req Request, rep 
 	}
 	chunks := rep.chunks()
 	if req.Stream {
-		writeStream(w, req, rep, chunks)
+		pause := func() bool { return s.hold(r.Context(), rep.Pause) }
+		writeStream(w, req, rep, chunks, pause)
 	} else {
 		writeWhole(w, req, rep, chunks)
 	}
@@ -69,10 +70,14 @@ func (s *Server) hold(ctx context.Context, h <-chan struct{}) bool {
 
 // writeStream sends the chunks as NDJSON lines, each flushed, then the end
 // the Reply asks for: a done line, an error line, or a dropped connection.
-func writeStream(w http.ResponseWriter, req Request, rep Reply, chunks []string) {
+// After rep.PauseAfter chunks it waits for pause to report true.
+func writeStream(w http.ResponseWriter, req Request, rep Reply, chunks []string, pause func() bool) {
 	w.Header().Set("Content-Type", contentNDJSON)
 	rc := http.NewResponseController(w)
-	for _, c := range chunks {
+	for i, c := range chunks {
+		if i == rep.PauseAfter && rep.Pause != nil && !pause() {
+			panic(http.ErrAbortHandler)
+		}
 		if writeLine(w, rc, chunk(req.Model, c)) != nil {
 			return // the client has gone
 		}

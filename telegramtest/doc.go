@@ -19,6 +19,11 @@
 //     sleeping.
 //   - FailNext and SetDown inject Telegram errors (for example 429 with
 //     retry_after) and network failures.
+//   - Options.Limits turns on flood control: calls over Telegram's limits
+//     per chat, per group and over all chats (TelegramLimits) are refused
+//     with 429 and retry_after, by a fake clock if the test passes one as
+//     Options.Now. Refused lists them, so a test can check that the bot
+//     paced itself.
 //
 // Point the bot at URL() the way it would point at https://api.telegram.org:
 //
@@ -28,5 +33,7 @@
 //
 // Where the fake is knowingly stricter than Telegram it says so in the error
 // text: a bare "&" in HTML is rejected (Telegram keeps it as text) so that
-// missing escaping shows up in tests.
+// missing escaping shows up in tests. Telegram's flood limits are
+// approximate and only partly published; the fake's are an exact model of
+// them, described at Limits.
 package telegramtest

@@ -2,9 +2,12 @@ package telegramtest_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/go-telegram/bot"
@@ -90,5 +93,29 @@ func TestWrongTokenAndUnknownMethod(t *testing.T) {
 	}
 	if calls := s.Calls(""); len(calls) != 2 || calls[1].Method != "sendPigeon" || calls[1].Err.Code != 404 {
 		t.Errorf("calls = %+v", calls)
+	}
+}
+
+func TestObserveSeesEveryAnsweredCall(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	s := telegramtest.NewServer(telegramtest.Options{Token: testToken, Observe: func(c telegramtest.Call) {
+		mu.Lock()
+		defer mu.Unlock()
+		status := "ok"
+		if c.Err != nil {
+			status = c.Err.Description
+		}
+		seen = append(seen, c.Method+" "+c.Params["text"]+" "+status)
+	}})
+	defer s.Close()
+	s.SendText(aliceChat(), alice(), "hi")
+	postForm(timeout(t), t, s, "sendMessage", url.Values{"chat_id": {"42"}, "text": {"hello"}})
+	postForm(timeout(t), t, s, "sendMessage", url.Values{"chat_id": {"42"}, "text": {" "}})
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"sendMessage hello ok", "sendMessage   Bad Request: message text is empty"}
+	if fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Fatalf("observed %q; want %q", seen, want)
 	}
 }

@@ -2,6 +2,7 @@ package telegramtest
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -20,8 +21,17 @@ type Options struct {
 	Bot User
 	// CanReadAllGroupMessages is reported by getMe (false = privacy mode on).
 	CanReadAllGroupMessages bool
-	// Now is the clock for message dates and call times; nil means time.Now.
+	// Now is the clock for message dates, call times and Limits; nil means
+	// time.Now.
 	Now func() time.Time
+	// Limits, when not nil, makes the server refuse calls over the flood
+	// limits with 429 and retry_after, as Telegram does. TelegramLimits
+	// returns the published ones.
+	Limits *Limits
+	// Observe, when set, is told of every call once it is answered, in the
+	// goroutine that served it and without the server's lock held: a cheap
+	// way for a load test to follow thousands of chats.
+	Observe func(Call)
 }
 
 // Server is a fake Telegram Bot API. All its methods are safe for
@@ -41,6 +51,7 @@ type Server struct {
 	chats    map[int64]*chatLog
 	queue    updateQueue
 	commands map[string][]BotCommand
+	flood    *limiter // nil without Options.Limits
 }
 
 // handler serves one Bot API method. It is called with s.mu held.
@@ -69,6 +80,7 @@ func NewServer(opts Options) *Server {
 		chats:    map[int64]*chatLog{},
 		queue:    updateQueue{next: firstUpdateID},
 		commands: map[string][]BotCommand{},
+		flood:    newLimiter(opts.Limits),
 	}
 	s.http = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
 	return s
@@ -118,7 +130,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeBadGateway(w)
 		return
 	}
-	result, err := s.handle(r.Context(), r.URL.Path, p, perr)
+	result, call, err := s.handle(r.Context(), r.URL.Path, p, perr)
+	if s.opts.Observe != nil {
+		s.opts.Observe(call)
+	}
 	if err != nil {
 		writeError(w, asAPIError(err))
 		return
@@ -126,8 +141,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	writeResult(w, result)
 }
 
-// handle routes one request, records it as a Call and runs its method.
-func (s *Server) handle(ctx context.Context, path string, p params, perr error) (any, error) {
+// handle routes one request, records it as a Call, applies injected faults
+// and flood limits and runs its method.
+func (s *Server) handle(ctx context.Context, path string, p params, perr error) (any, Call, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	name, h, err := s.route(path)
@@ -138,12 +154,17 @@ func (s *Server) handle(ctx context.Context, path string, p params, perr error) 
 	if err == nil {
 		err = s.takeFault(name)
 	}
+	if err == nil {
+		err = s.admit(call)
+	}
 	var result any
 	if err == nil {
 		result, err = h(s, &request{ctx: ctx, p: p})
 	}
 	s.finish(call, err)
-	return result, err
+	done := s.calls[call]
+	done.Params = maps.Clone(done.Params)
+	return result, done, err
 }
 
 // route splits /bot<token>/<method> and finds the method, case-insensitively.
