@@ -1,0 +1,238 @@
+package render
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// inline renders the Markdown of one paragraph, heading, list item or
+// table cell into w at the marks open there.
+func inline(w *spanWriter, src string) {
+	emit(w, lexInline(src, true))
+}
+
+// plainInline is the display text of inline Markdown with its formatting
+// dropped, as table cells show it.
+func plainInline(src string) string {
+	w := newWriter(nil)
+	inline(w, src)
+	var b strings.Builder
+	for _, s := range w.spans {
+		b.WriteString(s.text)
+	}
+	return b.String()
+}
+
+type tokKind uint8
+
+const (
+	tokText  tokKind = iota // literal text
+	tokCode                 // a code span; text is its content
+	tokDelim                // a run of *, _ or ~ that may open or close emphasis
+	tokLink                 // a link; text is the URL, children its text
+)
+
+type token struct {
+	kind     tokKind
+	text     string
+	run      delimRun // tokDelim
+	children []token  // tokLink
+}
+
+// lexer splits inline Markdown into tokens. Code spans and links are
+// recognised here, left to right, so they take precedence over emphasis;
+// emphasis is resolved afterwards over the delimiter runs.
+type lexer struct {
+	src   string
+	pos   int
+	links bool // false inside a link's text: links do not nest
+	toks  []token
+	lit   strings.Builder // literal text not yet made a token
+}
+
+// lexInline tokenizes src and pairs its emphasis delimiters.
+func lexInline(src string, links bool) []token {
+	l := lexer{src: src, links: links}
+	for l.pos < len(l.src) {
+		l.next()
+	}
+	l.flush()
+	matchEmphasis(l.toks)
+	return l.toks
+}
+
+func (l *lexer) next() {
+	switch c := l.src[l.pos]; {
+	case c == '\\':
+		l.escape()
+	case c == '`':
+		l.codeSpan()
+	case c == '*' || c == '_' || c == '~':
+		l.delimiter()
+	case c == '[' && l.links:
+		l.linkAt(l.pos)
+	case c == '!' && l.links && strings.HasPrefix(l.src[l.pos:], "!["):
+		l.linkAt(l.pos + 1) // an image shows as a link to it
+	case c == '<' && l.links:
+		l.autolink()
+	case l.bareURLAt():
+		l.bareURL()
+	default:
+		l.text()
+	}
+}
+
+// literal makes the next n bytes literal text.
+func (l *lexer) literal(n int) {
+	l.lit.WriteString(l.src[l.pos : l.pos+n])
+	l.pos += n
+}
+
+func (l *lexer) flush() {
+	if l.lit.Len() > 0 {
+		l.toks = append(l.toks, token{kind: tokText, text: l.lit.String()})
+		l.lit.Reset()
+	}
+}
+
+func (l *lexer) push(t token) {
+	l.flush()
+	l.toks = append(l.toks, t)
+}
+
+// text consumes plain text up to the next byte that may start markup.
+func (l *lexer) text() {
+	start := l.pos
+	for l.pos++; l.pos < len(l.src) && !l.special(); l.pos++ {
+	}
+	l.lit.WriteString(l.src[start:l.pos])
+}
+
+func (l *lexer) special() bool {
+	switch l.src[l.pos] {
+	case '\\', '`', '*', '_', '~', '[', '!', '<':
+		return true
+	case 'h':
+		return l.bareURLAt()
+	}
+	return false
+}
+
+// escape handles a backslash: before ASCII punctuation it makes that
+// character literal; before a line break it is a hard break, which is a
+// line break anyway; elsewhere it is itself.
+func (l *lexer) escape() {
+	if l.pos+1 < len(l.src) && (isASCIIPunct(l.src[l.pos+1]) || l.src[l.pos+1] == '\n') {
+		l.pos++
+	}
+	l.literal(1)
+}
+
+// codeSpan reads a backtick run and, if a run of the same length closes
+// it, the code span between. Line breaks inside become spaces, and one
+// space is stripped from each end when both ends have one.
+func (l *lexer) codeSpan() {
+	n := runLen(l.src, l.pos)
+	end := closingTicks(l.src, l.pos+n, n)
+	if end < 0 {
+		l.literal(n)
+		return
+	}
+	content := strings.ReplaceAll(l.src[l.pos+n:end], "\n", " ")
+	if len(content) > 1 && content[0] == ' ' && content[len(content)-1] == ' ' && !isBlank(content) {
+		content = content[1 : len(content)-1]
+	}
+	l.push(token{kind: tokCode, text: content})
+	l.pos = end + n
+}
+
+// closingTicks is the offset of the first run of exactly n backticks in s
+// at or after from, or -1.
+func closingTicks(s string, from, n int) int {
+	for from < len(s) {
+		i := strings.IndexByte(s[from:], '`')
+		if i < 0 {
+			return -1
+		}
+		at := from + i
+		m := runLen(s, at)
+		if m == n {
+			return at
+		}
+		from = at + m
+	}
+	return -1
+}
+
+// runLen is the length of the run of the byte at s[i].
+func runLen(s string, i int) int {
+	n := 1
+	for i+n < len(s) && s[i+n] == s[i] {
+		n++
+	}
+	return n
+}
+
+// delimiter reads a run of *, _ or ~. Whether it can open or close
+// emphasis depends on its neighbours: an opener is followed by a
+// non-space, a closer preceded by one, and _ does not work inside a word
+// (snake_case). Only ~~ strikes through; a lone ~ means "about".
+func (l *lexer) delimiter() {
+	c, n := l.src[l.pos], runLen(l.src, l.pos)
+	if c == '~' && n != 2 {
+		l.literal(n)
+		return
+	}
+	before, hasBefore := lastRune(l.src[:l.pos])
+	after, hasAfter := firstRune(l.src[l.pos+n:])
+	canOpen := hasAfter && !unicode.IsSpace(after)
+	canClose := hasBefore && !unicode.IsSpace(before)
+	if c == '_' {
+		canOpen = canOpen && !(hasBefore && isAlnum(before))
+		canClose = canClose && !(hasAfter && isAlnum(after))
+	}
+	if !canOpen && !canClose {
+		l.literal(n)
+		return
+	}
+	l.push(token{kind: tokDelim, run: delimRun{ch: c, n: n, rest: n, canOpen: canOpen, canClose: canClose, active: true}})
+	l.pos += n
+}
+
+// bareURLAt reports whether an http or https URL starts here at the start
+// of a word. It stays text, which Telegram links by itself; reading it
+// whole keeps the underscores in it from becoming emphasis.
+func (l *lexer) bareURLAt() bool {
+	rest := l.src[l.pos:]
+	if !hasPrefixFold(rest, "http://") && !hasPrefixFold(rest, "https://") {
+		return false
+	}
+	before, ok := lastRune(l.src[:l.pos])
+	return !ok || !isAlnum(before)
+}
+
+// bareURL consumes a URL up to whitespace or a character that is markup
+// around it rather than part of it.
+func (l *lexer) bareURL() {
+	end := l.pos
+	for end < len(l.src) && !strings.ContainsRune(" \t\n<>*`", rune(l.src[end])) {
+		end++
+	}
+	for end > l.pos && (l.src[end-1] == '_' || l.src[end-1] == '~') {
+		end--
+	}
+	l.literal(end - l.pos)
+}
+
+func firstRune(s string) (rune, bool) {
+	r, n := utf8.DecodeRuneInString(s)
+	return r, n > 0
+}
+
+func lastRune(s string) (rune, bool) {
+	r, n := utf8.DecodeLastRuneInString(s)
+	return r, n > 0
+}
+
+func isAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }

@@ -1,0 +1,57 @@
+package render
+
+import "strings"
+
+// MaxUnits is Telegram's limit on one message's text, in UTF-16 code
+// units, counted after entity parsing.
+const MaxUnits = 4096
+
+// minLimit is the smallest limit Markdown works to: room for a "(k/n)"
+// line and some text. Smaller limits are raised to it.
+const minLimit = 16
+
+// Part is one message of an answer.
+type Part struct {
+	HTML  string // to send with parse_mode HTML
+	Plain string // exactly the text the person sees (HTML's display text): sent without parse_mode when Telegram refuses the HTML
+}
+
+// Markdown renders src, the model's Markdown, into one or more parts whose
+// display text is at most limit UTF-16 units each. When there are several
+// parts, each ends with a line "(k/n)". It never returns zero parts. A
+// limit below 16 is taken as 16.
+func Markdown(src string, limit int) []Part {
+	text := normalize(StripThinking(src))
+	spans := document(text)
+	if blank(spans) {
+		spans = fallback(text, normalize(src))
+	}
+	return newAnswer(spans).split(max(limit, minLimit))
+}
+
+// document renders Markdown into spans, its blocks separated by blank
+// lines.
+func document(text string) []span {
+	return join(parseBlocks(strings.Split(text, "\n"), nil), nil)
+}
+
+// fallback is what an answer that renders as nothing shows: the first of
+// texts that is not blank, as plain text, or "…".
+func fallback(texts ...string) []span {
+	for _, t := range texts {
+		if !isBlank(t) {
+			return []span{{text: strings.TrimSpace(t)}}
+		}
+	}
+	return []span{{text: "…"}}
+}
+
+// normalize makes src valid UTF-8 with \n line breaks.
+func normalize(src string) string {
+	s := strings.ToValidUTF8(src, "\uFFFD")
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.ReplaceAll(s, "\r", "\n")
+}
+
+// isBlank reports whether s is empty or only whitespace.
+func isBlank(s string) bool { return strings.TrimSpace(s) == "" }

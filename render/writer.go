@@ -1,0 +1,56 @@
+package render
+
+import "slices"
+
+// spanWriter collects spans while tracking which marks are open at the
+// write position. Marks opened inside a mark of the same kind (bold inside
+// a bold heading) are not opened twice.
+type spanWriter struct {
+	spans []span
+	open  []mark
+	dup   []bool // one per push: whether that push was a no-op
+}
+
+// newWriter starts writing with base marks open, outermost first.
+func newWriter(base []mark) *spanWriter {
+	return &spanWriter{open: slices.Clip(base)}
+}
+
+// write adds text with the marks open now.
+func (w *spanWriter) write(text string) { w.add(text, w.open) }
+
+// writeCode adds a code span. Telegram's code cannot sit inside another
+// entity, so only the block marks stay open around it.
+func (w *spanWriter) writeCode(text string) {
+	w.add(text, append(blockMarks(w.open), mark{kind: markCode}))
+}
+
+func (w *spanWriter) add(text string, marks []mark) {
+	if text == "" {
+		return
+	}
+	if n := len(w.spans); n > 0 && slices.Equal(w.spans[n-1].marks, marks) {
+		w.spans[n-1].text += text
+		return
+	}
+	w.spans = append(w.spans, span{text: text, marks: marks})
+}
+
+// push opens m. The slice is copied so that spans written before keep
+// their marks.
+func (w *spanWriter) push(m mark) {
+	dup := m.kind != markLink && slices.ContainsFunc(w.open, func(o mark) bool { return o.kind == m.kind })
+	w.dup = append(w.dup, dup)
+	if !dup {
+		w.open = append(slices.Clip(w.open), m)
+	}
+}
+
+// pop closes the mark opened by the latest push still open.
+func (w *spanWriter) pop() {
+	n := len(w.dup) - 1
+	if !w.dup[n] {
+		w.open = w.open[:len(w.open)-1]
+	}
+	w.dup = w.dup[:n]
+}
