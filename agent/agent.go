@@ -80,7 +80,10 @@ type Input struct {
 	Place    ryo.Place
 	UpdateID int64         // the turn, for the tool calls' idempotency keys
 	History  []ryo.Message // oldest first; the newest message of a person is the one to answer
-	OnDelta  func(delta string)
+	// Observe, when set, is told each step of the turn as it happens: model
+	// calls, tools, and the reply as it grows. It is called from Run's
+	// goroutine and must not block.
+	Observe func(ryo.Step)
 }
 
 // Output is the answer, and how it came about.
@@ -89,6 +92,7 @@ type Output struct {
 	Usage         ryo.Usage // summed over every model call
 	Tags          []string  // tool:, action: and the envelope's tags, normalised
 	Rounds        int
+	Calls         int // model calls, repairs included
 	Repairs       int
 	Tools         []string // the tools that ran, in order
 	ClaimedAction string   // a done-deed the reply claims though no tool did it; "" when none
@@ -115,12 +119,16 @@ func (a *Agent) Run(ctx context.Context, in Input) (Output, error) {
 	}
 	var out Output
 	var t tally
+	observe := in.Observe
+	if observe == nil {
+		observe = func(ryo.Step) {}
+	}
 	for out.Rounds = 1; ; out.Rounds++ {
 		last := out.Rounds == a.cfg.MaxRounds
 		if last && out.Rounds > 1 {
 			msgs = append(msgs, ryo.ModelMessage{Role: ryo.ModelUser, Content: lastRoundNote})
 		}
-		env, raw, err := a.ask(ctx, msgs, last, in.OnDelta, &out)
+		env, raw, err := a.ask(ctx, msgs, last, observe, &out)
 		if err != nil {
 			return out, a.deadline(ctx, err)
 		}
@@ -128,7 +136,7 @@ func (a *Agent) Run(ctx context.Context, in Input) (Output, error) {
 		if env.Command == nil || asks(env.Command) || last {
 			return a.finish(out, env, &t), nil
 		}
-		result, err := a.command(ctx, in, out.Rounds, env.Command)
+		result, err := a.command(ctx, in, out.Rounds, env.Command, observe)
 		if err != nil {
 			return out, a.deadline(ctx, err)
 		}

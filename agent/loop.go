@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -14,13 +15,21 @@ import (
 // ask calls the model for one round and returns its envelope, with the raw
 // answer. An invalid answer is repaired by telling the model exactly what was
 // wrong, at most MaxRepairs times. In the last round the format offers no
-// tools.
-func (a *Agent) ask(ctx context.Context, msgs []ryo.ModelMessage, last bool, onDelta func(string), out *Output) (Envelope, string, error) {
+// tools. Each call is reported to observe, and so is its reply as it grows.
+func (a *Agent) ask(ctx context.Context, msgs []ryo.ModelMessage, last bool, observe func(ryo.Step), out *Output) (Envelope, string, error) {
 	format := a.format
 	if last {
 		format = a.final
 	}
 	for repair := 0; ; repair++ {
+		out.Calls++
+		observe(ryo.Step{Kind: ryo.StepThinking, Call: out.Calls})
+		var partial partialReply
+		onDelta := func(delta string) {
+			if partial.feed(delta) {
+				observe(ryo.Step{Kind: ryo.StepWriting, Reply: partial.text()})
+			}
+		}
 		reply, err := a.cfg.Model.Chat(ctx, ryo.ModelRequest{Messages: msgs, Format: format, OnDelta: onDelta})
 		addUsage(&out.Usage, reply.Usage)
 		if err != nil {
@@ -58,8 +67,8 @@ type result struct {
 // command runs the envelope's command through the tool bus, once per
 // idempotency key even across restarts, stores the result and returns it.
 // A tool that changes things is keyed without the round, so the same
-// command twice in one turn runs once.
-func (a *Agent) command(ctx context.Context, in Input, round int, c *Command) (result, error) {
+// command twice in one turn runs once. The run is reported to observe.
+func (a *Agent) command(ctx context.Context, in Input, round int, c *Command, observe func(ryo.Step)) (result, error) {
 	spec, known := a.cfg.Tools.Lookup(c.Intent)
 	r := result{changes: known && spec.Effect != toolbus.ReadOnly}
 	keyRound := round
@@ -67,12 +76,17 @@ func (a *Agent) command(ctx context.Context, in Input, round int, c *Command) (r
 		keyRound = 0
 	}
 	key := toolbus.Key(in.UpdateID, keyRound, c.Intent, c.Slots)
+	observe(ryo.Step{Kind: ryo.StepTool, Tool: c.Intent, Args: c.Slots})
 	if prior, found, err := a.cfg.Store.ToolResult(ctx, key); err != nil || found {
 		r.text, r.ok = prior.Text, found && strings.Contains(prior.Text, `"status":"ok"`)
+		if found {
+			observe(ryo.Step{Kind: ryo.StepToolDone, Tool: c.Intent, Status: statusOf(prior.Metadata)})
+		}
 		return r, err
 	}
 	res := a.cfg.Tools.Run(ctx, toolbus.Call{ID: fmt.Sprintf("u%d-r%d", in.UpdateID, round), Key: key,
 		Tool: c.Intent, Args: c.Slots, AskFirst: c.RequiresConfirmation})
+	observe(ryo.Step{Kind: ryo.StepToolDone, Tool: c.Intent, Status: res.Status, Took: res.Latency})
 	if res.Status == toolbus.StatusCancelled && ctx.Err() != nil {
 		return r, ctx.Err()
 	}
@@ -80,6 +94,17 @@ func (a *Agent) command(ctx context.Context, in Input, round int, c *Command) (r
 		Text: res.Text(), UpdateID: in.UpdateID, Metadata: res.Metadata()}, key)
 	r.text, r.ok = stored.Text, res.Status == toolbus.StatusOK
 	return r, err
+}
+
+// statusOf reads the status a stored tool result recorded.
+func statusOf(meta json.RawMessage) string {
+	var m struct {
+		Status string `json:"status"`
+	}
+	if json.Unmarshal(meta, &m) != nil || m.Status == "" {
+		return toolbus.StatusError
+	}
+	return m.Status
 }
 
 func addUsage(sum *ryo.Usage, u ryo.Usage) {

@@ -1,0 +1,30 @@
+package ryo
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// StepKind says what a running turn is doing.
+type StepKind int
+
+// Steps of a turn, as the agent reports them.
+const (
+	StepThinking StepKind = iota + 1 // a model call began
+	StepTool                         // a tool began to run
+	StepToolDone                     // a tool finished
+	StepConfirm                      // a command waits for the person's yes
+	StepWriting                      // the reply grew
+)
+
+// Step is something a running turn did, reported as it happens so that the
+// person can follow it.
+type Step struct {
+	Kind   StepKind
+	Call   int             // StepThinking: model calls so far in the turn, repairs included
+	Tool   string          // StepTool, StepToolDone, StepConfirm
+	Args   json.RawMessage // StepTool, StepConfirm: the tool's arguments
+	Status string          // StepToolDone: ok, error, cancelled or denied
+	Took   time.Duration   // StepToolDone
+	Reply  string          // StepWriting: the reply so far
+}
