@@ -11,6 +11,7 @@ import (
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
 	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/stages"
 )
 
 // Config is what the bot needs to know.
@@ -25,6 +26,8 @@ type Config struct {
 	TurnTimeout   time.Duration // how long one answer may take, tool rounds included
 	MaxAttempts   int           // starts of one update before it is given up
 	ShutdownGrace time.Duration // how long running turns may finish at shutdown
+	NotifyAfter   time.Duration // answers slower than this arrive as a new message
+	Drafts        bool          // stream replies into drafts in private chats
 }
 
 // Answerer answers a turn; *agent.Agent is one.
@@ -40,6 +43,7 @@ type Bot struct {
 	agent  Answerer
 	model  string // named in the stored metadata
 	tg     *telegram
+	stages *stages.Orchestrator
 	poller *poller
 	me     ryo.User
 }
@@ -53,7 +57,8 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 	if err != nil {
 		return nil, err
 	}
-	return &Bot{cfg: cfg, log: log, db: db, agent: answerer, model: model, tg: t, poller: newPoller(cfg)}, nil
+	o := stages.New(t, stages.Config{NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts, Log: log})
+	return &Bot{cfg: cfg, log: log, db: db, agent: answerer, model: model, tg: t, stages: o, poller: newPoller(cfg)}, nil
 }
 
 // ErrUnauthorized is returned by Run when Telegram rejects the token.
@@ -61,8 +66,14 @@ var ErrUnauthorized = errors.New("TELEGRAM_BOT_TOKEN was rejected by Telegram (4
 
 // Run introduces the bot to Telegram, resumes the updates a previous run left
 // unfinished, and polls for new ones until ctx ends. Then it lets running
-// turns finish for the shutdown grace period, and stops.
+// turns finish for the shutdown grace period, and stops. Every call to
+// Telegram goes through the delivery engine, which runs until the turns are
+// done.
 func (b *Bot) Run(ctx context.Context) error {
+	engineCtx, stopEngine := context.WithCancel(context.WithoutCancel(ctx))
+	engineDone := make(chan struct{})
+	go func() { b.tg.e.run(engineCtx); close(engineDone) }()
+	defer func() { stopEngine(); <-engineDone }()
 	if err := b.introduce(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while starting
@@ -222,6 +233,9 @@ func Whoami(ctx context.Context, cfg Config) (me ryo.User, privacy bool, err err
 	if err != nil {
 		return ryo.User{}, false, err
 	}
+	engineCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	go t.e.run(engineCtx)
 	u, err := t.me(ctx)
 	if err != nil {
 		if isUnauthorized(err) {

@@ -8,6 +8,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/render"
 )
 
 // command is one slash command.
@@ -95,7 +96,11 @@ func (b *Bot) replyOnce(ctx context.Context, update int64, place ryo.Place, repl
 	if err != nil || prior.StatusMessageID != 0 {
 		return err
 	}
-	id, err := b.tg.Send(ctx, place, replyTo, text)
+	var id int
+	err = idle(ctx, func() (err error) { // a reply may wait its turn at Telegram: other chats go on meanwhile
+		id, err = b.tg.Send(ctx, place, replyTo, render.Part{Plain: text})
+		return err
+	})
 	if err != nil {
 		return err
 	}

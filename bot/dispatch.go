@@ -80,11 +80,12 @@ func (d *dispatcher) run(chat int64) {
 // runJob runs j until it is finished, waiting between attempts without a
 // slot. It returns false when the dispatcher stops first.
 func (d *dispatcher) runJob(j *job) bool {
+	ctx := context.WithValue(d.ctx, idleKey{}, d.idle)
 	for j.attempt = 1; ; j.attempt++ {
 		if !d.acquire() {
 			return false
 		}
-		wait := d.process(d.ctx, j)
+		wait := d.process(ctx, j)
 		<-d.slots
 		if wait == 0 {
 			return true
@@ -93,6 +94,30 @@ func (d *dispatcher) runJob(j *job) bool {
 			return false
 		}
 	}
+}
+
+// idleKey carries, in an update's context, the way to give its slot back
+// for a while.
+type idleKey struct{}
+
+// idle runs fn with the caller's slot given back, so that other chats'
+// updates run while it waits (for Telegram to take an answer, say); it
+// takes a slot again before it returns, whatever happened meanwhile.
+func (d *dispatcher) idle(fn func() error) error {
+	<-d.slots
+	defer func() { d.slots <- struct{}{} }()
+	return fn()
+}
+
+// idle runs fn without holding a worker slot when ctx is an update's. Only
+// the goroutine that runs the update may call it, and not from within fn:
+// the slot is that goroutine's. (The status loop of a turn, which runs
+// beside it, never does.)
+func idle(ctx context.Context, fn func() error) error {
+	if give, ok := ctx.Value(idleKey{}).(func(func() error) error); ok {
+		return give(fn)
+	}
+	return fn()
 }
 
 // acquire takes a slot, unless the dispatcher stops first.

@@ -21,12 +21,32 @@
 // table: the status message or reply, the answer, the parts of a long one),
 // so that an update run again does not show anything twice. A message is
 // never sent again after a failure that leaves it unclear whether Telegram
-// took it (telegram.go); an edit, which is harmless to repeat, is.
+// took it; an edit, which is harmless to repeat, is.
+//
+// Every call to Telegram but getUpdates goes through one delivery engine
+// (engine.go, schedule.go, budget.go), so that the bot is never locked out
+// by flood control. Each chat has a budget — a token bucket of about one
+// call a second with short bursts, and twenty a minute in groups — and all
+// chats share one of thirty a second; sends, edits, drafts and chat actions
+// all draw on them, and each chat's calls go one at a time, in order.
+// Calls are ranked: final answers and prompts first and never dropped; then
+// status messages, withdrawn when the answer is ready before them; then
+// progress edits and drafts, which merge (the latest wins) and are dropped
+// first when the budget is short, keeping headroom for the rest; typing
+// last. Chats take turns fairly. A 429 pauses the chat — or everything,
+// when it comes for no chat or from two chats at once — for exactly its
+// retry_after, and the call waits and goes again, never lost. Telegram's
+// 5xx answers and connections never made are retried with backoff; every
+// call has a deadline. A turn waiting for the engine gives its worker to
+// other chats meanwhile.
 //
 // Routing (route.go) sends commands to their handlers (commands.go), text
 // addressed to the bot to a turn (turn.go), keeps unaddressed group text as
 // context, and answers what it cannot read politely. In groups the bot
-// answers only when mentioned by @username or replied to.
+// answers only when mentioned by @username or replied to. A turn is shown
+// live by stages, which talks to Telegram through the engine (telegram.go
+// implements its Messenger); answers are sent as HTML from render, and as
+// plain text if Telegram refuses the HTML after all.
 //
 // SDK types (models.Update and friends) stay in this package: they are
 // translated to ryo types at the edge (convert.go).

@@ -110,12 +110,14 @@ func (b *Bot) fail(ctx context.Context, log *slog.Logger, j *job, reason string)
 	if !ok {
 		return
 	}
-	var err error
-	if turn, terr := b.db.Turn(ctx, j.id); terr == nil && turn.StatusMessageID != 0 {
-		err = stages.Adopt(b.tg, place, replyTo, turn.StatusMessageID).Fail(ctx, apology)
-	} else {
-		_, err = b.tg.Send(ctx, place, replyTo, apology)
+	turn, _ := b.db.Turn(ctx, j.id) // without it the apology comes as a new message
+	status := turn.StatusMessageID
+	if len(turn.Parts) > 0 && turn.Parts[0] == status {
+		status = 0 // it carries part of the answer: the apology comes on its own
 	}
+	err := idle(ctx, func() error {
+		return b.stages.Adopt(stages.Start{Place: place, ReplyTo: replyTo, Adopt: status}).Fail(ctx, apology)
+	})
 	if err != nil {
 		log.Warn("could not tell the user about a failure", "err", err)
 	}

@@ -31,7 +31,7 @@ func (b *Bot) handle(ctx context.Context, id int64, raw json.RawMessage) error {
 		return b.onMessage(ctx, id, upd.Message)
 	case upd.CallbackQuery != nil:
 		// No button of the bot's is live yet: stop the spinner and say so.
-		err := b.tg.answerCallback(ctx, upd.CallbackQuery.ID, staleButton)
+		err := idle(ctx, func() error { return b.tg.answerCallback(ctx, upd.CallbackQuery.ID, staleButton) })
 		if errors.Is(err, tg.ErrorBadRequest) {
 			return nil // too old to answer: nothing is spinning any more
 		}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,24 +16,17 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/stages"
 )
 
-// telegram sends the bot's calls to the Bot API, each with a deadline. What
-// it retries depends on the call: a call that is safe to repeat (an edit, a
-// chat action, getMe) is retried after any passing failure; a call that
-// creates something (sendMessage) only when Telegram certainly did not act on
-// it — a 429, Telegram's own 5xx answer, a connection that was never made —
-// so that a person never sees a message twice. 429s wait exactly the
-// retry_after Telegram asks for.
+// telegram is the bot's side of the Bot API: each method is one kind of
+// call, sent through the engine. It implements stages.Messenger.
 type telegram struct {
-	api     *tg.Bot
-	token   string // to scrub from errors
-	timeout time.Duration
-	log     *slog.Logger
+	api *tg.Bot
+	e   *engine
+	log *slog.Logger
 }
-
-const callAttempts = 3
 
 func newTelegram(cfg Config, log *slog.Logger) (*telegram, error) {
 	api, err := tg.New(cfg.Token.Reveal(),
@@ -44,17 +38,186 @@ func newTelegram(cfg Config, log *slog.Logger) (*telegram, error) {
 	if err != nil {
 		return nil, fmt.Errorf("telegram client: %w", err)
 	}
-	return &telegram{api: api, token: cfg.Token.Reveal(), timeout: cfg.CallTimeout, log: log}, nil
+	return &telegram{api: api, log: log, e: newEngine(DefaultLimits(), cfg.CallTimeout, cfg.Token.Reveal(), log, ryo.SystemClock{})}, nil
 }
 
-// callKind says how a call may be retried.
-type callKind int
+// Post implements stages.Messenger.
+func (t *telegram) Post(ctx context.Context, place ryo.Place, replyTo int, text render.Part) (int, error) {
+	return t.send(ctx, status, place, replyTo, text)
+}
 
-const (
-	repeatable callKind = iota // doing it twice is harmless
-	creating                   // doing it twice shows the person something twice
-	bestEffort                 // one attempt; failure does not matter much
-)
+// Send implements stages.Messenger.
+func (t *telegram) Send(ctx context.Context, place ryo.Place, replyTo int, text render.Part) (int, error) {
+	return t.send(ctx, urgent, place, replyTo, text)
+}
+
+// send posts a message. HTML that Telegram refuses is sent again as plain
+// text: a refused call certainly showed nothing.
+func (t *telegram) send(ctx context.Context, c class, place ryo.Place, replyTo int, text render.Part) (int, error) {
+	var id int
+	err := t.e.do(ctx, &apiCall{chat: place.ChatID, class: c, method: "sendMessage", creating: true, call: func(ctx context.Context) error {
+		params := &tg.SendMessageParams{ChatID: place.ChatID, MessageThreadID: place.Thread}
+		params.Text, params.ParseMode = content(text)
+		if replyTo != 0 {
+			params.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
+		}
+		m, err := t.api.SendMessage(ctx, params)
+		if err == nil {
+			id = m.ID
+		}
+		return err
+	}})
+	if refusedMarkup(err, text) {
+		t.log.Warn("Telegram refused the formatting; sending plain text", "chat_id", place.ChatID, "err", err)
+		return t.send(ctx, c, place, replyTo, render.Part{Plain: text.Plain})
+	}
+	return id, err
+}
+
+// Edit implements stages.Messenger.
+func (t *telegram) Edit(ctx context.Context, place ryo.Place, id int, text render.Part) error {
+	err := t.e.do(ctx, t.editJob(urgent, place, id, text))
+	if refusedMarkup(err, text) {
+		t.log.Warn("Telegram refused the formatting; sending plain text", "chat_id", place.ChatID, "err", err)
+		return t.Edit(ctx, place, id, render.Part{Plain: text.Plain})
+	}
+	return editOutcome(err)
+}
+
+// Progress implements stages.Messenger.
+func (t *telegram) Progress(ctx context.Context, place ryo.Place, id int, text render.Part) {
+	j := t.editJob(progress, place, id, text)
+	j.ctx, j.expires = ctx, t.e.clock.Now().Add(progressLife)
+	j.done = func(err error) {
+		if err = editOutcome(err); err != nil && !errors.Is(err, errSuperseded) && !errors.Is(err, errExpired) {
+			t.log.Debug("status edit not shown", "chat_id", place.ChatID, "err", err)
+		}
+	}
+	t.e.submit(j)
+}
+
+func (t *telegram) editJob(c class, place ryo.Place, id int, text render.Part) *apiCall {
+	return &apiCall{chat: place.ChatID, class: c, key: messageKey(id), method: "editMessageText", call: func(ctx context.Context) error {
+		params := &tg.EditMessageTextParams{ChatID: place.ChatID, MessageID: id}
+		params.Text, params.ParseMode = content(text)
+		_, err := t.api.EditMessageText(ctx, params)
+		return err
+	}}
+}
+
+// editOutcome reads an edit's error: no change is success, a message that
+// is no more is stages.ErrMessageGone.
+func editOutcome(err error) error {
+	switch {
+	case isBadRequest(err, "message is not modified"):
+		return nil
+	case isBadRequest(err, "message to edit not found"), isBadRequest(err, "message can't be edited"):
+		return fmt.Errorf("%w: %w", stages.ErrMessageGone, err)
+	}
+	return err
+}
+
+// Delete implements stages.Messenger.
+func (t *telegram) Delete(ctx context.Context, place ryo.Place, id int) error {
+	err := t.e.do(ctx, &apiCall{chat: place.ChatID, class: urgent, key: messageKey(id), method: "deleteMessage",
+		call: func(ctx context.Context) error {
+			_, err := t.api.DeleteMessage(ctx, &tg.DeleteMessageParams{ChatID: place.ChatID, MessageID: id})
+			return err
+		}})
+	if isBadRequest(err, "message to delete not found") || isBadRequest(err, "message can't be deleted") {
+		return fmt.Errorf("%w: %w", stages.ErrMessageGone, err)
+	}
+	return err
+}
+
+// Draft implements stages.Messenger. Telegram refusing the method (400, or
+// 404 from a server without it) means drafts do not work there; anything
+// else only that this draft was not shown.
+func (t *telegram) Draft(ctx context.Context, place ryo.Place, draftID int64, text string, done func(error)) {
+	t.e.submit(&apiCall{chat: place.ChatID, class: progress, key: "draft:" + strconv.FormatInt(draftID, 10),
+		method: "sendMessageDraft", ctx: ctx, expires: t.e.clock.Now().Add(progressLife),
+		call: func(ctx context.Context) error {
+			_, err := t.api.SendMessageDraft(ctx, &tg.SendMessageDraftParams{ChatID: place.ChatID,
+				MessageThreadID: place.Thread, DraftID: strconv.FormatInt(draftID, 10), Text: text})
+			return err
+		},
+		done: func(err error) {
+			if errors.Is(err, tg.ErrorBadRequest) || errors.Is(err, tg.ErrorNotFound) {
+				err = fmt.Errorf("%w: %w", stages.ErrDraftsUnsupported, err)
+			}
+			done(err)
+		}})
+}
+
+// Typing implements stages.Messenger.
+func (t *telegram) Typing(ctx context.Context, place ryo.Place) {
+	t.e.submit(&apiCall{chat: place.ChatID, class: typing, key: "typing", method: "sendChatAction", ctx: ctx,
+		expires: t.e.clock.Now().Add(typingLife), done: func(error) {},
+		call: func(ctx context.Context) error {
+			_, err := t.api.SendChatAction(ctx, &tg.SendChatActionParams{
+				ChatID: place.ChatID, MessageThreadID: place.Thread, Action: models.ChatActionTyping})
+			return err
+		}})
+}
+
+func messageKey(id int) string { return "message:" + strconv.Itoa(id) }
+
+// content is the text and parse mode of a part: HTML when it has markup.
+func content(p render.Part) (string, models.ParseMode) {
+	if p.HTML == "" {
+		return p.Plain, ""
+	}
+	return p.HTML, models.ParseModeHTML
+}
+
+// refusedMarkup reports whether Telegram refused a part's HTML, which is
+// then worth sending as plain text.
+func refusedMarkup(err error, p render.Part) bool {
+	return p.HTML != "" && p.Plain != "" && isBadRequest(err, "can't parse entities")
+}
+
+// global runs a call that belongs to no chat.
+func (t *telegram) global(ctx context.Context, method string, call func(ctx context.Context) error) error {
+	return t.e.do(ctx, &apiCall{class: urgent, method: method, call: call})
+}
+
+// me asks Telegram who the bot is.
+func (t *telegram) me(ctx context.Context) (*models.User, error) {
+	var me *models.User
+	err := t.global(ctx, "getMe", func(ctx context.Context) error {
+		var err error
+		me, err = t.api.GetMe(ctx)
+		return err
+	})
+	return me, err
+}
+
+func (t *telegram) setCommands(ctx context.Context, cmds []models.BotCommand) error {
+	return t.global(ctx, "setMyCommands", func(ctx context.Context) error {
+		_, err := t.api.SetMyCommands(ctx, &tg.SetMyCommandsParams{Commands: cmds})
+		return err
+	})
+}
+
+func (t *telegram) deleteWebhook(ctx context.Context) error {
+	return t.global(ctx, "deleteWebhook", func(ctx context.Context) error {
+		_, err := t.api.DeleteWebhook(ctx, &tg.DeleteWebhookParams{DropPendingUpdates: false})
+		return err
+	})
+}
+
+func (t *telegram) answerCallback(ctx context.Context, id, text string) error {
+	return t.global(ctx, "answerCallbackQuery", func(ctx context.Context) error {
+		_, err := t.api.AnswerCallbackQuery(ctx, &tg.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text})
+		return err
+	})
+}
+
+func isBadRequest(err error, text string) bool {
+	return errors.Is(err, tg.ErrorBadRequest) && strings.Contains(err.Error(), text)
+}
+
+func isUnauthorized(err error) bool { return errors.Is(err, tg.ErrorUnauthorized) }
 
 // outcome classifies a failed call.
 type outcome int
@@ -65,35 +228,11 @@ const (
 	unclear                  // it may or may not have happened
 )
 
-// call runs fn with a deadline, retrying failures as kind allows.
-func (t *telegram) call(ctx context.Context, method string, kind callKind, fn func(ctx context.Context) error) error {
-	var err error
-	var out outcome
-	for attempt := 1; ; attempt++ {
-		callCtx, cancel := context.WithTimeout(ctx, t.timeout)
-		err = scrub(fn(callCtx), t.token)
-		cancel()
-		var wait time.Duration
-		out, wait = classify(err, attempt)
-		if err == nil || !retryable(kind, out) || kind == bestEffort || attempt == callAttempts || ctx.Err() != nil {
-			break
-		}
-		t.log.Warn("telegram call failed; retrying", "method", method, "wait", wait, "err", err)
-		if !sleep(ctx, wait) {
-			break
-		}
-	}
-	switch {
-	case err == nil:
-		return nil
-	case retryable(kind, out):
-		return fmt.Errorf("telegram %s: %w: %w", method, errTelegramUnavailable, err)
-	}
-	return fmt.Errorf("telegram %s: %w", method, err)
-}
-
-func retryable(kind callKind, out outcome) bool {
-	return out == notDone || (out == unclear && kind != creating)
+// retryable reports whether a call may be tried again after a failure: a
+// call that creates something only when Telegram certainly did not act on
+// it, so that a person never sees a message twice.
+func retryable(creating bool, out outcome) bool {
+	return out == notDone || (out == unclear && !creating)
 }
 
 // errTelegramUnavailable marks calls that failed for a passing reason after
@@ -103,7 +242,8 @@ var errTelegramUnavailable = errors.New("telegram unavailable")
 
 var serverError = regexp.MustCompile(`error response from telegram for method \w+, (5\d\d) `)
 
-// classify says what a failed call means, and when to try again.
+// classify says what a failed call means, and how long to wait before the
+// attempt-th retry.
 func classify(err error, attempt int) (outcome, time.Duration) {
 	var tooMany *tg.TooManyRequestsError
 	var migrate *tg.MigrateError
@@ -162,83 +302,3 @@ func sleep(ctx context.Context, d time.Duration) bool {
 		return false
 	}
 }
-
-// Send implements stages.Messenger.
-func (t *telegram) Send(ctx context.Context, place ryo.Place, replyTo int, text string) (int, error) {
-	params := &tg.SendMessageParams{ChatID: place.ChatID, MessageThreadID: place.Thread, Text: text}
-	if replyTo != 0 {
-		params.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
-	}
-	var id int
-	err := t.call(ctx, "sendMessage", creating, func(ctx context.Context) error {
-		m, err := t.api.SendMessage(ctx, params)
-		if err == nil {
-			id = m.ID
-		}
-		return err
-	})
-	return id, err
-}
-
-// Edit implements stages.Messenger.
-func (t *telegram) Edit(ctx context.Context, place ryo.Place, id int, text string) error {
-	params := &tg.EditMessageTextParams{ChatID: place.ChatID, MessageID: id, Text: text}
-	err := t.call(ctx, "editMessageText", repeatable, func(ctx context.Context) error {
-		_, err := t.api.EditMessageText(ctx, params)
-		return err
-	})
-	switch {
-	case isBadRequest(err, "message is not modified"):
-		return nil
-	case isBadRequest(err, "message to edit not found"), isBadRequest(err, "message can't be edited"):
-		return fmt.Errorf("%w: %w", stages.ErrMessageGone, err)
-	}
-	return err
-}
-
-// Typing implements stages.Messenger.
-func (t *telegram) Typing(ctx context.Context, place ryo.Place) error {
-	return t.call(ctx, "sendChatAction", bestEffort, func(ctx context.Context) error {
-		_, err := t.api.SendChatAction(ctx, &tg.SendChatActionParams{
-			ChatID: place.ChatID, MessageThreadID: place.Thread, Action: models.ChatActionTyping})
-		return err
-	})
-}
-
-func isBadRequest(err error, text string) bool {
-	return errors.Is(err, tg.ErrorBadRequest) && strings.Contains(err.Error(), text)
-}
-
-// me asks Telegram who the bot is.
-func (t *telegram) me(ctx context.Context) (*models.User, error) {
-	var me *models.User
-	err := t.call(ctx, "getMe", repeatable, func(ctx context.Context) error {
-		var err error
-		me, err = t.api.GetMe(ctx)
-		return err
-	})
-	return me, err
-}
-
-func (t *telegram) setCommands(ctx context.Context, cmds []models.BotCommand) error {
-	return t.call(ctx, "setMyCommands", repeatable, func(ctx context.Context) error {
-		_, err := t.api.SetMyCommands(ctx, &tg.SetMyCommandsParams{Commands: cmds})
-		return err
-	})
-}
-
-func (t *telegram) deleteWebhook(ctx context.Context) error {
-	return t.call(ctx, "deleteWebhook", repeatable, func(ctx context.Context) error {
-		_, err := t.api.DeleteWebhook(ctx, &tg.DeleteWebhookParams{DropPendingUpdates: false})
-		return err
-	})
-}
-
-func (t *telegram) answerCallback(ctx context.Context, id, text string) error {
-	return t.call(ctx, "answerCallbackQuery", repeatable, func(ctx context.Context) error {
-		_, err := t.api.AnswerCallbackQuery(ctx, &tg.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text})
-		return err
-	})
-}
-
-func isUnauthorized(err error) bool { return errors.Is(err, tg.ErrorUnauthorized) }

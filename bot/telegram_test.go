@@ -39,7 +39,7 @@ func TestClassify(t *testing.T) {
 			}
 		})
 	}
-	if retryable(creating, unclear) || !retryable(repeatable, unclear) || !retryable(creating, notDone) {
+	if retryable(true, unclear) || !retryable(false, unclear) || !retryable(true, notDone) {
 		t.Fatal("a message that may have been sent must not be sent again; an edit may be repeated")
 	}
 }

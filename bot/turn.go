@@ -15,9 +15,9 @@ import (
 	"github.com/ryo-bot/ryo/stages"
 )
 
-// turn answers a message meant for the bot: store it, post the status
-// message, ask the agent and remember the answer, turn the status message
-// into the answer, and store the answer while marking the update done.
+// turn answers a message meant for the bot: store it, show the turn live
+// in a status message, ask the agent and remember the answer, deliver the
+// answer, and store it while marking the update done.
 //
 // A turn interrupted at any point runs again from the inbox; what its
 // earlier run got done is reused: the stored message, the status message
@@ -33,42 +33,27 @@ func (b *Bot) turn(ctx context.Context, id int64, m *models.Message) error {
 	if err != nil {
 		return err
 	}
+	start := stages.Start{Place: place, Private: chat.Type == ryo.ChatPrivate, ReplyTo: m.ID, Since: prior.CreatedAt,
+		Adopt: prior.StatusMessageID, DraftID: id, Record: func(status int) error {
+			return b.record(ctx, "remember status message", func(ctx context.Context) error {
+				return b.db.SaveTurnStatus(ctx, id, place, status)
+			})
+		}}
 	if prior.Answer != "" {
-		status := stages.Adopt(b.tg, place, m.ID, prior.StatusMessageID)
-		return b.deliver(ctx, log, id, m, status, prior.Answer, prior.AnswerMetadata, prior.Parts)
+		return b.deliver(ctx, log, id, m, b.stages.Adopt(start), prior.Answer, prior.AnswerMetadata, prior.Parts)
 	}
-	status, err := b.beginStatus(ctx, id, place, m.ID, prior.StatusMessageID)
+	shown := b.stages.Begin(ctx, start)
+	defer shown.Close() // also when the turn panics: the failure is then shown in the status message
+	answer, meta, err := b.ask(ctx, id, chat, place, shown)
 	if err != nil {
-		return err
+		return b.turnFailed(ctx, log, id, shown, err)
 	}
-	answer, meta, err := b.ask(ctx, id, chat, place)
-	if err != nil {
-		return b.turnFailed(ctx, log, id, status, err)
-	}
-	return b.deliver(ctx, log, id, m, status, answer, meta, nil)
+	return b.deliver(ctx, log, id, m, shown, answer, meta, nil)
 }
 
-// beginStatus posts the turn's status message, or takes over the one an
-// interrupted run of the same turn posted, and remembers it.
-func (b *Bot) beginStatus(ctx context.Context, id int64, place ryo.Place, replyTo, adopt int) (*stages.Status, error) {
-	status, err := stages.Begin(ctx, b.tg, place, replyTo, adopt)
-	if err != nil {
-		return nil, err
-	}
-	if status.ID() != adopt {
-		err := b.record(ctx, "remember status message", func(ctx context.Context) error {
-			return b.db.SaveTurnStatus(ctx, id, place, status.ID())
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return status, nil
-}
-
-// ask gives the agent the recent history and remembers its answer before
-// anything is delivered.
-func (b *Bot) ask(ctx context.Context, id int64, chat ryo.Chat, place ryo.Place) (string, json.RawMessage, error) {
+// ask gives the agent the recent history, shows its steps as it goes, and
+// remembers its answer before anything is delivered.
+func (b *Bot) ask(ctx context.Context, id int64, chat ryo.Chat, place ryo.Place, shown *stages.Turn) (string, json.RawMessage, error) {
 	history, err := b.db.History(ctx, place, b.cfg.HistoryLimit)
 	if err != nil {
 		return "", nil, err
@@ -76,7 +61,8 @@ func (b *Bot) ask(ctx context.Context, id int64, chat ryo.Chat, place ryo.Place)
 	started := time.Now()
 	turnCtx, cancel := context.WithTimeout(ctx, b.cfg.TurnTimeout)
 	defer cancel()
-	out, err := b.agent.Run(turnCtx, agent.Input{Bot: b.me, Chat: chat, Place: place, UpdateID: id, History: history})
+	out, err := b.agent.Run(turnCtx, agent.Input{Bot: b.me, Chat: chat, Place: place, UpdateID: id, History: history,
+		Observe: shown.Observe})
 	if err != nil {
 		return "", nil, err
 	}
@@ -87,20 +73,30 @@ func (b *Bot) ask(ctx context.Context, id int64, chat ryo.Chat, place ryo.Place)
 	return out.Text, meta, err
 }
 
-// deliver turns the status message into the answer and stores it as done.
-// delivered are the parts an interrupted delivery already sent.
-func (b *Bot) deliver(ctx context.Context, log *slog.Logger, id int64, m *models.Message, status *stages.Status,
+// deliver sends the answer and stores it as done. delivered are the parts
+// an interrupted delivery already sent.
+func (b *Bot) deliver(ctx context.Context, log *slog.Logger, id int64, m *models.Message, shown *stages.Turn,
 	answer string, meta json.RawMessage, delivered []int) error {
-	ids, err := status.Finish(ctx, answer, delivered, func(ids []int) error {
-		return b.record(ctx, "remember answer parts", func(ctx context.Context) error { return b.db.SaveTurnParts(ctx, id, ids) })
+	var about answerAbout
+	_ = json.Unmarshal(meta, &about) // written by answerMetadata; unreadable means no tags or tools
+	var ids []int
+	err := idle(ctx, func() error { // Telegram may make the answer wait its turn: other chats go on meanwhile
+		var err error
+		ids, err = shown.Finish(ctx, answer, about.Tools, delivered, func(ids []int) error {
+			return b.record(ctx, "remember answer parts", func(ctx context.Context) error { return b.db.SaveTurnParts(ctx, id, ids) })
+		})
+		return err
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			shown.Pause(ctx)
+		}
 		return err
 	}
 	msg := ryo.Message{Place: placeOf(m), Kind: ryo.KindAssistant, Text: answer, TelegramID: ids[0],
 		ReplyTo: m.ID, UpdateID: id, Metadata: withMessageIDs(meta, ids)}
 	err = b.record(ctx, "finish turn", func(ctx context.Context) error {
-		_, err := b.db.FinishTurn(ctx, msg, tagsOf(meta))
+		_, err := b.db.FinishTurn(ctx, msg, about.Tags)
 		return err
 	})
 	if err != nil {
@@ -110,15 +106,23 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, id int64, m *models
 	return nil
 }
 
+// answerAbout is what delivery reads back from the answer's metadata.
+type answerAbout struct {
+	Tags  []string `json:"tags"`
+	Tools []string `json:"tools"`
+}
+
 // turnFailed tells the person why there is no answer, where the answer would
 // have been, and marks the update failed. Shutdown and a lost database are
-// not the turn's failure: the update is left to be resumed.
-func (b *Bot) turnFailed(ctx context.Context, log *slog.Logger, id int64, status *stages.Status, err error) error {
+// not the turn's failure: the status message shows the turn paused and the
+// update is left to be resumed.
+func (b *Bot) turnFailed(ctx context.Context, log *slog.Logger, id int64, shown *stages.Turn, err error) error {
 	if ctx.Err() != nil || errors.Is(err, memory.ErrUnavailable) {
+		shown.Pause(ctx)
 		return err
 	}
 	log.Error("turn failed", "code", ryo.ErrorCode(err), "err", err)
-	if ferr := status.Fail(ctx, ryo.ErrorMessage(err)); ferr != nil {
+	if ferr := idle(ctx, func() error { return shown.Fail(ctx, ryo.ErrorMessage(err)) }); ferr != nil {
 		return ferr
 	}
 	return b.record(ctx, "finish failed turn", func(ctx context.Context) error {
@@ -158,13 +162,4 @@ func withMessageIDs(meta json.RawMessage, ids []int) json.RawMessage {
 	fields["message_ids"] = ids
 	out, _ := json.Marshal(fields)
 	return out
-}
-
-// tagsOf reads the tags answerMetadata recorded.
-func tagsOf(meta json.RawMessage) []string {
-	var v struct {
-		Tags []string `json:"tags"`
-	}
-	_ = json.Unmarshal(meta, &v) // written by answerMetadata; unreadable means no tags
-	return v.Tags
 }

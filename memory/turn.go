@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -15,7 +16,8 @@ type Turn struct {
 	StatusMessageID int             // the message posted for the update (status or reply); 0 when none
 	Answer          string          // "" when the model had not answered
 	AnswerMetadata  json.RawMessage // with Answer
-	Parts           []int           // messages that carry the answer, the status message first
+	Parts           []int           // messages that carry the answer, the first part first
+	CreatedAt       time.Time       // when the turn first showed something; zero when it had not
 }
 
 // Turn returns what earlier runs of the turn answering updateID left: its
@@ -27,8 +29,8 @@ func (db *DB) Turn(ctx context.Context, updateID int64) (Turn, error) {
 	var answer *string
 	var parts []int64
 	var t Turn
-	err := db.pool.QueryRow(ctx, `select status_message_id, answer, answer_metadata, part_message_ids
-		from turns where update_id = $1`, updateID).Scan(&status, &answer, &t.AnswerMetadata, &parts)
+	err := db.pool.QueryRow(ctx, `select status_message_id, answer, answer_metadata, part_message_ids, created_at
+		from turns where update_id = $1`, updateID).Scan(&status, &answer, &t.AnswerMetadata, &parts, &t.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Turn{}, nil
 	}

@@ -2,190 +2,478 @@ package stages_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
-	"unicode/utf16"
+	"time"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/clocktest"
+	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/stages"
 )
 
-// chat is a fake Messenger that keeps what the chat shows.
+// chat is a fake Messenger that keeps what the chat shows and what was
+// called, in order.
 type chat struct {
-	texts   map[int]string
-	replyTo map[int]int
-	next    int
-	typing  int
+	mu       sync.Mutex
+	changed  chan struct{}
+	texts    map[int]string // message id → what the person sees
+	replyTo  map[int]int
+	next     int
+	calls    []string
+	drafts   []string
+	holdPost chan struct{} // when set, Post waits for it (or its ctx)
+	draftErr error         // when set, drafts fail with it
+	sendErr  error         // when set, the next Send fails with it
 }
 
-func newChat() *chat { return &chat{texts: map[int]string{}, replyTo: map[int]int{}, next: 100} }
+func newChat() *chat {
+	return &chat{changed: make(chan struct{}), texts: map[int]string{}, replyTo: map[int]int{}, next: 100}
+}
 
-func (c *chat) Send(_ context.Context, _ ryo.Place, replyTo int, text string) (int, error) {
+func (c *chat) note(call string) {
+	c.calls = append(c.calls, call)
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+func (c *chat) Post(ctx context.Context, _ ryo.Place, replyTo int, text render.Part) (int, error) {
+	c.mu.Lock()
+	hold := c.holdPost
+	c.mu.Unlock()
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+	return c.add("post", replyTo, text)
+}
+
+func (c *chat) Send(_ context.Context, _ ryo.Place, replyTo int, text render.Part) (int, error) {
+	c.mu.Lock()
+	err := c.sendErr
+	c.sendErr = nil
+	c.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	return c.add("send", replyTo, text)
+}
+
+func (c *chat) add(call string, replyTo int, text render.Part) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.next++
-	c.texts[c.next], c.replyTo[c.next] = text, replyTo
+	c.texts[c.next], c.replyTo[c.next] = text.Plain, replyTo
+	c.note(call)
 	return c.next, nil
 }
 
-func (c *chat) Edit(_ context.Context, _ ryo.Place, id int, text string) error {
+func (c *chat) Edit(_ context.Context, _ ryo.Place, id int, text render.Part) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if _, ok := c.texts[id]; !ok {
 		return fmt.Errorf("edit %d: %w", id, stages.ErrMessageGone)
 	}
-	c.texts[id] = text
+	c.texts[id] = text.Plain
+	c.note("edit")
 	return nil
 }
 
-func (c *chat) Typing(context.Context, ryo.Place) error { c.typing++; return nil }
+func (c *chat) Delete(_ context.Context, _ ryo.Place, id int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.texts[id]; !ok {
+		return stages.ErrMessageGone
+	}
+	delete(c.texts, id)
+	c.note("delete")
+	return nil
+}
 
-var place = ryo.Place{ChatID: 7}
+func (c *chat) Progress(_ context.Context, _ ryo.Place, id int, text render.Part) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.texts[id]; ok {
+		c.texts[id] = text.Plain
+	}
+	c.note("progress")
+}
 
-func TestStatusBecomesTheAnswer(t *testing.T) {
-	c := newChat()
-	s, err := stages.Begin(context.Background(), c, place, 5, 0)
-	if err != nil {
+func (c *chat) Draft(_ context.Context, _ ryo.Place, _ int64, text string, done func(error)) {
+	c.mu.Lock()
+	err := c.draftErr
+	c.drafts = append(c.drafts, text)
+	c.note("draft")
+	c.mu.Unlock()
+	done(err)
+}
+
+func (c *chat) Typing(context.Context, ryo.Place) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.note("typing")
+}
+
+// count returns how often call was made.
+func (c *chat) count(call string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, x := range c.calls {
+		if x == call {
+			n++
+		}
+	}
+	return n
+}
+
+func (c *chat) text(id int) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.texts[id]
+}
+
+func (c *chat) shown() map[int]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[int]string{}
+	for k, v := range c.texts {
+		out[k] = v
+	}
+	return out
+}
+
+// wait blocks until cond holds.
+func (c *chat) wait(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		c.mu.Lock()
+		changed := c.changed
+		c.mu.Unlock()
+		if cond() {
+			return
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			t.Fatalf("waiting for %s; calls so far: %v, chat: %v", what, c.calls, c.texts)
+		}
+	}
+}
+
+var (
+	place = ryo.Place{ChatID: 7}
+	t0    = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+)
+
+type fixture struct {
+	chat  *chat
+	clock *clocktest.Clock
+	o     *stages.Orchestrator
+}
+
+func setup(drafts bool) *fixture {
+	f := &fixture{chat: newChat(), clock: clocktest.New(t0)}
+	f.o = stages.New(f.chat, stages.Config{NotifyAfter: 8 * time.Second, Drafts: drafts, Clock: f.clock})
+	return f
+}
+
+// begin starts a turn answering message 5 and waits for its status message.
+func (f *fixture) begin(t *testing.T, private bool) (*stages.Turn, int) {
+	t.Helper()
+	posted := make(chan int, 1)
+	turn := f.o.Begin(context.Background(), stages.Start{Place: place, Private: private, ReplyTo: 5, DraftID: 99,
+		Record: func(id int) error { posted <- id; return nil }})
+	var recorded int
+	select {
+	case recorded = <-posted:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the status message was not posted")
+	}
+	if recorded != turn.ID() {
+		t.Fatalf("recorded status message %d; posted %d", recorded, turn.ID())
+	}
+	return turn, turn.ID()
+}
+
+// until lets time pass, timer by timer as the turn's loop arms them, until
+// cond holds.
+func (f *fixture) until(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for !cond() {
+		next, err := f.clock.WaitNext(ctx)
+		if err != nil {
+			t.Fatalf("waiting for %s at %v: %v; calls %v", what, f.clock.Now().Sub(t0), err, f.chat.calls)
+		}
+		f.clock.Advance(next.Sub(f.clock.Now()))
+	}
+}
+
+func TestQuickAnswerReplacesTheStatusMessage(t *testing.T) {
+	f := setup(false)
+	turn, status := f.begin(t, true)
+	if got := f.chat.text(status); got != "🤔 Thinking…" || f.chat.replyTo[status] != 5 {
+		t.Fatalf("status = %q replying to %d; want Thinking as a reply to 5", got, f.chat.replyTo[status])
+	}
+	turn.Observe(ryo.Step{Kind: ryo.StepThinking, Call: 1})
+	turn.Observe(ryo.Step{Kind: ryo.StepWriting, Reply: "Hel"})
+	ids, err := turn.Finish(context.Background(), "Hello, **Alice**!", nil, nil, nil)
+	if err != nil || len(ids) != 1 || ids[0] != status {
+		t.Fatalf("Finish = %v, %v; want the status message to carry the answer", ids, err)
+	}
+	if got := f.chat.shown(); len(got) != 1 || got[status] != "Hello, Alice!" {
+		t.Fatalf("chat shows %v; want only the answer", got)
+	}
+	if n := f.chat.count("progress"); n != 0 {
+		t.Fatalf("%d progress edits for a quick answer; want none", n)
+	}
+}
+
+func TestSlowAnswerArrivesAsANewMessageAndTheStatusCollapses(t *testing.T) {
+	f := setup(false)
+	turn, status := f.begin(t, true)
+	turn.Observe(ryo.Step{Kind: ryo.StepTool, Tool: "calculate"})
+	turn.Observe(ryo.Step{Kind: ryo.StepToolDone, Tool: "calculate", Status: "ok", Took: 3 * time.Millisecond})
+	f.until(t, "the tool shown", func() bool { return strings.Contains(f.chat.text(status), "✅ calculate") })
+	f.until(t, "the elapsed time shown", func() bool { return strings.Contains(f.chat.text(status), "· 5s") })
+	f.clock.Advance(t0.Add(9 * time.Second).Sub(f.clock.Now()))
+	ids, err := turn.Finish(context.Background(), "It is 42.", []string{"calculate"}, nil, nil)
+	if err != nil || len(ids) != 1 || ids[0] == status {
+		t.Fatalf("Finish = %v, %v; want a new message", ids, err)
+	}
+	if got := f.chat.text(ids[0]); got != "It is 42." || f.chat.replyTo[ids[0]] != 5 {
+		t.Fatalf("answer = %q replying to %d", got, f.chat.replyTo[ids[0]])
+	}
+	if got := f.chat.text(status); got != "✅ Answered in 9.0s · used calculate" {
+		t.Fatalf("status = %q; want the one-line summary", got)
+	}
+}
+
+func TestTypingIsKeptAlive(t *testing.T) {
+	f := setup(false)
+	turn, _ := f.begin(t, true)
+	f.until(t, "12 seconds", func() bool { return !f.clock.Now().Before(t0.Add(12 * time.Second)) })
+	f.chat.wait(t, "typing every 4 seconds", func() bool { return f.chat.count("typing") == 4 })
+	turn.Fail(context.Background(), "stop")
+}
+
+func TestProgressIsPacedAndLatestWins(t *testing.T) {
+	f := setup(false)
+	turn, status := f.begin(t, false) // a group: every 5 s at most
+	reply := ""
+	for i := 0; i < 100; i++ {
+		reply += fmt.Sprintf("word%d ", i)
+		turn.Observe(ryo.Step{Kind: ryo.StepWriting, Reply: reply})
+		f.clock.Advance(100 * time.Millisecond)
+	}
+	if n := f.chat.count("progress"); n > 2 {
+		t.Fatalf("%d progress edits in the first 10 s in a group; want at most 2 (one per 5 s, none in the first 5)", n)
+	}
+	f.until(t, "the latest text", func() bool { return strings.Contains(f.chat.text(status), "word99") })
+	turn.Fail(context.Background(), "stop")
+}
+
+func TestDraftsStreamTheReplyInPrivateChats(t *testing.T) {
+	f := setup(true)
+	f.o = stages.New(f.chat, stages.Config{NotifyAfter: time.Minute, Drafts: true, Clock: f.clock})
+	turn, status := f.begin(t, true)
+	turn.Observe(ryo.Step{Kind: ryo.StepWriting, Reply: "Streaming into the draft"})
+	f.until(t, "the draft", func() bool { return f.chat.count("draft") == 1 })
+	if got := f.chat.text(status); strings.Contains(got, "Streaming") || !strings.Contains(got, "Writing") {
+		t.Fatalf("status = %q; want the stage only, the reply being in the draft", got)
+	}
+	ids, err := turn.Finish(context.Background(), "Streaming into the draft, done.", nil, nil, nil)
+	if err != nil || len(ids) != 1 || ids[0] == status {
+		t.Fatalf("Finish = %v, %v; want the answer as a real message", ids, err)
+	}
+	if got := f.chat.shown(); len(got) != 1 || got[ids[0]] != "Streaming into the draft, done." {
+		t.Fatalf("chat shows %v; want the answer only (the quick turn's status message deleted)", got)
+	}
+}
+
+func TestFailingDraftsFallBackToEdits(t *testing.T) {
+	f := setup(true)
+	f.chat.draftErr = fmt.Errorf("%w: Bad Request: TEXTDRAFT_PEER_INVALID", stages.ErrDraftsUnsupported)
+	turn, status := f.begin(t, true)
+	turn.Observe(ryo.Step{Kind: ryo.StepWriting, Reply: "Falls back"})
+	f.until(t, "the draft attempt", func() bool { return f.chat.count("draft") == 1 })
+	f.until(t, "the reply in the status message", func() bool { return strings.Contains(f.chat.text(status), "Falls back") })
+	turn.Fail(context.Background(), "stop")
+
+	next, _ := f.begin(t, true)
+	next.Observe(ryo.Step{Kind: ryo.StepWriting, Reply: "No more drafts"})
+	f.until(t, "the reply in the next status message", func() bool { return strings.Contains(f.chat.text(next.ID()), "No more drafts") })
+	if n := f.chat.count("draft"); n != 1 {
+		t.Fatalf("%d drafts; want no more after the first failed", n)
+	}
+	next.Fail(context.Background(), "stop")
+}
+
+// When the answer is ready before Telegram had room for the status message,
+// the status message is never sent: the answer goes out instead.
+func TestAnswerBeforeTheStatusMessageReplacesIt(t *testing.T) {
+	f := setup(false)
+	f.chat.holdPost = make(chan struct{})
+	turn := f.o.Begin(context.Background(), stages.Start{Place: place, Private: true, ReplyTo: 5})
+	ids, err := turn.Finish(context.Background(), "Right away.", nil, nil, nil)
+	if err != nil || len(ids) != 1 {
+		t.Fatalf("Finish = %v, %v", ids, err)
+	}
+	if got := f.chat.shown(); len(got) != 1 || got[ids[0]] != "Right away." || f.chat.count("post") != 0 {
+		t.Fatalf("chat shows %v after calls %v; want the answer alone", got, f.chat.calls)
+	}
+}
+
+func TestFailAndPauseResolveTheStatusMessage(t *testing.T) {
+	f := setup(false)
+	turn, status := f.begin(t, true)
+	if err := turn.Fail(context.Background(), "The model is not installed."); err != nil {
 		t.Fatal(err)
 	}
-	if c.texts[s.ID()] != "⏳ Thinking…" || c.replyTo[s.ID()] != 5 || c.typing != 1 {
-		t.Fatalf("status = %q replying to %d (typing %d); want Thinking as a reply to 5", c.texts[s.ID()], c.replyTo[s.ID()], c.typing)
+	if got := f.chat.text(status); got != "⚠️ The model is not installed." {
+		t.Fatalf("failed status = %q", got)
 	}
-	ids, err := s.Finish(context.Background(), "42", nil, nil)
-	if err != nil || len(ids) != 1 || ids[0] != s.ID() || c.texts[s.ID()] != "42" || len(c.texts) != 1 {
-		t.Fatalf("Finish = %v, %v; chat shows %v; want the status message turned into the answer", ids, err, c.texts)
-	}
-}
-
-func TestResumedTurnAdoptsItsStatusMessage(t *testing.T) {
-	c := newChat()
-	old, _ := c.Send(context.Background(), place, 5, "⏳ Thinking…")
-	s, err := stages.Begin(context.Background(), c, place, 5, old)
-	if err != nil || s.ID() != old || len(c.texts) != 1 || !strings.Contains(c.texts[old], "picked up again") {
-		t.Fatalf("Begin(adopt) = %v, %v; chat %v; want the old message reused", s.ID(), err, c.texts)
+	turn, status = f.begin(t, true)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // a shutdown
+	turn.Pause(ctx)
+	if got := f.chat.text(status); !strings.HasPrefix(got, "⏸ Paused") {
+		t.Fatalf("paused status = %q", got)
 	}
 }
 
-func TestAdoptDeliversWithoutAnotherEdit(t *testing.T) {
-	c := newChat()
-	old, _ := c.Send(context.Background(), place, 5, "⏳ Thinking…")
-	ids, err := stages.Adopt(c, place, 5, old).Finish(context.Background(), "known answer", nil, nil)
-	if err != nil || len(ids) != 1 || ids[0] != old || c.texts[old] != "known answer" || len(c.texts) != 1 {
-		t.Fatalf("Adopt+Finish = %v, %v; chat %v", ids, err, c.texts)
+func TestResumedTurnReplacesWhatItShowedAtOnce(t *testing.T) {
+	f := setup(false)
+	old, _ := f.chat.Send(context.Background(), place, 5, render.Part{Plain: "🤔 Thinking… · 45s"})
+	turn := f.o.Begin(context.Background(), stages.Start{Place: place, Private: true, ReplyTo: 5, Adopt: old, Since: t0.Add(-time.Minute)})
+	f.chat.wait(t, "the adopted status message edited", func() bool { return strings.Contains(f.chat.text(old), "Picked up again") })
+	if turn.ID() != old || f.chat.count("post") != 0 {
+		t.Fatalf("status = %d after %v; want %d adopted, nothing posted", turn.ID(), f.chat.calls, old)
+	}
+	ids, err := turn.Finish(context.Background(), "Late answer.", nil, nil, nil)
+	if err != nil || ids[0] == old || !strings.HasPrefix(f.chat.text(old), "✅ Answered in 1m 00s") {
+		t.Fatalf("Finish = %v, %v; chat %v; want a new message after a minute's wait", ids, err, f.chat.shown())
 	}
 }
 
 func TestDeletedStatusMessageIsReplaced(t *testing.T) {
-	c := newChat()
-	s, _ := stages.Begin(context.Background(), c, place, 5, 0)
-	delete(c.texts, s.ID()) // the person deleted it
-	ids, err := s.Finish(context.Background(), "answer", nil, nil)
-	if err != nil || len(c.texts) != 1 || c.texts[ids[0]] != "answer" || c.replyTo[ids[0]] != 5 {
-		t.Fatalf("Finish after deletion = %v, %v; chat %v", ids, err, c.texts)
-	}
-}
-
-func TestFailShowsTheReason(t *testing.T) {
-	c := newChat()
-	s, _ := stages.Begin(context.Background(), c, place, 5, 0)
-	if err := s.Fail(context.Background(), "The model is not installed."); err != nil {
-		t.Fatal(err)
-	}
-	if got := c.texts[s.ID()]; got != "⚠️ The model is not installed." {
-		t.Fatalf("failed status = %q", got)
+	f := setup(false)
+	turn, status := f.begin(t, true)
+	f.chat.Delete(context.Background(), place, status) // the person deleted it
+	ids, err := turn.Finish(context.Background(), "answer", nil, nil, nil)
+	if got := f.chat.shown(); err != nil || len(got) != 1 || got[ids[0]] != "answer" || f.chat.replyTo[ids[0]] != 5 {
+		t.Fatalf("Finish after deletion = %v, %v; chat %v", ids, err, got)
 	}
 }
 
 func TestLongAnswerIsSplitIntoReplies(t *testing.T) {
-	c := newChat()
-	s, _ := stages.Begin(context.Background(), c, place, 5, 0)
+	f := setup(false)
+	turn, status := f.begin(t, true)
 	answer := strings.Repeat("word ", 2000) // 10,000 characters
-	ids, err := s.Finish(context.Background(), answer, nil, nil)
-	if err != nil || len(ids) != 3 {
-		t.Fatalf("Finish = %v, %v; want 3 parts", ids, err)
+	var recorded [][]int
+	ids, err := turn.Finish(context.Background(), answer, nil, nil, func(ids []int) error {
+		recorded = append(recorded, append([]int(nil), ids...))
+		return nil
+	})
+	if err != nil || len(ids) != 3 || ids[0] != status {
+		t.Fatalf("Finish = %v, %v; want 3 parts, the first in the status message", ids, err)
 	}
-	var joined []string
-	for _, id := range ids {
-		joined = append(joined, c.texts[id])
-		if id != s.ID() && c.replyTo[id] != 5 {
-			t.Errorf("part %d does not reply to the question", id)
+	for i, id := range ids {
+		if !strings.HasSuffix(f.chat.text(id), fmt.Sprintf("(%d/3)", i+1)) || f.chat.replyTo[id] != 5 && id != status {
+			t.Fatalf("part %d = …%q", i+1, f.chat.text(id)[max(0, len(f.chat.text(id))-20):])
 		}
 	}
-	if strings.Join(joined, " ") != strings.TrimSpace(answer) {
-		t.Fatal("the parts do not add up to the answer")
+	if len(recorded) != 3 || len(recorded[0]) != 1 {
+		t.Fatalf("recorded %v; want the status message first, then each part", recorded)
 	}
 }
 
-// A delivery interrupted after part 2 of 3 sends only part 3 when resumed.
+// A delivery interrupted after part 2 of 3 sends only part 3 when resumed,
+// the way it began, however long the wait was meanwhile.
 func TestResumedDeliverySendsMissingPartsOnly(t *testing.T) {
-	c := newChat()
+	f := setup(false)
 	answer := strings.Repeat("word ", 2000)
-	s, _ := stages.Begin(context.Background(), c, place, 5, 0)
+	turn, status := f.begin(t, true)
 	var recorded []int
-	flaky := &failingChat{chat: c, failSend: 1} // part 2 is sent, part 3 fails
-	first := stages.Adopt(flaky, place, 5, s.ID())
-	if _, err := first.Finish(context.Background(), answer, nil, func(ids []int) error { recorded = ids; return nil }); err == nil {
-		t.Fatal("the failing send did not fail")
+	f.chat.sendErr = nil
+	first, err := deliverUntilFailure(f, turn, answer, &recorded)
+	if err == nil || len(recorded) != 2 || recorded[0] != status {
+		t.Fatalf("first delivery = %v, %v, recorded %v; want it to stop after part 2", first, err, recorded)
 	}
-	if len(recorded) != 2 {
-		t.Fatalf("recorded %v; want the status message and part 2", recorded)
-	}
-	ids, err := stages.Adopt(c, place, 5, s.ID()).Finish(context.Background(), answer, recorded, nil)
-	if err != nil || len(ids) != 3 || len(c.texts) != 3 {
-		t.Fatalf("resumed Finish = %v, %v; chat has %d messages; want 3 parts, none twice", ids, err, len(c.texts))
-	}
-}
-
-// failingChat fails the Send after failSend successful ones.
-type failingChat struct {
-	*chat
-	failSend int
-}
-
-func (f *failingChat) Send(ctx context.Context, p ryo.Place, replyTo int, text string) (int, error) {
-	if f.failSend == 0 {
-		return 0, fmt.Errorf("network down")
-	}
-	f.failSend--
-	return f.chat.Send(ctx, p, replyTo, text)
-}
-
-func units(s string) int { return len(utf16.Encode([]rune(s))) }
-
-func TestSplit(t *testing.T) {
-	tests := []struct {
-		name string
-		text string
-		max  int
-		want []string
-	}{
-		{"fits", "hello", 10, []string{"hello"}},
-		{"empty", "  ", 10, []string{""}},
-		{"paragraphs first", "aaaa bbbb\n\ncccc dddd", 15, []string{"aaaa bbbb", "cccc dddd"}},
-		{"then lines", "aaaa bbbb\ncccc dddd", 15, []string{"aaaa bbbb", "cccc dddd"}},
-		{"then words", "aaaa bbbb cccc dddd", 12, []string{"aaaa bbbb", "cccc dddd"}},
-		{"hard cut", "abcdefghij", 4, []string{"abcd", "efgh", "ij"}},
-		{"emoji count twice", "😀😀😀", 4, []string{"😀😀", "😀"}},
-		{"cyrillic", "привет мир", 7, []string{"привет", "мир"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := stages.Split(tt.text, tt.max)
-			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
-				t.Fatalf("Split(%q, %d) = %q; want %q", tt.text, tt.max, got, tt.want)
-			}
-		})
+	f.clock.Advance(time.Hour)
+	resumed := f.o.Adopt(stages.Start{Place: place, Private: true, ReplyTo: 5, Adopt: status, Since: t0})
+	ids, err := resumed.Finish(context.Background(), answer, nil, recorded, nil)
+	if err != nil || len(ids) != 3 || len(f.chat.shown()) != 3 || ids[0] != status {
+		t.Fatalf("resumed Finish = %v, %v; chat has %d messages; want 3 parts, none twice", ids, err, len(f.chat.shown()))
 	}
 }
 
-func FuzzSplit(f *testing.F) {
-	f.Add("hello world\n\nsecond paragraph", 8)
-	f.Add("😀😀😀 привет", 3)
-	f.Fuzz(func(t *testing.T, text string, max int) {
-		if max < 2 || max > 5000 {
-			t.Skip()
+// A turn whose answer began to arrive never has that part overwritten: a
+// pause leaves it, a failure is told in a message of its own.
+func TestAnswerPartsAreNeverOverwritten(t *testing.T) {
+	f := setup(false)
+	turn, status := f.begin(t, true)
+	var recorded []int
+	if _, err := deliverUntilFailure(f, turn, strings.Repeat("word ", 2000), &recorded); err == nil {
+		t.Fatal("the delivery did not fail")
+	}
+	part1 := f.chat.text(status)
+	turn.Pause(context.Background())
+	if err := turn.Fail(context.Background(), "Telegram is away."); err != nil {
+		t.Fatal(err)
+	}
+	if f.chat.text(status) != part1 || !strings.HasSuffix(part1, "(1/3)") {
+		t.Fatalf("the status message that carried part 1 now shows %q", f.chat.text(status))
+	}
+	if got := f.chat.shown(); len(got) != 3 || !anyText(got, "⚠️ Telegram is away.") {
+		t.Fatalf("chat shows %v; want parts 1 and 2 and the failure as a message of its own", got)
+	}
+}
+
+// A draft that was never shown does not make a quick answer a new message.
+func TestUnshownDraftsDoNotCount(t *testing.T) {
+	f := setup(true)
+	f.o = stages.New(f.chat, stages.Config{NotifyAfter: time.Minute, Drafts: true, Clock: f.clock})
+	f.chat.draftErr = errors.New("Bad Gateway")
+	turn, status := f.begin(t, true)
+	turn.Observe(ryo.Step{Kind: ryo.StepWriting, Reply: "a draft that fails in passing"})
+	f.until(t, "the draft attempt", func() bool { return f.chat.count("draft") == 1 })
+	ids, err := turn.Finish(context.Background(), "Quick.", nil, nil, nil)
+	if err != nil || len(ids) != 1 || ids[0] != status {
+		t.Fatalf("Finish = %v, %v; want the answer in the status message", ids, err)
+	}
+}
+
+func anyText(texts map[int]string, want string) bool {
+	for _, s := range texts {
+		if s == want {
+			return true
 		}
-		for _, part := range stages.Split(text, max) {
-			if units(part) > max {
-				t.Fatalf("part %q is %d units, over %d", part, units(part), max)
-			}
+	}
+	return false
+}
+
+// deliverUntilFailure finishes turn with Telegram failing the third part.
+func deliverUntilFailure(f *fixture, turn *stages.Turn, answer string, recorded *[]int) ([]int, error) {
+	return turn.Finish(context.Background(), answer, nil, nil, func(ids []int) error {
+		*recorded = append((*recorded)[:0], ids...)
+		if len(ids) == 2 {
+			f.chat.mu.Lock()
+			f.chat.sendErr = errors.New("network down")
+			f.chat.mu.Unlock()
 		}
+		return nil
 	})
 }

@@ -46,6 +46,8 @@ type Config struct {
 	ConnectTimeout    time.Duration
 	FirstTokenTimeout time.Duration
 	ModelTimeout      time.Duration
+	NotifyAfter       time.Duration
+	Drafts            bool
 }
 
 // Settings names every variable ryo reads, in the order .env.example lists
@@ -55,7 +57,7 @@ var settingNames = []string{
 	"RYO_HTTP_ADDR", "RYO_LOG_LEVEL", "RYO_LOG_FORMAT", "RYO_TIMEZONE", "RYO_WORKERS", "RYO_HISTORY_MESSAGES",
 	"RYO_MAX_ATTEMPTS", "RYO_POLL_TIMEOUT", "RYO_TELEGRAM_TIMEOUT", "RYO_SHUTDOWN_GRACE", "RYO_MODEL_KEEP_ALIVE",
 	"RYO_MODEL_NUM_CTX", "RYO_MODEL_CONNECT_TIMEOUT", "RYO_MODEL_FIRST_TOKEN_TIMEOUT", "RYO_MODEL_TIMEOUT",
-	"RYO_MAX_ROUNDS", "RYO_TURN_TIMEOUT",
+	"RYO_MAX_ROUNDS", "RYO_TURN_TIMEOUT", "RYO_NOTIFY_AFTER", "RYO_DRAFTS",
 }
 
 // ConfigError is a missing or malformed setting. Its text is one line that
@@ -97,6 +99,8 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		ConnectTimeout:    r.duration("RYO_MODEL_CONNECT_TIMEOUT", 5*time.Second, 100*time.Millisecond),
 		FirstTokenTimeout: r.duration("RYO_MODEL_FIRST_TOKEN_TIMEOUT", 2*time.Minute, time.Second),
 		ModelTimeout:      r.duration("RYO_MODEL_TIMEOUT", 5*time.Minute, time.Second),
+		NotifyAfter:       r.duration("RYO_NOTIFY_AFTER", 8*time.Second, time.Millisecond),
+		Drafts:            r.oneOf("RYO_DRAFTS", "on", "on", "off") == "on",
 	}
 	return c, r.err
 }

@@ -41,9 +41,14 @@ type harness struct {
 	ended chan error
 }
 
-func newHarness(t testing.TB) *harness {
+// newHarness returns a harness; options adjust the fake Telegram.
+func newHarness(t testing.TB, options ...func(*telegramtest.Options)) *harness {
 	t.Helper()
-	tg := telegramtest.NewServer(telegramtest.Options{Token: testToken, Bot: botUser, CanReadAllGroupMessages: true})
+	opts := telegramtest.Options{Token: testToken, Bot: botUser, CanReadAllGroupMessages: true}
+	for _, o := range options {
+		o(&opts)
+	}
+	tg := telegramtest.NewServer(opts)
 	t.Cleanup(tg.Close)
 	llm := ollamatest.NewServer("llama3.2")
 	t.Cleanup(llm.Close)
@@ -60,6 +65,12 @@ func newHarness(t testing.TB) *harness {
 		"RYO_LOG_LEVEL":      "debug",
 	}
 	return h
+}
+
+// floodControl makes the fake Telegram enforce Telegram's flood limits.
+func floodControl(o *telegramtest.Options) {
+	limits := telegramtest.TelegramLimits()
+	o.Limits = &limits
 }
 
 // start runs Main until the test ends or stopMain is called.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/ollamatest"
 )
 
@@ -33,6 +34,7 @@ func TestKill9DuringASlowTurnAnswersOnce(t *testing.T) {
 	if err := h.llm.Wait(bg(t), func() bool { return len(h.llm.Requests()) == 1 }); err != nil {
 		t.Fatal(err)
 	}
+	h.waitFor("the status message remembered", func() bool { return statusRemembered(t, h.db(), ryo.Place{ChatID: dm.ID}) })
 	if err := first.Process.Kill(); err != nil { // SIGKILL: no shutdown code runs
 		t.Fatal(err)
 	}
@@ -47,6 +49,7 @@ func TestKill9DuringASlowTurnAnswersOnce(t *testing.T) {
 	if !strings.Contains(h.logs.String(), "resuming unfinished updates") {
 		t.Fatal("the second run did not say it resumed the interrupted update")
 	}
+	h.waitFor("the update done", func() bool { return updateState(t, h.db(), ryo.Place{ChatID: dm.ID}) == memory.StateDone })
 	got := history(t, h.db(), ryo.Place{ChatID: dm.ID})
 	if strings.Join(got, "|") != "user: a question for a slow model|assistant: Here is the answer, once." {
 		t.Fatalf("stored history = %q", got)

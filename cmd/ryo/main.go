@@ -164,6 +164,7 @@ func (m *Main) Run(ctx context.Context) error {
 		Token: cfg.Token, APIURL: cfg.TelegramAPIURL, AdminIDs: cfg.AdminIDs, Workers: cfg.Workers,
 		PollTimeout: cfg.PollTimeout, CallTimeout: cfg.TelegramTimeout, HistoryLimit: cfg.HistoryMessages,
 		MaxAttempts: cfg.MaxAttempts, ShutdownGrace: cfg.ShutdownGrace, TurnTimeout: cfg.TurnTimeout,
+		NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts,
 	}, log, db, answerer, cfg.Model)
 	if err != nil {
 		return err

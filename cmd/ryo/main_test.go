@@ -59,29 +59,53 @@ func TestPrivateMessageIsAnsweredAsAReplyAndStored(t *testing.T) {
 		t.Fatalf("model request = %+v", req)
 	}
 	db := h.db()
+	h.waitFor("the update to be done", func() bool { return updateState(t, db, ryo.Place{ChatID: dm.ID}) == memory.StateDone })
 	got := history(t, db, ryo.Place{ChatID: dm.ID})
 	if strings.Join(got, "|") != "user: hello there|assistant: Hello Alice! How can I help?" {
 		t.Fatalf("stored history = %q", got)
 	}
-	h.waitFor("the update to be done", func() bool { return updateState(t, db, ryo.Place{ChatID: dm.ID}) == memory.StateDone })
 }
 
 // updateState returns the inbox state of the newest user message at place.
 func updateState(t *testing.T, db *memory.DB, place ryo.Place) string {
+	id := newestUpdate(t, db, place)
+	if id == 0 {
+		return ""
+	}
+	state, _, err := db.UpdateState(bg(t), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return state
+}
+
+// statusRemembered reports whether the turn answering the newest user
+// message at place has written its status message down.
+func statusRemembered(t *testing.T, db *memory.DB, place ryo.Place) bool {
+	id := newestUpdate(t, db, place)
+	if id == 0 {
+		return false
+	}
+	turn, err := db.Turn(bg(t), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return turn.StatusMessageID != 0
+}
+
+// newestUpdate is the update of the newest user message at place, 0 when
+// there is none.
+func newestUpdate(t *testing.T, db *memory.DB, place ryo.Place) int64 {
 	msgs, err := db.History(bg(t), place, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Kind == ryo.KindUser {
-			state, _, err := db.UpdateState(bg(t), msgs[i].UpdateID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return state
+			return msgs[i].UpdateID
 		}
 	}
-	return ""
+	return 0
 }
 
 func TestConversationHistoryReachesTheModelUntilReset(t *testing.T) {
@@ -106,6 +130,7 @@ func TestConversationHistoryReachesTheModelUntilReset(t *testing.T) {
 	if strings.Contains(third, "my name is Alice") {
 		t.Fatalf("after /reset the model still saw %s", third)
 	}
+	h.waitFor("the answer stored", func() bool { return updateState(t, h.db(), ryo.Place{ChatID: dm.ID}) == memory.StateDone })
 	if got := history(t, h.db(), ryo.Place{ChatID: dm.ID}); len(got) != 2 {
 		t.Fatalf("history after reset = %q; want only the exchange after it in the context", got)
 	}
@@ -295,6 +320,9 @@ func TestRestartInTheMiddleOfATurnAnswersOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.stopMain()
+	if msgs := h.tg.BotMessages(dm.ID); len(msgs) != 1 || !strings.HasPrefix(msgs[0].Text, "⏸ Paused") {
+		t.Fatalf("after the shutdown the chat shows %+v; want the status message marked paused", msgs)
+	}
 
 	h.llm.Enqueue(ollamatest.Reply{Content: envelope("The slow answer.")})
 	h.start()
@@ -302,6 +330,7 @@ func TestRestartInTheMiddleOfATurnAnswersOnce(t *testing.T) {
 	if len(msgs) != 1 {
 		t.Fatalf("bot messages = %+v; want the one status message, edited into the answer", msgs)
 	}
+	h.waitFor("the update done", func() bool { return updateState(t, h.db(), ryo.Place{ChatID: dm.ID}) == memory.StateDone })
 	got := history(t, h.db(), ryo.Place{ChatID: dm.ID})
 	if strings.Join(got, "|") != "user: a slow question|assistant: The slow answer." {
 		t.Fatalf("history = %q; want the question and the answer once each", got)
@@ -339,6 +368,7 @@ func TestDatabaseLostWhileRunning(t *testing.T) {
 	p.restore()
 	h.answer(dm, q.ID, "Second answer.")
 	h.waitFor("the second update confirmed", func() bool { return h.tg.PendingUpdates() == 0 })
+	h.waitFor("the second update done", func() bool { return updateState(t, h.db(), ryo.Place{ChatID: dm.ID}) == memory.StateDone })
 	if got := history(t, h.db(), ryo.Place{ChatID: dm.ID}); len(got) != 4 {
 		t.Fatalf("history = %q; want both exchanges", got)
 	}

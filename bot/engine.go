@@ -1,0 +1,218 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	tg "github.com/go-telegram/bot"
+
+	"github.com/ryo-bot/ryo"
+)
+
+// Engine defaults.
+const (
+	maxInFlight = 32 // calls on the wire at once, over all chats
+	callTries   = 3  // tries of a call that fails for a passing reason other than a 429
+)
+
+// engine sends every Telegram call the bot makes, through one schedule:
+// each chat's calls in order and within its budget, all of them within the
+// bot-wide one, urgent calls first. It retries what is safe to retry: a 429
+// waits exactly its retry_after and is never given up while its caller
+// waits; Telegram's own 5xx answers and connections never made are tried
+// again with backoff; a call that may have reached Telegram and would show
+// something twice is not. Every call has a deadline.
+type engine struct {
+	clock   ryo.Clock
+	timeout time.Duration
+	token   string // scrubbed from errors
+	log     *slog.Logger
+
+	mu    sync.Mutex
+	s     *schedule
+	wake  chan struct{}
+	slots chan struct{}
+	calls sync.WaitGroup
+}
+
+func newEngine(limits Limits, timeout time.Duration, token string, log *slog.Logger, c ryo.Clock) *engine {
+	return &engine{clock: c, timeout: timeout, token: token, log: log, s: newSchedule(limits),
+		wake: make(chan struct{}, 1), slots: make(chan struct{}, maxInFlight)}
+}
+
+// run sends calls until ctx ends, then ends the calls still queued and
+// waits for those in flight.
+func (e *engine) run(ctx context.Context) {
+	defer e.stop()
+	for {
+		select {
+		case e.slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		e.mu.Lock()
+		j, wake := e.s.next(e.clock.Now())
+		ended := e.s.takeFinished()
+		e.mu.Unlock()
+		e.tell(ended)
+		if j != nil {
+			e.calls.Add(1)
+			go e.send(j)
+			continue
+		}
+		<-e.slots
+		if !e.sleep(ctx, wake) {
+			return
+		}
+	}
+}
+
+// sleep waits until wake (zero: until something changes) or ctx ends.
+func (e *engine) sleep(ctx context.Context, wake time.Time) bool {
+	var fire <-chan time.Time
+	if !wake.IsZero() {
+		c, stop := e.clock.Timer(wake.Sub(e.clock.Now()))
+		defer stop()
+		fire = c
+	}
+	select {
+	case <-e.wake:
+	case <-fire:
+	case <-ctx.Done():
+		return false
+	}
+	return true
+}
+
+func (e *engine) stop() {
+	e.calls.Wait()
+	e.mu.Lock()
+	var ended []finished
+	for _, c := range e.s.waiting {
+		for _, j := range c.queue {
+			j.queued = false
+			ended = append(ended, finished{j, errStopped})
+		}
+		c.queue = nil
+	}
+	e.s.stopped = true
+	e.mu.Unlock()
+	e.tell(ended)
+}
+
+func (e *engine) poke() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (e *engine) tell(ended []finished) {
+	for _, f := range ended {
+		if f.j.done != nil {
+			f.j.done(f.err)
+		}
+	}
+}
+
+// submit queues j without waiting for it.
+func (e *engine) submit(j *apiCall) {
+	e.mu.Lock()
+	if e.s.stopped {
+		e.mu.Unlock()
+		e.tell([]finished{{j, errStopped}})
+		return
+	}
+	e.s.add(j)
+	ended := e.s.takeFinished()
+	e.mu.Unlock()
+	e.tell(ended)
+	e.poke()
+}
+
+// do queues j and waits for its outcome. When ctx ends first, a call still
+// queued is withdrawn and never sent; one already on its way is waited for,
+// so that the caller knows whether it happened.
+func (e *engine) do(ctx context.Context, j *apiCall) error {
+	result := make(chan error, 1)
+	j.ctx, j.done = ctx, func(err error) { result <- err }
+	e.submit(j)
+	select {
+	case err := <-result:
+		return err
+	case <-ctx.Done():
+		e.mu.Lock()
+		withdrawn := e.s.withdraw(j)
+		e.mu.Unlock()
+		if withdrawn {
+			return ctx.Err()
+		}
+		return <-result
+	}
+}
+
+// send makes one try of j, with a deadline, and settles what follows.
+func (e *engine) send(j *apiCall) {
+	defer e.calls.Done()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(j.ctx), e.timeout)
+	err := scrub(j.call(ctx), e.token)
+	cancel()
+	e.mu.Lock()
+	now := e.clock.Now()
+	final := e.settle(j, err, now)
+	e.s.released(j, now)
+	ended := e.s.takeFinished()
+	e.mu.Unlock()
+	<-e.slots
+	if final {
+		j.done(e.describe(j, err))
+	}
+	e.tell(ended)
+	e.poke()
+}
+
+// settle decides what a try's outcome means: final reports whether j is
+// finished; otherwise it is queued again.
+func (e *engine) settle(j *apiCall, err error, now time.Time) (final bool) {
+	if err == nil {
+		return true
+	}
+	var tooMany *tg.TooManyRequestsError
+	if errors.As(err, &tooMany) {
+		wait := time.Duration(max(tooMany.RetryAfter, 1)) * time.Second
+		e.log.Warn("telegram flood control: waiting", "method", j.method, "chat_id", j.chat, "retry_after", wait)
+		e.s.tooMany(j, wait, now)
+		if j.class == typing || j.ctx.Err() != nil {
+			return true
+		}
+		e.s.requeue(j)
+		return false
+	}
+	j.attempts++
+	out, wait := classify(err, j.attempts)
+	if !retryable(j.creating, out) || j.attempts >= callTries || j.ctx.Err() != nil {
+		return true
+	}
+	e.log.Warn("telegram call failed; retrying", "method", j.method, "chat_id", j.chat, "retry_in", wait, "err", err)
+	j.notBefore = now.Add(wait)
+	e.s.requeue(j)
+	return false
+}
+
+// describe is the error a finished call reports: failures that are worth
+// trying again later are marked errTelegramUnavailable.
+func (e *engine) describe(j *apiCall, err error) error {
+	if err == nil {
+		return nil
+	}
+	out, _ := classify(err, j.attempts)
+	var tooMany *tg.TooManyRequestsError
+	if retryable(j.creating, out) || errors.As(err, &tooMany) {
+		return fmt.Errorf("telegram %s: %w: %w", j.method, errTelegramUnavailable, err)
+	}
+	return fmt.Errorf("telegram %s: %w", j.method, err)
+}

@@ -1,0 +1,149 @@
+package stages
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ryo-bot/ryo"
+)
+
+// board is what a turn's status message shows: the tools that ran, the
+// stage the turn is in and for how long, and the reply as it is written.
+// It is plain data; the turn renders it whenever it may edit.
+type board struct {
+	began   time.Time // when the person started waiting
+	resumed bool      // the turn was interrupted and picked up again
+	stage   ryo.StepKind
+	call    int    // model calls so far
+	tool    string // the tool running or waiting for a yes
+	args    string // its arguments, summarised
+	reply   string // the reply so far
+	done    []toolRun
+}
+
+// toolRun is a tool that finished.
+type toolRun struct {
+	tool, args, status string
+	took               time.Duration
+}
+
+// previewUnits bounds the reply shown in the status message; with the lines
+// above it the message stays under Telegram's limit.
+const previewUnits = 3000
+
+func (b *board) observe(s ryo.Step) {
+	switch s.Kind {
+	case ryo.StepThinking:
+		b.stage, b.call, b.reply = s.Kind, s.Call, ""
+	case ryo.StepTool, ryo.StepConfirm:
+		b.stage, b.tool, b.args = s.Kind, s.Tool, summarize(s.Args)
+	case ryo.StepToolDone:
+		b.done = append(b.done, toolRun{tool: s.Tool, args: b.argsOf(s.Tool), status: s.Status, took: s.Took})
+		b.stage, b.tool, b.args = ryo.StepThinking, "", ""
+	case ryo.StepWriting:
+		b.reply = s.Reply
+		if preview(s.Reply) != "" { // until then the model is thinking aloud
+			b.stage = s.Kind
+		}
+	}
+}
+
+// argsOf returns the summarised arguments of the tool that was running.
+func (b *board) argsOf(tool string) string {
+	if b.tool == tool {
+		return b.args
+	}
+	return ""
+}
+
+// writing reports whether the reply is being written.
+func (b *board) writing() bool { return b.stage == ryo.StepWriting }
+
+// text is the status message at now. withPreview shows the reply so far
+// under the stage; without, it streams elsewhere (a draft).
+func (b *board) text(now time.Time, withPreview bool) string {
+	var lines []string
+	if b.resumed {
+		lines = append(lines, "🔄 Picked up again after an interruption")
+	}
+	for _, r := range b.done {
+		lines = append(lines, r.line())
+	}
+	lines = append(lines, b.stageLine()+elapsedSuffix(now.Sub(b.began)))
+	text := strings.Join(lines, "\n")
+	if reply := preview(b.reply); withPreview && b.writing() && reply != "" {
+		text += "\n\n" + tail(reply, previewUnits)
+	}
+	return text
+}
+
+func (b *board) stageLine() string {
+	switch b.stage {
+	case ryo.StepTool:
+		return "🔧 " + withArgs(b.tool, b.args) + "…"
+	case ryo.StepConfirm:
+		return "✋ Waiting for your confirmation: " + withArgs(b.tool, b.args)
+	case ryo.StepWriting:
+		return "✍️ Writing…"
+	}
+	if b.call > 1 {
+		return "🤔 Thinking… (step " + strconv.Itoa(b.call) + ")"
+	}
+	return "🤔 Thinking…"
+}
+
+func (r toolRun) line() string {
+	name := withArgs(r.tool, r.args)
+	switch r.status {
+	case "ok":
+		return "✅ " + name + " · " + duration(r.took)
+	case "cancelled":
+		return "🚫 " + name + " · cancelled"
+	case "denied":
+		return "⛔ " + name + " · not allowed"
+	}
+	return "❌ " + name + " · failed after " + duration(r.took)
+}
+
+func withArgs(tool, args string) string {
+	if args == "" {
+		return tool
+	}
+	return tool + " — " + args
+}
+
+// changesAt is when the elapsed time shown next changes.
+func (b *board) changesAt(now time.Time) time.Time {
+	e := now.Sub(b.began)
+	step := elapsedStep(e)
+	return b.began.Add((e/step + 1) * step)
+}
+
+// summary is the one line a status message keeps once the answer came as
+// messages of its own: how long it took and which tools ran.
+func summary(took time.Duration, tools []string) string {
+	line := "✅ Answered in " + duration(took)
+	if len(tools) > 0 {
+		line += " · used " + strings.Join(unique(tools), ", ")
+	}
+	return line
+}
+
+// unique keeps the first of each name, in order.
+func unique(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Texts of resolved status messages.
+const (
+	failedPrefix = "⚠️ "
+	pausedText   = "⏸ Paused — I'll pick this up again shortly."
+)

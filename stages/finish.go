@@ -1,0 +1,158 @@
+package stages
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ryo-bot/ryo/render"
+)
+
+// pauseTimeout bounds the edit that marks a status message paused: it is
+// made while the bot shuts down.
+const pauseTimeout = 3 * time.Second
+
+// Finish delivers the answer and resolves the status message.
+//
+// A quick answer (under Config.NotifyAfter) replaces the status message:
+// one message, no noise. A slower one arrives as a new message, so that
+// the person, who has likely turned to something else, is notified; the
+// status message is then collapsed to one line — how long it took and the
+// tools that ran — which keeps a record of what was done right above the
+// answer. (A status message whose reply streamed into a draft is deleted
+// instead when the answer was quick: the answer must be a new message
+// there, and the line would say nothing the person has not just watched.)
+// Parts of a long answer follow as replies to the person's message.
+//
+// delivered holds the messages an interrupted delivery of the same answer
+// already sent, the first part first: those parts are not sent again, and
+// the delivery keeps the way it had chosen. record, when not nil, is told
+// the ids delivered so far after each message, so that they can be
+// remembered. Finish returns the ids of the messages that carry the answer.
+func (t *Turn) Finish(ctx context.Context, answer string, tools []string, delivered []int, record func([]int) error) ([]int, error) {
+	t.stop()
+	took := t.o.cfg.Clock.Now().Sub(t.board.began)
+	drafted := t.mayHaveDrafted()
+	parts := render.Markdown(answer, render.MaxUnits)
+	if record == nil {
+		record = func([]int) error { return nil }
+	}
+	if t.replaces(took, drafted, delivered) {
+		return t.replace(ctx, parts, delivered, record)
+	}
+	ids, err := t.sendParts(ctx, parts, nil, delivered, record)
+	if err != nil {
+		return ids, err
+	}
+	return ids, t.collapse(ctx, took, drafted, tools)
+}
+
+// replaces reports whether the answer goes into the status message. After
+// a draft it must come as a message of its own, which ends the draft.
+func (t *Turn) replaces(took time.Duration, drafted bool, delivered []int) bool {
+	if len(delivered) > 0 {
+		return t.id != 0 && delivered[0] == t.id
+	}
+	return t.id != 0 && took < t.o.cfg.NotifyAfter && !drafted
+}
+
+// replace turns the status message into the first part, then sends the
+// rest.
+func (t *Turn) replace(ctx context.Context, parts []render.Part, delivered []int, record func([]int) error) ([]int, error) {
+	if err := t.rewrite(ctx, parts[0]); err != nil {
+		return nil, err
+	}
+	t.carries = true
+	ids := []int{t.id}
+	if len(delivered) == 0 {
+		if err := record(ids); err != nil {
+			return ids, err
+		}
+	}
+	return t.sendParts(ctx, parts[1:], ids, delivered, record)
+}
+
+// sendParts sends parts as replies to the person's message after the
+// messages in ids, reusing those an earlier delivery sent.
+func (t *Turn) sendParts(ctx context.Context, parts []render.Part, ids, delivered []int, record func([]int) error) ([]int, error) {
+	for _, part := range parts {
+		n := len(ids)
+		if n < len(delivered) && delivered[n] != 0 {
+			ids = append(ids, delivered[n])
+			continue
+		}
+		id, err := t.o.m.Send(ctx, t.s.Place, t.s.ReplyTo, part)
+		if err != nil {
+			return ids, fmt.Errorf("send answer part %d: %w", n+1, err)
+		}
+		ids = append(ids, id)
+		if err := record(ids); err != nil {
+			return ids, err
+		}
+	}
+	return ids, nil
+}
+
+// collapse resolves the status message of an answer that came as new
+// messages: a summary line, or nothing after a quick drafted reply.
+func (t *Turn) collapse(ctx context.Context, took time.Duration, drafted bool, tools []string) error {
+	if t.id == 0 {
+		return nil
+	}
+	var err error
+	if drafted && took < t.o.cfg.NotifyAfter {
+		err = t.o.m.Delete(ctx, t.s.Place, t.id)
+	} else {
+		err = t.o.m.Edit(ctx, t.s.Place, t.id, render.Part{Plain: summary(took, tools)})
+	}
+	if errors.Is(err, ErrMessageGone) {
+		return nil
+	}
+	return err
+}
+
+// Fail turns the status message into a short explanation of why there is
+// no answer, or sends one when there is no status message or it carries
+// part of the answer already.
+func (t *Turn) Fail(ctx context.Context, reason string) error {
+	t.stop()
+	text := render.Text(failedPrefix+reason, render.MaxUnits)
+	if t.carries {
+		_, err := t.o.m.Send(ctx, t.s.Place, t.s.ReplyTo, text)
+		return err
+	}
+	return t.rewrite(ctx, text)
+}
+
+// Pause marks the status message as paused, for a turn cut short by a
+// shutdown or an outage that will be picked up again, so that it does not
+// go on showing progress meanwhile. It is best effort and quick.
+func (t *Turn) Pause(ctx context.Context) {
+	t.stop()
+	if t.id == 0 || t.carries {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pauseTimeout)
+	defer cancel()
+	if err := t.o.m.Edit(ctx, t.s.Place, t.id, render.Part{Plain: pausedText}); err != nil && !errors.Is(err, ErrMessageGone) {
+		t.o.cfg.Log.Warn("could not mark the status message paused", "chat_id", t.s.Place.ChatID, "err", err)
+	}
+}
+
+// rewrite edits the status message into text, or posts text as a new
+// reply when there is no status message or the person deleted it.
+func (t *Turn) rewrite(ctx context.Context, text render.Part) error {
+	if t.id != 0 {
+		err := t.o.m.Edit(ctx, t.s.Place, t.id, text)
+		if !errors.Is(err, ErrMessageGone) {
+			return err
+		}
+	}
+	id, err := t.o.m.Send(ctx, t.s.Place, t.s.ReplyTo, text)
+	if err != nil {
+		return err
+	}
+	t.id = id
+	return nil
+}

@@ -1,0 +1,147 @@
+package stages
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf16"
+
+	"github.com/ryo-bot/ryo/render"
+)
+
+// Argument summaries: each value and the whole line are cut to these many
+// characters.
+const (
+	maxArgValue = 40
+	maxArgs     = 80
+)
+
+// summarize turns a tool's JSON arguments into one short line such as
+// `expression: 6*7, precision: 2`.
+func summarize(args json.RawMessage) string {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(args, &fields) != nil {
+		return clip(oneLine(string(args)), maxArgs)
+	}
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	parts := make([]string, 0, len(names))
+	for _, name := range names {
+		parts = append(parts, name+": "+clip(argValue(fields[name]), maxArgValue))
+	}
+	return clip(strings.Join(parts, ", "), maxArgs)
+}
+
+// argValue shows a string as itself and anything else as compact JSON.
+func argValue(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return oneLine(s)
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return oneLine(string(raw))
+	}
+	return buf.String()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// clip cuts s to n characters, marking the cut with "…".
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}
+
+// tail keeps the end of s within n UTF-16 units, cut after a space where
+// one is near, marked with a leading "…".
+func tail(s string, n int) string {
+	if render.Units(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	units, start := 1, len(r) // the "…" takes one unit
+	for start > 0 {
+		w := max(utf16.RuneLen(r[start-1]), 1)
+		if units+w > n {
+			break
+		}
+		start--
+		units += w
+	}
+	kept := string(r[start:])
+	if i := strings.IndexAny(kept, " \n"); i >= 0 && i < 40 {
+		kept = kept[i+1:]
+	}
+	return "…" + kept
+}
+
+// duration shows how long something took: 350 ms, 2.4s, 12s, 1m 05s.
+func duration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
+	case d < 10*time.Second:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	case d < time.Minute:
+		return strconv.Itoa(int(d.Seconds())) + "s"
+	}
+	return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// elapsedStep is how finely the elapsed time of a running turn is shown:
+// in 5-second steps for the first minute, then 15. Coarse steps keep edits
+// few; the status changes only when the number does.
+func elapsedStep(e time.Duration) time.Duration {
+	if e < time.Minute {
+		return 5 * time.Second
+	}
+	return 15 * time.Second
+}
+
+// elapsedSuffix is " · 15s" for a turn running that long; nothing in the
+// first seconds.
+func elapsedSuffix(e time.Duration) string {
+	step := elapsedStep(e)
+	shown := e / step * step
+	switch {
+	case shown <= 0:
+		return ""
+	case shown < time.Minute:
+		return " · " + strconv.Itoa(int(shown.Seconds())) + "s"
+	}
+	return " · " + duration(shown)
+}
+
+// openThink finds <think> tags, whatever their case.
+var openThink = regexp.MustCompile(`(?i)<think>`)
+
+// preview is the reply so far as the person may see it while the model
+// writes: thinking removed, and nothing after a <think> that has not been
+// closed yet — the model is still thinking — nor a tag only begun.
+func preview(reply string) string {
+	if opens := openThink.FindAllStringIndex(reply, -1); len(opens) > 0 {
+		last := opens[len(opens)-1][0]
+		if !strings.Contains(strings.ToLower(reply[last:]), "</think>") {
+			reply = reply[:last]
+		}
+	}
+	for n := len("<think>") - 1; n > 0; n-- {
+		if len(reply) >= n && strings.EqualFold(reply[len(reply)-n:], "<think>"[:n]) {
+			reply = reply[:len(reply)-n]
+			break
+		}
+	}
+	return strings.TrimSpace(render.StripThinking(reply))
+}
