@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: test test-ollama bench vet fmt-check run build migrate doctor compose-check
+.PHONY: test test-ollama bench load vet fmt-check run build migrate doctor compose-check
 
 # The environment of the test tiers: a running PostgreSQL with the test
 # database, and a real Ollama server (built once, about 4 minutes, then cached).
@@ -21,6 +21,15 @@ test-ollama:
 # turn apart from the model's.
 bench:
 	$(TEST_ENV) $(GO) test -run '^$$' -bench LiveTurn -benchtime 200x ./cmd/ryo
+
+# The load test: 1,000 chats writing at once, 5 turns each, against the fake
+# Telegram enforcing Telegram's flood limits and a model that answers at
+# once. Several minutes: Telegram allows 30 messages a second in all.
+LOAD_CHATS ?= 1000
+LOAD_TURNS ?= 5
+load:
+	RYO_TEST_DATABASE_URL="$$(./scripts/test-db.sh)" $(GO) test ./cmd/ryo -run '^$$' -bench Load -benchtime 1x -timeout 60m \
+		-args -load.chats=$(LOAD_CHATS) -load.turns=$(LOAD_TURNS)
 
 vet:
 	$(GO) vet ./...
