@@ -74,6 +74,14 @@ func (b *bucket) answered(now time.Time) {
 	}
 }
 
+// refund gives back the token of a call taken at its sending that
+// Telegram refused, at now, when its answer came.
+func (b *bucket) refund(now time.Time) {
+	if b.every > 0 && !b.at.IsZero() {
+		b.tokens, b.at = min(float64(b.burst), b.tokens+1), now
+	}
+}
+
 // full reports whether the bucket has refilled, so its state can be
 // forgotten.
 func (b *bucket) full(now time.Time) bool { return b.level(now) >= float64(b.burst) }
@@ -142,6 +150,11 @@ func (w *window) answered(c *counted, now time.Time) {
 		c.until = now.Add(w.per)
 		w.forget(now)
 	}
+}
+
+// drop forgets a call that Telegram did not count.
+func (w *window) drop(c *counted) {
+	w.calls = slices.DeleteFunc(w.calls, func(q *counted) bool { return q == c })
 }
 
 func (w *window) empty(now time.Time) bool {

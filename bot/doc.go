@@ -34,10 +34,11 @@
 // progress edits and drafts, which merge (the latest wins) and are dropped
 // first when the budget is short, keeping headroom for the rest; typing
 // last. Chats take turns fairly. A 429 pauses the chat — or everything,
-// when it comes for no chat or from two chats at once — for exactly its
-// retry_after, and the call waits and goes again, never lost. Telegram's
-// 5xx answers and connections never made are retried with backoff; every
-// call has a deadline. A turn waiting for the engine gives its worker to
+// when it comes for no chat, or from two chats at once asking the same
+// wait — for exactly its retry_after; the refused call gives its budget
+// back, waits, and goes again, never lost. Telegram's 5xx answers and
+// connections never made are retried with backoff; every call has a
+// deadline. A turn waiting for the engine gives its worker to
 // other chats meanwhile.
 //
 // Routing (route.go) sends commands to their handlers (commands.go), text

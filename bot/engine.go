@@ -119,8 +119,18 @@ func (e *engine) tell(ended []finished) {
 	}
 }
 
-// submit queues j without waiting for it.
+// submit queues j without waiting for it. When j's caller gives up, the
+// schedule looks again at once, so that the call is ended then.
 func (e *engine) submit(j *apiCall) {
+	if j.ctx != nil {
+		unwatch, done := context.AfterFunc(j.ctx, e.poke), j.done
+		j.done = func(err error) {
+			unwatch()
+			if done != nil {
+				done(err)
+			}
+		}
+	}
 	e.mu.Lock()
 	if e.s.stopped {
 		e.mu.Unlock()
@@ -164,7 +174,8 @@ func (e *engine) send(j *apiCall) {
 	e.mu.Lock()
 	now := e.clock.Now()
 	final := e.settle(j, err, now)
-	e.s.released(j, now)
+	var tooMany *tg.TooManyRequestsError
+	e.s.released(j, now, errors.As(err, &tooMany))
 	ended := e.s.takeFinished()
 	e.mu.Unlock()
 	<-e.slots

@@ -218,3 +218,22 @@ func TestEngineStopEndsQueuedCalls(t *testing.T) {
 		t.Fatalf("a call after the stop = %v", err)
 	}
 }
+
+// A progress call whose turn ended is ended at once, not when the chat's
+// budget or a pause would next let it go.
+func TestEngineEndsAnAbandonedProgressAtOnce(t *testing.T) {
+	e, c := startEngine(t, Limits{ChatEvery: time.Hour, ChatBurst: 1})
+	r := newTries(c)
+	waitErr(t, await(e, &apiCall{chat: alicePM, class: urgent, method: "sendMessage", call: r.call}))
+	ctx, cancel := context.WithCancel(context.Background())
+	ended := make(chan error, 1)
+	e.submit(&apiCall{chat: alicePM, class: progress, key: "message:1", method: "editMessageText", ctx: ctx,
+		expires: t0.Add(time.Hour), call: r.call, done: func(err error) { ended <- err }})
+	cancel()
+	if err := waitErr(t, ended); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the abandoned progress ended with %v; want its caller's cancellation", err)
+	}
+	if n := len(r.times()); n != 1 {
+		t.Fatalf("%d calls went; the abandoned progress must not", n)
+	}
+}

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -76,7 +77,8 @@ type apiCall struct {
 type chatState struct {
 	id     int64
 	queue  []*apiCall
-	busy   bool // a call is in flight: a chat's calls go one at a time, in order
+	busy   bool       // a call is in flight: a chat's calls go one at a time, in order
+	flying []*apiCall // the calls in flight: one at most, but any number for calls of no chat
 	bucket bucket
 	minute window // groups only
 	paused time.Time
@@ -99,8 +101,8 @@ type schedule struct {
 }
 
 type hit struct {
-	chat int64
-	at   time.Time
+	chat      int64
+	at, until time.Time // when the 429 came, and until when it asked to wait
 }
 
 type finished struct {
@@ -135,6 +137,10 @@ func (s *schedule) add(j *apiCall) {
 	c := s.chat(j.chat)
 	s.seq++
 	j.seq = s.seq
+	if j.class.droppable() && s.outranked(c, j) {
+		s.end(j, errSuperseded)
+		return
+	}
 	if j.key != "" {
 		for i, q := range c.queue {
 			if q.key != j.key || !q.class.droppable() {
@@ -151,6 +157,21 @@ func (s *schedule) add(j *apiCall) {
 	j.queued = true
 	c.queue = append(c.queue, j)
 	s.waiting[c.id] = c
+}
+
+// outranked reports whether a call that is never dropped, with j's key,
+// is queued or in flight in chat c: progress must not land after it and
+// undo what it showed.
+func (s *schedule) outranked(c *chatState, j *apiCall) bool {
+	if j.key == "" {
+		return false
+	}
+	for _, q := range slices.Concat(c.queue, c.flying) {
+		if q.key == j.key && !q.class.droppable() {
+			return true
+		}
+	}
+	return false
 }
 
 // requeue puts a call that must be tried again back at the front of its
@@ -225,6 +246,11 @@ func (s *schedule) next(now time.Time) (*apiCall, time.Time) {
 			delete(s.waiting, id)
 			continue
 		}
+		for _, j := range c.queue {
+			if j.class.droppable() && !j.expires.IsZero() {
+				later(j.expires) // it is dropped then, and its caller told
+			}
+		}
 		if c.busy {
 			continue // its call's end wakes the engine
 		}
@@ -270,7 +296,7 @@ func (s *schedule) sweep(now time.Time) {
 }
 
 func (s *schedule) idle(c *chatState, now time.Time) bool {
-	return !c.busy && len(c.queue) == 0 && c.bucket.full(now) && c.minute.empty(now) && !c.paused.After(now)
+	return len(c.flying) == 0 && len(c.queue) == 0 && c.bucket.full(now) && c.minute.empty(now) && !c.paused.After(now)
 }
 
 // dropDead ends queued calls whose caller gave up, and droppable calls
@@ -281,7 +307,7 @@ func (s *schedule) dropDead(c *chatState, now time.Time) {
 		switch {
 		case j.ctx != nil && j.ctx.Err() != nil:
 			s.end(j, j.ctx.Err())
-		case j.class.droppable() && !j.expires.IsZero() && now.After(j.expires):
+		case j.class.droppable() && !j.expires.IsZero() && !now.Before(j.expires):
 			s.end(j, errExpired)
 		default:
 			kept = append(kept, j)
@@ -345,6 +371,7 @@ func (s *schedule) spend(j *apiCall, now time.Time) {
 	c := s.chats[j.chat]
 	s.withdraw(j)
 	c.busy = c.id != 0 // calls of no chat need no order among them
+	c.flying = append(c.flying, j)
 	j.floor, c.floor = c.floor, s.seq+1
 	if c.id != 0 {
 		c.bucket.take(now)
@@ -356,12 +383,22 @@ func (s *schedule) spend(j *apiCall, now time.Time) {
 // released ends j's flight at now, when its answer came: the chat may send
 // again, and the budgets start letting time pass for it. It forgets chats
 // that have nothing queued and a full budget.
-func (s *schedule) released(j *apiCall, now time.Time) {
+//
+// A call Telegram refused with a 429 was not counted by Telegram: it gives
+// its budget back, so that it goes again exactly when the pause ends.
+func (s *schedule) released(j *apiCall, now time.Time, refused bool) {
 	c := s.chats[j.chat]
+	c.flying = slices.DeleteFunc(c.flying, func(q *apiCall) bool { return q == j })
 	c.busy = false
-	c.bucket.answered(now)
-	c.minute.answered(j.minute, now)
-	s.global.answered(j.global, now)
+	if refused {
+		c.bucket.refund(now)
+		c.minute.drop(j.minute)
+		s.global.drop(j.global)
+	} else {
+		c.bucket.answered(now)
+		c.minute.answered(j.minute, now)
+		s.global.answered(j.global, now)
+	}
 	j.minute, j.global = nil, nil
 	if s.idle(c, now) {
 		delete(s.chats, c.id)
@@ -370,13 +407,18 @@ func (s *schedule) released(j *apiCall, now time.Time) {
 }
 
 // tooMany handles a 429: the chat, or everything, waits exactly retryAfter
-// from now. Telegram does not say which limit was hit; a call that belongs
-// to no chat, or 429s in two chats within a second, mean the bot-wide one.
+// from now. Telegram does not say which limit was hit. A call that belongs
+// to no chat can only have hit the bot-wide one; so have, most likely, 429s
+// in two chats within a second that ask for the same wait, as one limiter
+// would. Otherwise the chat alone waits: a group over its twenty a minute
+// must not stop every other chat.
 func (s *schedule) tooMany(j *apiCall, retryAfter time.Duration, now time.Time) {
 	until := now.Add(retryAfter)
-	global := j.chat == 0 || (s.lastHit.chat != j.chat && !s.lastHit.at.IsZero() && now.Sub(s.lastHit.at) < time.Second)
-	s.lastHit = hit{chat: j.chat, at: now}
-	if global {
+	last := s.lastHit
+	s.lastHit = hit{chat: j.chat, at: now, until: until}
+	together := !last.at.IsZero() && last.chat != j.chat && now.Sub(last.at) < time.Second &&
+		(until.Sub(last.until)).Abs() <= time.Second
+	if j.chat == 0 || together {
 		s.paused = latest(s.paused, until)
 		return
 	}

@@ -58,7 +58,7 @@ func (f *fixture) next(now time.Time) (string, time.Time) {
 	if j == nil {
 		return "", wake
 	}
-	f.s.released(j, now)
+	f.s.released(j, now, false)
 	return j.method, time.Time{}
 }
 
@@ -165,7 +165,7 @@ func TestRequeuedFinalIsNeverSuperseded(t *testing.T) {
 	}
 	f.add(alicePM, progress, "late-progress", "message:7")
 	f.s.requeue(final)
-	f.s.released(final, t0)
+	f.s.released(final, t0, false)
 	f.collect()
 	if err, ended := f.ended["final"]; ended {
 		t.Fatalf("the final edit ended with %v", err)
@@ -183,7 +183,7 @@ func TestBackoffIsWokenForOnTime(t *testing.T) {
 	f.s.next(t0)
 	final.notBefore = t0.Add(500 * time.Millisecond)
 	f.s.requeue(final)
-	f.s.released(final, t0)
+	f.s.released(final, t0, false)
 	f.add(alicePM, progress, "progress", "message:1")
 	if name, wake := f.next(t0); name != "" || !wake.Equal(t0.Add(500*time.Millisecond)) {
 		t.Fatalf("next = %q, wake at %v; want a wake-up when the backoff ends", name, wake.Sub(t0))
@@ -290,7 +290,7 @@ func TestTooManyRequestsPausesTheChatExactly(t *testing.T) {
 	}
 	f.s.tooMany(j, 7*time.Second, t0)
 	f.s.requeue(j)
-	f.s.released(j, t0)
+	f.s.released(j, t0, true)
 	if name, _ := f.next(t0); name != "other" {
 		t.Fatalf("next = %q; another chat must not wait for Alice's 429", name)
 	}
@@ -306,6 +306,8 @@ func TestTooManyRequestsPausesTheChatExactly(t *testing.T) {
 	}
 }
 
+// 429s in two chats within a second that ask for the same wait come from
+// the bot-wide limit: everything waits.
 func TestTooManyRequestsInTwoChatsPausesEverything(t *testing.T) {
 	f := newFixture(t, DefaultLimits())
 	a := f.add(alicePM, urgent, "a", "")
@@ -316,11 +318,11 @@ func TestTooManyRequestsInTwoChatsPausesEverything(t *testing.T) {
 			t.Fatalf("%s did not go in order", j.method)
 		}
 	}
-	f.s.tooMany(a, 3*time.Second, t0)
+	f.s.tooMany(a, 5*time.Second, t0)
 	f.s.tooMany(b, 5*time.Second, t0.Add(100*time.Millisecond))
 	for _, j := range []*apiCall{a, b} {
 		f.s.requeue(j)
-		f.s.released(j, t0)
+		f.s.released(j, t0, true)
 	}
 	if name, wake := f.next(t0.Add(200 * time.Millisecond)); name != "" || !wake.Equal(t0.Add(5100*time.Millisecond)) {
 		t.Fatalf("next = %q, wake %v; want everything paused until 5.1 s", name, wake.Sub(t0))
@@ -331,13 +333,38 @@ func TestTooManyRequestsInTwoChatsPausesEverything(t *testing.T) {
 	}
 }
 
+// Two groups over their own limits, asking for different waits, pause
+// only themselves.
+func TestTooManyRequestsInTwoGroupsPausesThemOnly(t *testing.T) {
+	f := newFixture(t, DefaultLimits())
+	const other int64 = -1006
+	a := f.add(team, urgent, "a", "")
+	b := f.add(other, urgent, "b", "")
+	f.add(alicePM, urgent, "alice", "")
+	for _, j := range []*apiCall{a, b} {
+		if got, _ := f.s.next(t0); got != j {
+			t.Fatalf("%s did not go in order", j.method)
+		}
+	}
+	f.s.tooMany(a, 40*time.Second, t0)
+	f.s.tooMany(b, 25*time.Second, t0.Add(500*time.Millisecond))
+	for _, j := range []*apiCall{a, b} {
+		f.s.requeue(j)
+		f.s.released(j, t0, true)
+	}
+	got := f.order(t0.Add(time.Second), t0.Add(time.Minute))
+	if fmt.Sprint(got) != "[alice@1s b@25.5s a@40s]" {
+		t.Fatalf("order = %v; want Alice at once and each group after its own wait", got)
+	}
+}
+
 func TestTooManyRequestsWithoutChatPausesEverything(t *testing.T) {
 	f := newFixture(t, DefaultLimits())
 	j := f.add(0, urgent, "setMyCommands", "")
 	f.add(alicePM, urgent, "answer", "")
 	f.s.next(t0)
 	f.s.tooMany(j, 2*time.Second, t0)
-	f.s.released(j, t0)
+	f.s.released(j, t0, true)
 	if name, wake := f.next(t0); name != "" || !wake.Equal(t0.Add(2*time.Second)) {
 		t.Fatalf("next = %q, wake %v; want everything paused 2 s", name, wake.Sub(t0))
 	}
@@ -366,7 +393,7 @@ func TestOneCallInFlightPerChat(t *testing.T) {
 	if next, wake := f.s.next(t0); next != nil || !wake.IsZero() {
 		t.Fatal("a second call of the chat went while the first was in flight")
 	}
-	f.s.released(j, t0)
+	f.s.released(j, t0, false)
 	if name, _ := f.next(t0); name != "part2" {
 		t.Fatalf("after the first call ended got %q", name)
 	}
@@ -405,5 +432,77 @@ func TestIdleChatsAreForgotten(t *testing.T) {
 	f.next(t0.Add(time.Hour))
 	if n := len(f.s.chats); n != 0 {
 		t.Fatalf("%d chats remembered after an hour idle", n)
+	}
+}
+
+// Calls of no chat that overlap on the wire, coming back in any order and
+// across a sweep, leave the schedule whole.
+func TestCallsOfNoChatOverlapInFlight(t *testing.T) {
+	f := newFixture(t, DefaultLimits())
+	f.add(0, urgent, "answerCallbackQuery1", "")
+	f.add(0, urgent, "answerCallbackQuery2", "")
+	a, _ := f.s.next(t0)
+	b, _ := f.s.next(t0)
+	f.s.released(b, t0, false)
+	f.s.next(t0.Add(time.Hour)) // a sweep while a is still on its way
+	f.s.released(a, t0.Add(time.Hour), false)
+	f.add(0, urgent, "getMe", "")
+	if name, _ := f.next(t0.Add(time.Hour)); name != "getMe" {
+		t.Fatalf("next = %q; want the next call of no chat", name)
+	}
+}
+
+// A progress call is dropped when its time runs out, and the schedule
+// wakes for it then, even when nothing else would wake it.
+func TestExpiredProgressIsDroppedOnTime(t *testing.T) {
+	f := newFixture(t, DefaultLimits())
+	j := f.add(alicePM, urgent, "answer", "")
+	f.s.next(t0)
+	f.s.tooMany(j, time.Minute, t0)
+	f.s.requeue(j)
+	f.s.released(j, t0, true)
+	f.add(alicePM, progress, "progress", "message:1")
+	name, wake := f.next(t0)
+	if name != "" || !wake.Equal(t0.Add(progressLife)) {
+		t.Fatalf("next = %q, wake %v; want a wake-up when the progress expires", name, wake.Sub(t0))
+	}
+	f.next(wake)
+	if !errors.Is(f.ended["progress"], errExpired) {
+		t.Fatalf("at its expiry the progress ended with %v; want dropped", f.ended["progress"])
+	}
+}
+
+// Progress for a message whose final edit is queued or on its way is
+// superseded at once: it would undo the final text.
+func TestProgressNeverFollowsTheFinalEdit(t *testing.T) {
+	f := newFixture(t, DefaultLimits())
+	final := f.add(alicePM, urgent, "final", "message:7")
+	f.add(alicePM, progress, "queued-behind", "message:7")
+	if !errors.Is(f.ended["queued-behind"], errSuperseded) {
+		t.Fatalf("progress queued behind the final edit ended with %v", f.ended["queued-behind"])
+	}
+	f.s.next(t0)
+	f.add(alicePM, progress, "while-flying", "message:7")
+	if !errors.Is(f.ended["while-flying"], errSuperseded) {
+		t.Fatalf("progress added while the final edit flew ended with %v", f.ended["while-flying"])
+	}
+	f.s.released(final, t0, false)
+	f.add(alicePM, progress, "other-message", "message:8")
+	if got := f.order(t0, t0.Add(time.Minute)); fmt.Sprint(got) != "[other-message@0s]" {
+		t.Fatalf("order = %v; progress of another message must still go", got)
+	}
+}
+
+// A call refused with a 429 was not counted by Telegram: it goes again at
+// exactly the end of the pause, even when its chat's budget was spent.
+func TestTooManyRequestsGivesTheBudgetBack(t *testing.T) {
+	f := newFixture(t, Limits{ChatEvery: 10 * time.Second, ChatBurst: 1})
+	j := f.add(alicePM, urgent, "answer", "")
+	f.s.next(t0)
+	f.s.tooMany(j, 2*time.Second, t0.Add(100*time.Millisecond))
+	f.s.requeue(j)
+	f.s.released(j, t0.Add(100*time.Millisecond), true)
+	if got := f.order(t0.Add(100*time.Millisecond), t0.Add(time.Minute)); fmt.Sprint(got) != "[answer@2.1s]" {
+		t.Fatalf("order = %v; want the answer exactly when retry_after ends", got)
 	}
 }

@@ -142,11 +142,25 @@ func (t *telegram) Draft(ctx context.Context, place ryo.Place, draftID int64, te
 			return err
 		},
 		done: func(err error) {
-			if errors.Is(err, tg.ErrorBadRequest) || errors.Is(err, tg.ErrorNotFound) {
+			if draftsRefused(err) {
 				err = fmt.Errorf("%w: %w", stages.ErrDraftsUnsupported, err)
 			}
 			done(err)
 		}})
+}
+
+// draftsRefused reports whether a draft's error means that drafts do not
+// work here, rather than that this one draft's text was not accepted.
+func draftsRefused(err error) bool {
+	if errors.Is(err, tg.ErrorNotFound) {
+		return true
+	}
+	for _, onlyThisDraft := range []string{"message is not modified", "text is too long", "can't parse entities", "text must be non-empty"} {
+		if isBadRequest(err, onlyThisDraft) {
+			return false
+		}
+	}
+	return errors.Is(err, tg.ErrorBadRequest)
 }
 
 // Typing implements stages.Messenger.

@@ -55,3 +55,22 @@ func TestScrub(t *testing.T) {
 		t.Fatal("scrub changed an error without the token")
 	}
 }
+
+func TestDraftsRefused(t *testing.T) {
+	tests := []struct {
+		err  error
+		want bool
+	}{
+		{fmt.Errorf("%w, method not found", tg.ErrorNotFound), true},
+		{fmt.Errorf("%w, TEXTDRAFT_PEER_INVALID", tg.ErrorBadRequest), true},
+		{fmt.Errorf("%w, message text is too long", tg.ErrorBadRequest), false},
+		{fmt.Errorf("%w, message is not modified", tg.ErrorBadRequest), false},
+		{&tg.TooManyRequestsError{RetryAfter: 3}, false},
+		{errors.New("connection reset"), false},
+	}
+	for _, tt := range tests {
+		if got := draftsRefused(tt.err); got != tt.want {
+			t.Errorf("draftsRefused(%v) = %v; want %v", tt.err, got, tt.want)
+		}
+	}
+}
