@@ -184,10 +184,12 @@ func content(p render.Part) (string, models.ParseMode) {
 	return p.HTML, models.ParseModeHTML
 }
 
-// refusedMarkup reports whether Telegram refused a part's HTML, which is
-// then worth sending as plain text.
+// refusedMarkup reports whether Telegram refused a part's HTML — it could
+// not parse it, or its entities were too long in all — which is then worth
+// sending as plain text.
 func refusedMarkup(err error, p render.Part) bool {
-	return p.HTML != "" && p.Plain != "" && isBadRequest(err, "can't parse entities")
+	return p.HTML != "" && p.Plain != "" && (isBadRequest(err, "can't parse entities") ||
+		errors.Is(err, tg.ErrorBadRequest) && strings.Contains(strings.ToUpper(err.Error()), "ENTITIES_TOO_LONG"))
 }
 
 // global runs a call that belongs to no chat.

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	tg "github.com/go-telegram/bot"
+
+	"github.com/ryo-bot/ryo/render"
 )
 
 func TestClassify(t *testing.T) {
@@ -72,5 +74,26 @@ func TestDraftsRefused(t *testing.T) {
 		if got := draftsRefused(tt.err); got != tt.want {
 			t.Errorf("draftsRefused(%v) = %v; want %v", tt.err, got, tt.want)
 		}
+	}
+}
+
+func TestRefusedMarkup(t *testing.T) {
+	part := render.Part{HTML: "<b>x</b>", Plain: "x"}
+	tests := []struct {
+		err  error
+		want bool
+	}{
+		{fmt.Errorf("%w, can't parse entities: unclosed tag", tg.ErrorBadRequest), true},
+		{fmt.Errorf("%w, Entities_too_long", tg.ErrorBadRequest), true},
+		{fmt.Errorf("%w, message is too long", tg.ErrorBadRequest), false},
+		{errors.New("connection reset"), false},
+	}
+	for _, tt := range tests {
+		if got := refusedMarkup(tt.err, part); got != tt.want {
+			t.Errorf("refusedMarkup(%v) = %v; want %v", tt.err, got, tt.want)
+		}
+	}
+	if refusedMarkup(tests[0].err, render.Part{Plain: "x"}) {
+		t.Error("plain text was taken for refused markup")
 	}
 }

@@ -2,6 +2,7 @@ package render_test
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/ryo-bot/ryo/render"
@@ -19,5 +20,22 @@ func BenchmarkMarkdown(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		render.Markdown(src, render.MaxUnits)
+	}
+}
+
+// BenchmarkMarkdownRunaway renders 120-160 KB answers of a model stuck
+// repeating itself: its time must grow in step with the size, not with its
+// square.
+func BenchmarkMarkdownRunaway(b *testing.B) {
+	for _, c := range []struct{ name, unit string }{
+		{"list", "- a\n"}, {"stray-brackets", "[a "}, {"bold", "**a** "}, {"code-spans", "`x` "},
+	} {
+		src := strings.Repeat(c.unit, 40000)
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				render.Markdown(src, render.MaxUnits)
+			}
+		})
 	}
 }

@@ -106,7 +106,7 @@ func (p *blockParser) paragraph() {
 	}
 	w := p.writer()
 	inline(w, strings.Join(lines, "\n"))
-	p.add(w.spans)
+	p.add(w.result())
 }
 
 // heading shows an ATX heading (# to ######) as a bold line.
@@ -119,7 +119,7 @@ func (p *blockParser) heading() {
 func (p *blockParser) headingOf(text string) {
 	w := p.writer(mark{kind: markBold})
 	inline(w, text)
-	p.addBlock(block{spans: w.spans, heading: true})
+	p.addBlock(block{spans: w.result(), heading: true})
 }
 
 // rule shows a thematic break as a short line.
@@ -127,7 +127,7 @@ func (p *blockParser) rule() {
 	p.i++
 	w := p.writer()
 	w.write("———")
-	p.add(w.spans)
+	p.add(w.result())
 }
 
 func isHeading(line string) bool {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf16"
 
 	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/telegramtest"
@@ -13,8 +14,9 @@ import (
 
 // checkParts checks what Markdown(src, limit) returned against the fake
 // Telegram: every part's HTML parses, shows exactly its Plain, is not
-// blank and fits in limit; several parts carry their "(k/n)" lines; and
-// together the parts show the whole answer, nothing lost or repeated.
+// blank, fits in limit and has no more entities than Telegram shows;
+// several parts carry their "(k/n)" lines; and together the parts show
+// the whole answer, nothing lost or repeated.
 func checkParts(t *testing.T, src string, limit int, parts []render.Part) {
 	t.Helper()
 	if len(parts) == 0 {
@@ -22,25 +24,26 @@ func checkParts(t *testing.T, src string, limit int, parts []render.Part) {
 	}
 	var joined strings.Builder
 	for k, p := range parts {
-		display, err := telegramtest.CheckHTML(p.HTML)
-		switch {
+		display, entities, err := telegramtest.CheckMessageHTML(p.HTML)
+		switch units := len(utf16.Encode([]rune(display))); {
 		case err != nil:
 			t.Fatalf("part %d/%d: %v\nHTML: %q", k+1, len(parts), err, p.HTML)
 		case display != p.Plain:
 			t.Fatalf("part %d/%d shows %q; Plain is %q", k+1, len(parts), display, p.Plain)
-		case strings.TrimSpace(p.Plain) == "":
-			t.Fatalf("part %d/%d is blank: %q", k+1, len(parts), p.Plain)
-		case render.Units(p.Plain) > limit:
-			t.Fatalf("part %d/%d has %d units; limit %d\n%q", k+1, len(parts), render.Units(p.Plain), limit, p.Plain)
+		case units > max(limit, 16):
+			t.Fatalf("part %d/%d has %d units; limit %d\n%q", k+1, len(parts), units, limit, p.Plain)
+		case entities > render.MaxEntities:
+			t.Fatalf("part %d/%d has %d entities; Telegram shows %d", k+1, len(parts), entities, render.MaxEntities)
 		}
 		joined.WriteString(withoutMarker(t, p.Plain, k+1, len(parts)))
 		joined.WriteString("\n")
 	}
-	whole := render.Markdown(src, math.MaxInt)
-	if len(whole) != 1 {
-		t.Fatalf("Markdown(src, MaxInt) gave %d parts", len(whole))
+	var whole strings.Builder // parts without a limit on units: split only by entities
+	all := render.Markdown(src, math.MaxInt)
+	for k, p := range all {
+		whole.WriteString(withoutMarker(t, p.Plain, k+1, len(all)))
 	}
-	if got, want := squeeze(joined.String()), squeeze(whole[0].Plain); got != want {
+	if got, want := squeeze(joined.String()), squeeze(whole.String()); got != want {
 		t.Fatalf("parts together show\n%q\nthe whole answer shows\n%q", got, want)
 	}
 }

@@ -1,7 +1,8 @@
 // Package render turns what the model wrote into what Telegram shows.
 //
 // In the flow of a turn, the model's final answer comes here once the turn
-// is done: Markdown removes <think> blocks, renders the Markdown into
+// is done: Markdown removes <think> blocks (but not the tags an answer
+// shows in code), renders the Markdown into
 // Telegram's HTML and cuts the result into messages that fit Telegram's
 // limit, and stages sends them, the first in place of the status message
 // and the rest as replies. Short plain-text messages, such as a turn's
@@ -35,7 +36,12 @@
 // between two characters, and only as a last resort inside a character
 // made of several runes, such as a flag or a family emoji. Among the cuts
 // of the best kind it takes the latest that leaves the message more than
-// half full. Each message of a cut answer ends with a line such as "(2/3)".
+// half full — except that a code block that would straddle two messages
+// but fits in one goes whole into the next, when the message before it is
+// at least a quarter full: code cut in two loses its copy button. A
+// message also carries at most MaxEntities pieces of formatting, since
+// Telegram drops the formatting past its hundredth. Each message of a cut
+// answer ends with a line such as "(2/3)".
 //
 // Part.Plain is exactly the text the HTML shows, so that when Telegram
 // refuses the HTML the same message can go out as plain text.

@@ -62,7 +62,7 @@ func (p *blockParser) code() {
 	}
 	w := p.writer(mark{kind: markPre, arg: f.lang})
 	w.write(strings.Join(body, "\n"))
-	p.add(w.spans)
+	p.add(w.result())
 }
 
 // language is the first word of an info string when it looks like a

@@ -44,17 +44,25 @@ func TestGoldenPartsAreValid(t *testing.T) {
 	}
 }
 
-// TestLongAnswerTakesThreeParts pins the shape of the long example: it is
-// there to show cuts between blocks and inside a code block.
-func TestLongAnswerTakesThreeParts(t *testing.T) {
+// TestLongAnswerKeepsItsCodeWhole pins the shape of the long example: its
+// Go program, which would straddle the first two parts, fits in one
+// message, so it arrives whole, in a part of its own making.
+func TestLongAnswerKeepsItsCodeWhole(t *testing.T) {
 	parts := render.Markdown(readFile(t, "testdata/long.md"), render.MaxUnits)
-	if len(parts) != 3 {
-		t.Fatalf("long.md gave %d parts; want 3", len(parts))
+	if len(parts) != 4 {
+		t.Fatalf("long.md gave %d parts; want 4", len(parts))
 	}
 	for k, p := range parts {
-		if want := fmt.Sprintf("\n\n(%d/3)", k+1); !strings.HasSuffix(p.HTML, want) {
+		if want := fmt.Sprintf("\n\n(%d/4)", k+1); !strings.HasSuffix(p.HTML, want) {
 			t.Errorf("part %d ends %q; want the marker %q", k+1, p.HTML[max(0, len(p.HTML)-20):], want)
 		}
+	}
+	goBlocks := 0
+	for _, p := range parts {
+		goBlocks += strings.Count(p.HTML, `class="language-go"`)
+	}
+	if code := parts[1].HTML; !strings.HasPrefix(code, `<pre><code class="language-go">package main`) || goBlocks != 1 {
+		t.Errorf("the program did not arrive whole in part 2 (%d Go blocks in all):\n%s", goBlocks, code)
 	}
 }
 

@@ -115,11 +115,16 @@ func hasScheme(s string) bool {
 	return true
 }
 
+// maxLinkText bounds the text of a link, in bytes: looking further for a
+// "]" would make an answer full of stray "[" slow to render.
+const maxLinkText = 2000
+
 // matchBracket is the offset of the "]" closing the "[" at open, skipping
-// escaped characters, code spans and nested brackets, or -1.
+// escaped characters, code spans and nested brackets, or -1 when there is
+// none within maxLinkText bytes.
 func matchBracket(s string, open int) int {
 	depth := 0
-	for i := open; i < len(s); i++ {
+	for i := open; i < len(s) && i-open <= maxLinkText; i++ {
 		switch s[i] {
 		case '\\':
 			i++

@@ -70,7 +70,7 @@ func (p *blockParser) list() {
 		w.write(prefix)
 		inline(w, text)
 	}
-	p.add(w.spans)
+	p.add(w.result())
 }
 
 // nest is the level of an item indented by indent columns, given the

@@ -23,8 +23,12 @@ type Part struct {
 func Markdown(src string, limit int) []Part {
 	text := normalize(StripThinking(src))
 	spans := document(text)
-	if blank(spans) {
-		spans = fallback(text, normalize(src))
+	switch {
+	case !blank(spans):
+	case isBlank(text) && !isBlank(src):
+		spans = []span{{text: onlyThinking}} // thinking is never shown
+	default:
+		spans = fallback(text)
 	}
 	return newAnswer(spans).split(max(limit, minLimit))
 }
@@ -35,13 +39,14 @@ func document(text string) []span {
 	return join(parseBlocks(strings.Split(text, "\n"), nil), nil)
 }
 
-// fallback is what an answer that renders as nothing shows: the first of
-// texts that is not blank, as plain text, or "…".
-func fallback(texts ...string) []span {
-	for _, t := range texts {
-		if !isBlank(t) {
-			return []span{{text: strings.TrimSpace(t)}}
-		}
+// onlyThinking is shown for an answer that was all thinking.
+const onlyThinking = "(no answer: the model only thought about it)"
+
+// fallback is what an answer that renders as nothing shows: its text as
+// plain text, or "…" when it is blank.
+func fallback(text string) []span {
+	if !isBlank(text) {
+		return []span{{text: strings.TrimSpace(text)}}
 	}
 	return []span{{text: "…"}}
 }

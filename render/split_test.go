@@ -31,6 +31,12 @@ func TestSplitPrefersBetterCuts(t *testing.T) {
 			want:  []string{"Intro words here.\n\n(1/2)", "Heading\n\nBody text follows.\n\n(2/2)"},
 		},
 		{
+			name:  "before a code block that fits",
+			src:   "Short intro line.\n\n```\nalpha beta\ngamma delta\nepsilon zeta\n```",
+			limit: 45,
+			want:  []string{"Short intro line.\n\n(1/2)", "alpha beta\ngamma delta\nepsilon zeta\n\n(2/2)"},
+		},
+		{
 			name:  "blank line in code",
 			src:   "```\nfunc alpha() {}\n\nfunc b() {}\nfunc c() {}\n```",
 			limit: 32,
@@ -131,5 +137,17 @@ func TestSplitLeavesRoomForLongMarkers(t *testing.T) {
 		if len(parts) < 10 {
 			t.Errorf("%d words gave only %d parts", n*8, len(parts))
 		}
+	}
+}
+
+// TestSplitKeepsEntitiesWithinTelegramsLimit checks that an answer short
+// enough for one message but with more entities than Telegram shows is
+// split, so that no formatting is lost.
+func TestSplitKeepsEntitiesWithinTelegramsLimit(t *testing.T) {
+	src := strings.Repeat("- item with **bold** and `code` text\n", 80)
+	parts := render.Markdown(src, render.MaxUnits)
+	checkParts(t, src, render.MaxUnits, parts)
+	if len(parts) != 2 {
+		t.Fatalf("160 entities in %d units gave %d parts; want 2", render.Units(parts[0].Plain), len(parts))
 	}
 }

@@ -32,7 +32,7 @@ func (p *blockParser) table() {
 	}
 	w := p.writer(mark{kind: markPre})
 	w.write(layout(rows, aligns))
-	p.add(w.spans)
+	p.add(w.result())
 }
 
 // delimiterRow reads a table's second line, one alignment per cell.

@@ -1,6 +1,9 @@
 package render
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // spanWriter collects spans while tracking which marks are open at the
 // write position. Marks opened inside a mark of the same kind (bold inside
@@ -26,14 +29,33 @@ func (w *spanWriter) writeCode(text string) {
 }
 
 func (w *spanWriter) add(text string, marks []mark) {
-	if text == "" {
-		return
+	if text != "" {
+		w.spans = append(w.spans, span{text: text, marks: marks})
 	}
-	if n := len(w.spans); n > 0 && slices.Equal(w.spans[n-1].marks, marks) {
-		w.spans[n-1].text += text
-		return
+}
+
+// result is the spans written, neighbours with the same marks joined into
+// one. (Joining as they are written would copy the text again with every
+// piece.)
+func (w *spanWriter) result() []span {
+	var out []span
+	for i := 0; i < len(w.spans); {
+		j := i + 1
+		for j < len(w.spans) && slices.Equal(w.spans[j].marks, w.spans[i].marks) {
+			j++
+		}
+		joined := w.spans[i]
+		if j > i+1 {
+			var b strings.Builder
+			for _, s := range w.spans[i:j] {
+				b.WriteString(s.text)
+			}
+			joined.text = b.String()
+		}
+		out = append(out, joined)
+		i = j
 	}
-	w.spans = append(w.spans, span{text: text, marks: marks})
+	return out
 }
 
 // push opens m. The slice is copied so that spans written before keep
