@@ -164,6 +164,11 @@ func (a *answer) entities(p piece) int {
 	return c.enter(max(p.to-1, p.from))
 }
 
+// isCode reports whether marks put text in a code block or a code span.
+func isCode(marks []mark) bool {
+	return slices.ContainsFunc(marks, func(m mark) bool { return m.kind == markPre || m.kind == markCode })
+}
+
 func resume(l level, at int) int {
 	if l == atGap || l == atLine || l == atSpace || l == inEntity {
 		return at + 1
@@ -201,6 +206,12 @@ func (s *scanner) level(p int, r rune) level {
 	switch {
 	case first && sp.brk:
 		return atBlock
+	case r == ' ' && isCode(sp.marks):
+		// A space is part of the code: a cut there must keep it.
+		if inside {
+			return inChar
+		}
+		return atChar
 	case r == '\n' || r == ' ':
 		switch {
 		case inside:

@@ -1,6 +1,7 @@
 package render_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -149,5 +150,25 @@ func TestSplitKeepsEntitiesWithinTelegramsLimit(t *testing.T) {
 	checkParts(t, src, render.MaxUnits, parts)
 	if len(parts) != 2 {
 		t.Fatalf("160 entities in %d units gave %d parts; want 2", render.Units(parts[0].Plain), len(parts))
+	}
+}
+
+// TestSplitKeepsSpacesInCode checks that a cut inside a long line of code
+// keeps every space: there they are part of the code, not a gap to cut in.
+func TestSplitKeepsSpacesInCode(t *testing.T) {
+	for _, src := range []string{
+		"```\n" + strings.Repeat("c ", 40) + "\n```",
+		"`" + strings.Repeat("c ", 40) + "c`",
+	} {
+		parts := render.Markdown(src, 40)
+		checkParts(t, src, 40, parts)
+		var shown strings.Builder
+		for k, p := range parts {
+			shown.WriteString(strings.TrimSuffix(p.Plain, fmt.Sprintf("\n\n(%d/%d)", k+1, len(parts))))
+		}
+		want := strings.Trim(src, "`\n")
+		if got := shown.String(); got != want {
+			t.Errorf("the parts of %q show %q together; want every space kept", src, got)
+		}
 	}
 }
