@@ -146,6 +146,7 @@ func TestPreviewHidesThinking(t *testing.T) {
 		"Hello <":                          "Hello",
 		"a <b> c":                          "a <b> c",
 		"<think>a</think>Bob <think>second thoughts": "Bob",
+		"Write `<think>` to":                         "Write `<think>` to",
 	} {
 		if got := preview(reply); got != want {
 			t.Errorf("preview(%q) = %q; want %q", reply, got, want)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -124,24 +123,7 @@ func elapsedSuffix(e time.Duration) string {
 	return " · " + duration(shown)
 }
 
-// openThink finds <think> tags, whatever their case.
-var openThink = regexp.MustCompile(`(?i)<think>`)
-
 // preview is the reply so far as the person may see it while the model
 // writes: thinking removed, and nothing after a <think> that has not been
 // closed yet — the model is still thinking — nor a tag only begun.
-func preview(reply string) string {
-	if opens := openThink.FindAllStringIndex(reply, -1); len(opens) > 0 {
-		last := opens[len(opens)-1][0]
-		if !strings.Contains(strings.ToLower(reply[last:]), "</think>") {
-			reply = reply[:last]
-		}
-	}
-	for n := len("<think>") - 1; n > 0; n-- {
-		if len(reply) >= n && strings.EqualFold(reply[len(reply)-n:], "<think>"[:n]) {
-			reply = reply[:len(reply)-n]
-			break
-		}
-	}
-	return strings.TrimSpace(render.StripThinking(reply))
-}
+func preview(reply string) string { return render.StripThinkingSoFar(reply) }
