@@ -96,6 +96,15 @@ type Output struct {
 	Repairs       int
 	Tools         []string // the tools that ran, in order
 	ClaimedAction string   // a done-deed the reply claims though no tool did it; "" when none
+	// Held is the command that waits for the person's yes, which ends the
+	// turn; nil when none. Text is then what the model said about it.
+	Held *Held
+}
+
+// Held is a command of the model that must wait for the person's yes.
+type Held struct {
+	Call   toolbus.Call
+	Reason string // why: toolbus.HoldDestructive, HoldPolicy or HoldModel
 }
 
 var (
@@ -136,7 +145,13 @@ func (a *Agent) Run(ctx context.Context, in Input) (Output, error) {
 		if env.Command == nil || asks(env.Command) || last {
 			return a.finish(out, env, &t), nil
 		}
-		result, err := a.command(ctx, in, out.Rounds, env.Command, observe)
+		call := a.call(in, out.Rounds, env.Command)
+		if reason := a.cfg.Tools.Hold(call); reason != "" {
+			observe(ryo.Step{Kind: ryo.StepConfirm, Tool: call.Tool, Args: call.Args})
+			out.Held = &Held{Call: call, Reason: reason}
+			return a.finish(out, env, &t), nil
+		}
+		result, err := a.command(ctx, in, call, observe)
 		if err != nil {
 			return out, a.deadline(ctx, err)
 		}
@@ -146,6 +161,9 @@ func (a *Agent) Run(ctx context.Context, in Input) (Output, error) {
 			ryo.ModelMessage{Role: ryo.ModelUser, Content: result.text})
 	}
 }
+
+// heldNote answers a held command the model said nothing about.
+const heldNote = "I need your confirmation before I do this."
 
 const lastRoundNote = "This is your last step: answer the person now with what you have. No more tools."
 
@@ -172,7 +190,10 @@ func (a *Agent) finish(out Output, env Envelope, t *tally) Output {
 			out.Text = join(out.Text, *q)
 		}
 	}
-	if env.Command != nil && !asks(env.Command) { // the round limit held it back
+	switch {
+	case out.Held != nil && trimmed(out.Text) == "":
+		out.Text = heldNote
+	case out.Held == nil && env.Command != nil && !asks(env.Command): // the round limit held it back
 		out.Text = join(out.Text, "(I stopped there: that took more steps than I may take in one answer.)")
 	}
 	out.Text = trimmed(out.Text) // not empty: ask repairs an empty reply

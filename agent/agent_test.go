@@ -317,15 +317,34 @@ func TestCommandWithAQuestionAsksFirst(t *testing.T) {
 	}
 }
 
-// The model's requiresConfirmation holds back a tool that changes things.
+// The model's requiresConfirmation holds back a tool that changes things:
+// the turn ends with the held call, bound to its key and arguments, and
+// what the model said about it.
 func TestModelAskedForConfirmation(t *testing.T) {
 	held := strings.Replace(save("milk"), `"requiresConfirmation":false`, `"requiresConfirmation":true`, 1)
-	f := newFixture(t, held, reply("I need your yes first; nothing was saved."))
-	if _, err := f.run(t, private("note milk")); err != nil || f.saves != 0 {
-		t.Fatalf("err %v, saves %d; want nothing saved", err, f.saves)
+	f := newFixture(t, held)
+	out, err := f.run(t, private("note milk"))
+	if err != nil || f.saves != 0 || len(f.model.requests) != 1 {
+		t.Fatalf("err %v, saves %d, model calls %d; want nothing saved after one call", err, f.saves, len(f.model.requests))
 	}
-	if shown := lastMessage(f.model.requests[1]).Content; !strings.Contains(shown, `"status":"denied"`) {
-		t.Fatalf("the model was shown %s", shown)
+	h := out.Held
+	if h == nil || h.Reason != toolbus.HoldModel || h.Call.Tool != "save" || string(h.Call.Args) != `{"text":"milk"}` ||
+		h.Call.Key != toolbus.Key(77, 0, "save", h.Call.Args) {
+		t.Fatalf("Held = %+v", h)
+	}
+	if out.Text == "" || out.Tags[0] != "action:confirm" || strings.Contains(out.Text, "stopped there") {
+		t.Fatalf("Output = %+v", out)
+	}
+}
+
+// A held command the model said nothing about still gets a line.
+func TestHeldCommandWithoutAReply(t *testing.T) {
+	held := strings.Replace(strings.Replace(save("milk"), `"requiresConfirmation":false`, `"requiresConfirmation":true`, 1),
+		`"reply":"Saving."`, `"reply":""`, 1)
+	f := newFixture(t, held)
+	out, err := f.run(t, private("note milk"))
+	if err != nil || out.Held == nil || out.Text != "I need your confirmation before I do this." {
+		t.Fatalf("Run = %+v, %v", out, err)
 	}
 }
 

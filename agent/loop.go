@@ -64,36 +64,41 @@ type result struct {
 	changes bool // the tool changes things (not read-only)
 }
 
-// command runs the envelope's command through the tool bus, once per
-// idempotency key even across restarts, stores the result and returns it.
-// A tool that changes things is keyed without the round, so the same
-// command twice in one turn runs once. The run is reported to observe.
-func (a *Agent) command(ctx context.Context, in Input, round int, c *Command, observe func(ryo.Step)) (result, error) {
-	spec, known := a.cfg.Tools.Lookup(c.Intent)
+// command runs a call through the tool bus, once per idempotency key even
+// across restarts, stores the result and returns it. The run is reported
+// to observe.
+func (a *Agent) command(ctx context.Context, in Input, call toolbus.Call, observe func(ryo.Step)) (result, error) {
+	spec, known := a.cfg.Tools.Lookup(call.Tool)
 	r := result{changes: known && spec.Effect != toolbus.ReadOnly}
-	keyRound := round
-	if r.changes {
-		keyRound = 0
-	}
-	key := toolbus.Key(in.UpdateID, keyRound, c.Intent, c.Slots)
-	observe(ryo.Step{Kind: ryo.StepTool, Tool: c.Intent, Args: c.Slots})
-	if prior, found, err := a.cfg.Store.ToolResult(ctx, key); err != nil || found {
+	observe(ryo.Step{Kind: ryo.StepTool, Tool: call.Tool, Args: call.Args})
+	if prior, found, err := a.cfg.Store.ToolResult(ctx, call.Key); err != nil || found {
 		r.text, r.ok = prior.Text, found && strings.Contains(prior.Text, `"status":"ok"`)
 		if found {
-			observe(ryo.Step{Kind: ryo.StepToolDone, Tool: c.Intent, Status: statusOf(prior.Metadata)})
+			observe(ryo.Step{Kind: ryo.StepToolDone, Tool: call.Tool, Status: statusOf(prior.Metadata)})
 		}
 		return r, err
 	}
-	res := a.cfg.Tools.Run(ctx, toolbus.Call{ID: fmt.Sprintf("u%d-r%d", in.UpdateID, round), Key: key,
-		Tool: c.Intent, Args: c.Slots, AskFirst: c.RequiresConfirmation})
-	observe(ryo.Step{Kind: ryo.StepToolDone, Tool: c.Intent, Status: res.Status, Took: res.Latency})
+	res := a.cfg.Tools.Run(ctx, call)
+	observe(ryo.Step{Kind: ryo.StepToolDone, Tool: call.Tool, Status: res.Status, Took: res.Latency})
 	if res.Status == toolbus.StatusCancelled && ctx.Err() != nil {
 		return r, ctx.Err()
 	}
 	stored, err := a.cfg.Store.SaveToolResult(ctx, ryo.Message{Place: in.Place, Kind: ryo.KindToolResult,
-		Text: res.Text(), UpdateID: in.UpdateID, Metadata: res.Metadata()}, key)
+		Text: res.Text(), UpdateID: in.UpdateID, Metadata: res.Metadata()}, call.Key)
 	r.text, r.ok = stored.Text, res.Status == toolbus.StatusOK
 	return r, err
+}
+
+// call is the tool call an envelope's command makes, with its idempotency
+// key: a tool that changes things is keyed without the round, so the same
+// command twice in one turn runs once.
+func (a *Agent) call(in Input, round int, c *Command) toolbus.Call {
+	keyRound := round
+	if spec, known := a.cfg.Tools.Lookup(c.Intent); known && spec.Effect != toolbus.ReadOnly {
+		keyRound = 0
+	}
+	return toolbus.Call{ID: fmt.Sprintf("u%d-r%d", in.UpdateID, round), Key: toolbus.Key(in.UpdateID, keyRound, c.Intent, c.Slots),
+		Tool: c.Intent, Args: c.Slots, AskFirst: c.RequiresConfirmation}
 }
 
 // statusOf reads the status a stored tool result recorded.
@@ -141,6 +146,8 @@ func (t *tally) add(tool string, r result) {
 func (t *tally) tags(out Output, env Envelope) []string {
 	actions := []string{"action:answer"}
 	switch {
+	case out.Held != nil:
+		actions = []string{"action:confirm"}
 	case asks(env.Command) || env.FollowUpQuestion != nil && trimmed(*env.FollowUpQuestion) != "":
 		actions = []string{"action:ask"}
 	case len(t.toolTags) > 0:

@@ -171,7 +171,7 @@ func (b *Bot) resume(ctx context.Context, d *dispatcher) error {
 		b.log.Info("resuming unfinished updates", "count", len(unfinished))
 	}
 	for _, u := range unfinished {
-		d.enqueue(u.ChatID, u.ID)
+		b.dispatch(d, u)
 	}
 	return nil
 }
@@ -201,9 +201,19 @@ func (b *Bot) poll(ctx context.Context, d *dispatcher) {
 		failures = 0
 		for _, u := range ups {
 			offset = max(offset, u.ID+1)
-			d.enqueue(u.ChatID, u.ID)
+			b.dispatch(d, u)
 		}
 	}
+}
+
+// dispatch queues an update: after the earlier ones of its chat, or on
+// its own when it is a button press.
+func (b *Bot) dispatch(d *dispatcher, u memory.InboxUpdate) {
+	if u.Kind == "callback_query" {
+		d.enqueuePress(u.ChatID, u.ID)
+		return
+	}
+	d.enqueue(u.ChatID, u.ID)
 }
 
 // retry runs fn until it succeeds, fails for a reason other than the

@@ -18,7 +18,11 @@ type job struct {
 }
 
 // dispatcher runs updates: those of one chat strictly in order, one at a
-// time; different chats in parallel, at most `workers` at once. A chat with
+// time; different chats in parallel, at most `workers` at once. Button
+// presses each run on their own, beside their chat's messages, so that a
+// press is answered at once even while a long turn runs in the chat: what a
+// press changes is decided by one atomic step in the database, which needs
+// no ordering. A chat with
 // work has one goroutine that drains its queue and exits when it is empty.
 // An update that must wait (an outage) gives its slot back while it waits,
 // so one stuck chat never holds up the others.
@@ -28,8 +32,8 @@ type dispatcher struct {
 	process func(ctx context.Context, j *job) (retryIn time.Duration)
 
 	mu     sync.Mutex
-	queues map[int64][]int64 // chat -> waiting update ids; a key exists while the chat's goroutine runs
-	queued map[int64]bool    // update ids waiting or running
+	queues map[lane][]int64 // waiting update ids; a key exists while the lane's goroutine runs
+	queued map[int64]bool   // update ids waiting or running
 	closed bool
 	wg     sync.WaitGroup
 }
@@ -39,36 +43,47 @@ func newDispatcher(ctx context.Context, workers int, process func(context.Contex
 		ctx:     ctx,
 		slots:   make(chan struct{}, workers),
 		process: process,
-		queues:  map[int64][]int64{},
+		queues:  map[lane][]int64{},
 		queued:  map[int64]bool{},
 	}
 }
 
+// lane is a queue of updates run in order: a chat's, or one button press.
+type lane struct {
+	chat  int64
+	press int64 // the press's update id; 0 for the chat's messages
+}
+
 // enqueue adds update id of chat to the end of the chat's queue. An update
 // already waiting or running is not added twice.
-func (d *dispatcher) enqueue(chat, id int64) {
+func (d *dispatcher) enqueue(chat, id int64) { d.add(lane{chat: chat}, id) }
+
+// enqueuePress runs button press id of chat on its own.
+func (d *dispatcher) enqueuePress(chat, id int64) { d.add(lane{chat: chat, press: id}, id) }
+
+func (d *dispatcher) add(l lane, id int64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed || d.queued[id] {
 		return
 	}
 	d.queued[id] = true
-	q, running := d.queues[chat]
-	d.queues[chat] = append(q, id)
+	q, running := d.queues[l]
+	d.queues[l] = append(q, id)
 	if !running {
 		d.wg.Add(1)
-		go d.run(chat)
+		go d.run(l)
 	}
 }
 
-func (d *dispatcher) run(chat int64) {
+func (d *dispatcher) run(l lane) {
 	defer d.wg.Done()
 	for {
-		id, ok := d.next(chat)
+		id, ok := d.next(l)
 		if !ok {
 			return
 		}
-		if !d.runJob(&job{chat: chat, id: id}) {
+		if !d.runJob(&job{chat: l.chat, id: id}) {
 			return
 		}
 		d.mu.Lock()
@@ -140,16 +155,16 @@ func (d *dispatcher) isClosed() bool {
 	return d.closed
 }
 
-// next takes the chat's next update, or ends the chat's goroutine.
-func (d *dispatcher) next(chat int64) (int64, bool) {
+// next takes the lane's next update, or ends the lane's goroutine.
+func (d *dispatcher) next(l lane) (int64, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	q := d.queues[chat]
+	q := d.queues[l]
 	if len(q) == 0 || d.closed {
-		delete(d.queues, chat)
+		delete(d.queues, l)
 		return 0, false
 	}
-	d.queues[chat] = q[1:]
+	d.queues[l] = q[1:]
 	return q[0], true
 }
 
@@ -161,5 +176,5 @@ func (d *dispatcher) close() {
 	d.mu.Unlock()
 }
 
-// wait blocks until every chat's goroutine has ended.
+// wait blocks until every lane's goroutine has ended.
 func (d *dispatcher) wait() { d.wg.Wait() }

@@ -79,6 +79,34 @@ func TestDispatcherKeepsChatOrderAndRunsChatsInParallel(t *testing.T) {
 	d.wait()
 }
 
+// A button press is answered while its chat's turn still runs, and two
+// presses do not wait for each other either.
+func TestPressesRunBesideTheirChat(t *testing.T) {
+	g := newGate()
+	d := newDispatcher(context.Background(), 4, g.process)
+	d.enqueue(1, 11)
+	if id := g.next(t); id != 11 {
+		t.Fatalf("started %d; want 11", id)
+	}
+	d.enqueuePress(1, 12)
+	d.enqueuePress(1, 13)
+	first, second := g.next(t), g.next(t)
+	if first+second != 25 {
+		t.Fatalf("started %d and %d; want the presses 12 and 13 while 11 runs", first, second)
+	}
+	d.enqueue(1, 14)
+	g.none(t) // the chat's next message still waits for 11
+	for _, id := range []int64{11, 12, 13} {
+		close(g.ch(id))
+	}
+	if id := g.next(t); id != 14 {
+		t.Fatalf("started %d; want 14", id)
+	}
+	close(g.ch(14))
+	d.close()
+	d.wait()
+}
+
 func TestDispatcherBoundsConcurrency(t *testing.T) {
 	g := newGate()
 	d := newDispatcher(context.Background(), 2, g.process)

@@ -79,13 +79,17 @@ func (db *DB) SaveTurnStatus(ctx context.Context, updateID int64, place ryo.Plac
 // instead of asking the model anew.
 func (db *DB) SaveTurnAnswer(ctx context.Context, updateID int64, place ryo.Place, answer string, meta json.RawMessage) error {
 	return db.tx(ctx, "save turn answer", func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `insert into turns (update_id, chat_id, thread_id, answer, answer_metadata, updated_at)
-			values ($1, $2, $3, $4, $5, $6)
-			on conflict (update_id) do update set answer = excluded.answer, answer_metadata = excluded.answer_metadata,
-				updated_at = excluded.updated_at`,
-			updateID, place.ChatID, place.Thread, answer, meta, db.Now())
-		return err
+		return saveTurnAnswer(ctx, tx, updateID, place, answer, meta, db.Now())
 	})
+}
+
+func saveTurnAnswer(ctx context.Context, tx pgx.Tx, updateID int64, place ryo.Place, answer string, meta json.RawMessage, now time.Time) error {
+	_, err := tx.Exec(ctx, `insert into turns (update_id, chat_id, thread_id, answer, answer_metadata, updated_at)
+		values ($1, $2, $3, $4, $5, $6)
+		on conflict (update_id) do update set answer = excluded.answer, answer_metadata = excluded.answer_metadata,
+			updated_at = excluded.updated_at`,
+		updateID, place.ChatID, place.Thread, answer, meta, now)
+	return err
 }
 
 // FinishTurn stores the bot's answer with its tags and marks its update

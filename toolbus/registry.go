@@ -14,8 +14,9 @@ import (
 // Registry holds the tools, built explicitly in main. It is safe for
 // concurrent use once built.
 type Registry struct {
-	tools map[string]*entry
-	order []string
+	tools  map[string]*entry
+	order  []string
+	policy Policy
 
 	mu   sync.Mutex
 	done map[string]Result // finished calls by idempotency key
@@ -26,6 +27,10 @@ type entry struct {
 	spec   Spec
 	schema *schema.Schema
 }
+
+// SetPolicy sets which calls wait for the person's yes; the default is
+// ConfirmDestructive. Call it while building the registry.
+func (r *Registry) SetPolicy(p Policy) { r.policy = p }
 
 // rememberedCalls bounds how many finished calls the registry keeps in
 // memory for idempotency; older ones are found in the store.

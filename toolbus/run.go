@@ -28,6 +28,55 @@ type Call struct {
 	// AskFirst is the model's requiresConfirmation: a tool that changes
 	// something then waits for the person's yes.
 	AskFirst bool
+	// Confirmed: the person said yes to this very call. A call that Hold
+	// holds runs only then.
+	Confirmed bool
+}
+
+// Policy says which calls wait for the person's yes, beyond those the
+// model asks to confirm.
+type Policy int
+
+const (
+	// ConfirmDestructive holds destructive tools only.
+	ConfirmDestructive Policy = iota
+	// ConfirmChanges holds every tool that changes something.
+	ConfirmChanges
+)
+
+// Reasons a call waits for the person's yes.
+const (
+	HoldDestructive = "destructive" // the tool changes something for good
+	HoldPolicy      = "policy"      // the bot confirms every change
+	HoldModel       = "model"       // the model asked to check first
+)
+
+// Hold reports why the call must wait for the person's yes before it runs,
+// or "" when it may run now. Read-only tools are never held: they change
+// nothing there would be to confirm. Neither is a call that cannot run at
+// all (an unknown tool, arguments that do not fit): Run tells the model
+// what is wrong, and nobody is asked to approve a mistake.
+func (r *Registry) Hold(c Call) string {
+	e, ok := r.tools[c.Tool]
+	if !ok || e.spec.Effect == ReadOnly || e.schema.Validate(c.Args) != nil {
+		return ""
+	}
+	switch {
+	case e.spec.Effect == Destructive:
+		return HoldDestructive
+	case r.policy == ConfirmChanges:
+		return HoldPolicy
+	case c.AskFirst:
+		return HoldModel
+	}
+	return ""
+}
+
+// ArgsHash is the hash an action is bound to: of the arguments in
+// canonical form, whatever their order or spacing.
+func ArgsHash(args json.RawMessage) string {
+	sum := sha256.Sum256(canonical(args))
+	return hex.EncodeToString(sum[:])
 }
 
 // Result is what came of a call.
@@ -86,9 +135,9 @@ func (r *Registry) run(ctx context.Context, c Call) Result {
 	if err := e.schema.Validate(c.Args); err != nil {
 		return res.fail(StatusError, Errorf(CodeInvalidArgs, "the arguments do not fit %s's schema: %v", c.Tool, err))
 	}
-	if e.spec.Effect == Destructive || e.spec.Effect == Mutating && c.AskFirst {
+	if !c.Confirmed && r.Hold(c) != "" {
 		return res.fail(StatusDenied, Errorf(CodeNeedsConfirm,
-			"%s needs the person's confirmation first, which this bot cannot ask for yet; tell the person it was not done", c.Tool))
+			"%s needs the person's confirmation first; it was not done", c.Tool))
 	}
 	started := time.Now()
 	out, err := r.attempts(ctx, e, c.Args, &res)

@@ -166,7 +166,9 @@ func TestModelErrorsAreNotRetried(t *testing.T) {
 	}
 }
 
-func TestDestructiveToolsAreRefused(t *testing.T) {
+// A destructive tool never runs without the person's yes; with it, it
+// runs once.
+func TestDestructiveToolsWaitForTheYes(t *testing.T) {
 	var ran atomic.Bool
 	r := registry(t, spec("wipe", toolbus.Destructive, func(context.Context, json.RawMessage) (any, error) {
 		ran.Store(true)
@@ -175,6 +177,48 @@ func TestDestructiveToolsAreRefused(t *testing.T) {
 	res := call(r, "wipe", `{"text":"x"}`)
 	if ran.Load() || res.Status != toolbus.StatusDenied || !strings.Contains(res.Error.Message, "confirmation") {
 		t.Fatalf("Run(destructive) = %+v, ran %v", res, ran.Load())
+	}
+	res = r.Run(context.Background(), toolbus.Call{ID: "2", Key: "k2", Tool: "wipe", Args: json.RawMessage(`{"text":"x"}`), Confirmed: true})
+	if !ran.Load() || res.Status != toolbus.StatusOK {
+		t.Fatalf("Run(destructive, confirmed) = %+v, ran %v", res, ran.Load())
+	}
+}
+
+func TestHold(t *testing.T) {
+	nop := func(context.Context, json.RawMessage) (any, error) { return nil, nil }
+	build := func(p toolbus.Policy) *toolbus.Registry {
+		r := registry(t, spec("wipe", toolbus.Destructive, nop), spec("change", toolbus.Mutating, nop), spec("look", toolbus.ReadOnly, nop))
+		r.SetPolicy(p)
+		return r
+	}
+	ok, bad := json.RawMessage(`{"text":"x"}`), json.RawMessage(`{"txt":"x"}`)
+	for _, tt := range []struct {
+		policy toolbus.Policy
+		call   toolbus.Call
+		want   string
+	}{
+		{toolbus.ConfirmDestructive, toolbus.Call{Tool: "wipe", Args: ok}, toolbus.HoldDestructive},
+		{toolbus.ConfirmDestructive, toolbus.Call{Tool: "change", Args: ok}, ""},
+		{toolbus.ConfirmDestructive, toolbus.Call{Tool: "change", Args: ok, AskFirst: true}, toolbus.HoldModel},
+		{toolbus.ConfirmChanges, toolbus.Call{Tool: "change", Args: ok}, toolbus.HoldPolicy},
+		{toolbus.ConfirmChanges, toolbus.Call{Tool: "wipe", Args: ok, AskFirst: true}, toolbus.HoldDestructive},
+		{toolbus.ConfirmChanges, toolbus.Call{Tool: "look", Args: ok, AskFirst: true}, ""},
+		{toolbus.ConfirmChanges, toolbus.Call{Tool: "wipe", Args: bad}, ""},   // Run reports the mistake instead
+		{toolbus.ConfirmChanges, toolbus.Call{Tool: "nothing", Args: ok}, ""}, // likewise
+	} {
+		if got := build(tt.policy).Hold(tt.call); got != tt.want {
+			t.Errorf("policy %d: Hold(%s %s, ask %v) = %q; want %q", tt.policy, tt.call.Tool, tt.call.Args, tt.call.AskFirst, got, tt.want)
+		}
+	}
+}
+
+func TestArgsHashIgnoresOrderAndSpacing(t *testing.T) {
+	a := toolbus.ArgsHash(json.RawMessage(`{"a": 1, "b": "x"}`))
+	if b := toolbus.ArgsHash(json.RawMessage(`{"b":"x","a":1}`)); a != b || len(a) != 64 {
+		t.Fatalf("ArgsHash differs for the same arguments: %s %s", a, b)
+	}
+	if c := toolbus.ArgsHash(json.RawMessage(`{"a":2,"b":"x"}`)); c == a {
+		t.Fatal("ArgsHash is the same for other arguments")
 	}
 }
 

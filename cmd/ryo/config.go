@@ -48,6 +48,9 @@ type Config struct {
 	ModelTimeout      time.Duration
 	NotifyAfter       time.Duration
 	Drafts            bool
+	ConfirmChanges    bool          // every tool that changes something waits for the yes, not only destructive ones
+	ConfirmTTL        time.Duration // how long an action waits for its yes
+	AdminsDecide      bool          // admins may confirm or cancel anyone's actions
 }
 
 // Settings names every variable ryo reads, in the order .env.example lists
@@ -58,6 +61,7 @@ var settingNames = []string{
 	"RYO_MAX_ATTEMPTS", "RYO_POLL_TIMEOUT", "RYO_TELEGRAM_TIMEOUT", "RYO_SHUTDOWN_GRACE", "RYO_MODEL_KEEP_ALIVE",
 	"RYO_MODEL_NUM_CTX", "RYO_MODEL_CONNECT_TIMEOUT", "RYO_MODEL_FIRST_TOKEN_TIMEOUT", "RYO_MODEL_TIMEOUT",
 	"RYO_MAX_ROUNDS", "RYO_TURN_TIMEOUT", "RYO_NOTIFY_AFTER", "RYO_DRAFTS",
+	"RYO_CONFIRM", "RYO_CONFIRM_TTL", "RYO_ADMINS_DECIDE",
 }
 
 // ConfigError is a missing or malformed setting. Its text is one line that
@@ -101,6 +105,9 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		ModelTimeout:      r.duration("RYO_MODEL_TIMEOUT", 5*time.Minute, time.Second),
 		NotifyAfter:       r.duration("RYO_NOTIFY_AFTER", 8*time.Second, time.Millisecond),
 		Drafts:            r.oneOf("RYO_DRAFTS", "on", "on", "off") == "on",
+		ConfirmChanges:    r.oneOf("RYO_CONFIRM", "destructive", "destructive", "changes") == "changes",
+		ConfirmTTL:        r.duration("RYO_CONFIRM_TTL", 15*time.Minute, time.Second),
+		AdminsDecide:      r.oneOf("RYO_ADMINS_DECIDE", "off", "on", "off") == "on",
 	}
 	return c, r.err
 }

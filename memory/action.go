@@ -1,0 +1,379 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ryo-bot/ryo"
+)
+
+// Action states.
+const (
+	ActionPending   = "pending"
+	ActionConfirmed = "confirmed"
+	ActionExecuted  = "executed"
+	ActionCancelled = "cancelled"
+	ActionExpired   = "expired"
+)
+
+// Action is a command of the model held until the person who asked says
+// yes. It is bound to its exact arguments: ArgsHash is checked again before
+// it runs.
+type Action struct {
+	ID            string
+	Place         ryo.Place
+	Requester     int64
+	RequesterName string // who asked, by name
+	UpdateID      int64  // the turn that asked for it
+	CallID        string
+	Tool          string
+	Args          json.RawMessage
+	ArgsHash      string
+	Key           string // the call's idempotency key
+	Reason        string // destructive, policy or model
+	State         string
+	PromptID      int // the message with the buttons; 0 until sent
+	FileID        int // the arguments in full as a file; 0 when none
+	Settled       bool
+	ResultStatus  string // the tool's result once it ran
+	DecidedBy     int64
+	DeciderName   string // who decided, by name; "" when nobody or unknown
+	DecidedUpdate int64  // the button press that decided it
+	CreatedAt     time.Time
+	ExpiresAt     time.Time
+	DecidedAt     time.Time
+	ExecutedAt    time.Time
+}
+
+// Open reports whether the action still waits for a decision.
+func (a Action) Open() bool { return a.State == ActionPending }
+
+// How a person is named in the queries below: the full name, or the
+// username.
+const (
+	requesterName = `coalesce(nullif(trim(r.first_name || ' ' || r.last_name), ''), nullif(r.username, ''), '')`
+	deciderName   = `coalesce(nullif(trim(u.first_name || ' ' || u.last_name), ''), nullif(u.username, ''), '')`
+	actorName     = `coalesce(nullif(trim(eu.first_name || ' ' || eu.last_name), ''), nullif(eu.username, ''), '')`
+)
+
+const actionColumns = `a.id, a.chat_id, a.thread_id, a.requester_id, ` + requesterName + `, a.update_id, a.call_id, a.tool, a.arguments,
+	a.arguments_hash, a.idempotency_key, a.reason, a.state, coalesce(a.prompt_message_id, 0), coalesce(a.file_message_id, 0),
+	a.prompt_settled, a.result_status, coalesce(a.decided_by, 0), ` + deciderName + `,
+	coalesce(a.decided_update, 0), a.created_at, a.expires_at, coalesce(a.decided_at, 'epoch'), coalesce(a.executed_at, 'epoch')`
+
+const actionFrom = ` from actions a left join users u on u.id = a.decided_by left join users r on r.id = a.requester_id `
+
+// actionFields are where the actionColumns of a row go.
+func actionFields(a *Action) []any {
+	return []any{&a.ID, &a.Place.ChatID, &a.Place.Thread, &a.Requester, &a.RequesterName, &a.UpdateID, &a.CallID, &a.Tool, &a.Args,
+		&a.ArgsHash, &a.Key, &a.Reason, &a.State, &a.PromptID, &a.FileID,
+		&a.Settled, &a.ResultStatus, &a.DecidedBy, &a.DeciderName,
+		&a.DecidedUpdate, &a.CreatedAt, &a.ExpiresAt, &a.DecidedAt, &a.ExecutedAt}
+}
+
+// unsetTimes turns the epoch that stands for "not yet" into zero times.
+func (a *Action) unsetTimes() {
+	for _, t := range []*time.Time{&a.DecidedAt, &a.ExecutedAt} {
+		if !t.After(time.Unix(0, 0)) {
+			*t = time.Time{}
+		}
+	}
+}
+
+func scanAction(row pgx.Row) (Action, error) {
+	var a Action
+	err := row.Scan(actionFields(&a)...)
+	a.unsetTimes()
+	return a, err
+}
+
+// SaveHeldAnswer remembers the model's answer to a turn together with the
+// action it asks the person to confirm, in one transaction, and returns the
+// action as stored. When the turn already asked for the same call (its
+// idempotency key), that action is returned and no other is made.
+func (db *DB) SaveHeldAnswer(ctx context.Context, updateID int64, place ryo.Place, answer string, meta json.RawMessage, a Action) (Action, error) {
+	err := db.tx(ctx, "save held answer", func(tx pgx.Tx) error {
+		now := db.Now()
+		if err := saveTurnAnswer(ctx, tx, updateID, place, answer, meta, now); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `insert into actions (id, chat_id, thread_id, requester_id, update_id, call_id, tool,
+				arguments, arguments_hash, idempotency_key, reason, created_at, expires_at)
+			values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+			on conflict (idempotency_key) do nothing`,
+			a.ID, place.ChatID, place.Thread, a.Requester, updateID, a.CallID, a.Tool,
+			a.Args, a.ArgsHash, a.Key, a.Reason, now, a.ExpiresAt)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 1 {
+			if err := actionEvent(ctx, tx, a.ID, "requested", a.Requester, a.Reason, now); err != nil {
+				return err
+			}
+		}
+		a, err = scanAction(tx.QueryRow(ctx, `select `+actionColumns+actionFrom+`where a.idempotency_key = $1`, a.Key))
+		return err
+	})
+	return a, err
+}
+
+// Action returns the action with id.
+func (db *DB) Action(ctx context.Context, id string) (Action, bool, error) {
+	return db.findAction(ctx, "load action", `a.id = $1`, id)
+}
+
+// TurnAction returns the action the turn answering updateID asked for.
+func (db *DB) TurnAction(ctx context.Context, updateID int64) (Action, bool, error) {
+	return db.findAction(ctx, "load turn action", `a.update_id = $1 order by a.created_at desc limit 1`, updateID)
+}
+
+func (db *DB) findAction(ctx context.Context, op, where string, arg any) (Action, bool, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	a, err := scanAction(db.pool.QueryRow(ctx, `select `+actionColumns+actionFrom+`where `+where, arg))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Action{}, false, nil
+	}
+	if err != nil {
+		return Action{}, false, db.fail(op, err)
+	}
+	return a, true, nil
+}
+
+// SaveActionPrompt remembers the messages that show the action, so that a
+// resumed turn does not send them again and the outcome is shown in them.
+func (db *DB) SaveActionPrompt(ctx context.Context, id string, promptID, fileID int) error {
+	return db.tx(ctx, "save action prompt", func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `update actions set prompt_message_id = nullif($2, 0), file_message_id = nullif($3, 0)
+			where id = $1`, id, promptID, fileID)
+		return err
+	})
+}
+
+// Decision is a person's answer to an action.
+type Decision struct {
+	ID      string
+	Actor   int64
+	Update  int64 // the button press
+	Confirm bool
+	// Result is the tool-result message stored when the action is
+	// cancelled, so that the model knows it was not done.
+	Result ryo.Message
+}
+
+// Decide moves a pending action to confirmed or cancelled, by one
+// conditional update: of any number of presses, at once or replayed, one
+// decides. It returns the action as it is afterwards and whether this
+// decision was the one taken. An action whose time ran out is expired
+// instead (with expired, its tool result), and not decided.
+func (db *DB) Decide(ctx context.Context, d Decision, expired ryo.Message) (Action, bool, error) {
+	var a Action
+	var decided bool
+	err := db.tx(ctx, "decide action", func(tx pgx.Tx) error {
+		now := db.Now()
+		state, event := ActionCancelled, "cancelled"
+		if d.Confirm {
+			state, event = ActionConfirmed, "confirmed"
+		}
+		tag, err := tx.Exec(ctx, `update actions set state = $2, decided_by = $3, decided_update = $4, decided_at = $5
+			where id = $1 and state = 'pending' and expires_at > $5`, d.ID, state, d.Actor, d.Update, now)
+		if err != nil {
+			return err
+		}
+		decided = tag.RowsAffected() == 1
+		if decided {
+			if err := actionEvent(ctx, tx, d.ID, event, d.Actor, "", now); err != nil {
+				return err
+			}
+			if !d.Confirm {
+				if err := saveActionResult(ctx, tx, d.Result, now); err != nil {
+					return err
+				}
+			}
+		} else if _, _, err := expireOne(ctx, tx, d.ID, now, func(Action) ryo.Message { return expired }); err != nil {
+			return err
+		}
+		a, err = scanAction(tx.QueryRow(ctx, `select `+actionColumns+actionFrom+`where a.id = $1`, d.ID))
+		return err
+	})
+	return a, decided, err
+}
+
+// FinishAction stores the result of a confirmed action that ran and marks
+// it executed, in one transaction. A result already stored under the
+// action's key is kept.
+func (db *DB) FinishAction(ctx context.Context, id string, result ryo.Message, status string) (Action, error) {
+	var a Action
+	err := db.tx(ctx, "finish action", func(tx pgx.Tx) error {
+		now := db.Now()
+		if err := saveActionResult(ctx, tx, result, now); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `update actions set state = 'executed', result_status = $2, executed_at = $3
+			where id = $1 and state = 'confirmed'`, id, status, now)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 1 {
+			if err := actionEvent(ctx, tx, id, "executed", 0, status, now); err != nil {
+				return err
+			}
+		}
+		a, err = scanAction(tx.QueryRow(ctx, `select `+actionColumns+actionFrom+`where a.id = $1`, id))
+		return err
+	})
+	return a, err
+}
+
+// saveActionResult stores an action's tool result unless one is stored
+// under its key already.
+func saveActionResult(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Time) error {
+	var meta struct {
+		Key string `json:"idempotency_key"`
+	}
+	_ = json.Unmarshal(m.Metadata, &meta) // without a key the result is stored as it is
+	if meta.Key != "" {
+		if _, found, err := toolResult(ctx, tx, meta.Key, m.Place); err != nil || found {
+			return err
+		}
+	}
+	m.Kind = ryo.KindToolResult
+	_, err := insertMessage(ctx, tx, m, now)
+	return err
+}
+
+// ExpireActions expires the pending actions whose time ran out, storing
+// for each the tool result result builds, and returns them.
+func (db *DB) ExpireActions(ctx context.Context, result func(Action) ryo.Message) ([]Action, error) {
+	var out []Action
+	err := db.tx(ctx, "expire actions", func(tx pgx.Tx) error {
+		var err error
+		out, err = expireAll(ctx, tx, db.Now(), result)
+		return err
+	})
+	return out, err
+}
+
+func expireAll(ctx context.Context, tx pgx.Tx, now time.Time, result func(Action) ryo.Message) ([]Action, error) {
+	rows, err := tx.Query(ctx, `select a.id from actions a where a.state = 'pending' and a.expires_at <= $1
+		order by a.expires_at limit 100`, now)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, err
+	}
+	var out []Action
+	for _, id := range ids {
+		a, ok, err := expireOne(ctx, tx, id, now, result)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// expireOne expires the action with id when it is pending and out of time,
+// storing the tool result that result builds.
+func expireOne(ctx context.Context, tx pgx.Tx, id string, now time.Time, result func(Action) ryo.Message) (Action, bool, error) {
+	tag, err := tx.Exec(ctx, `update actions set state = 'expired', decided_at = $2
+		where id = $1 and state = 'pending' and expires_at <= $2`, id, now)
+	if err != nil || tag.RowsAffected() == 0 {
+		return Action{}, false, err
+	}
+	if err := actionEvent(ctx, tx, id, "expired", 0, "", now); err != nil {
+		return Action{}, false, err
+	}
+	a, err := scanAction(tx.QueryRow(ctx, `select `+actionColumns+actionFrom+`where a.id = $1`, id))
+	if err != nil {
+		return Action{}, false, err
+	}
+	return a, true, saveActionResult(ctx, tx, result(a), now)
+}
+
+// UnsettledActions returns decided actions whose prompt does not show the
+// outcome yet (its buttons are still there).
+func (db *DB) UnsettledActions(ctx context.Context) ([]Action, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	rows, err := db.pool.Query(ctx, `select `+actionColumns+actionFrom+`
+		where not a.prompt_settled and a.state in ('executed', 'cancelled', 'expired') and a.prompt_message_id is not null
+		order by a.decided_at limit 100`)
+	if err != nil {
+		return nil, db.fail("unsettled actions", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Action, error) { return scanAction(row) })
+	if err != nil {
+		return nil, db.fail("unsettled actions", err)
+	}
+	return out, nil
+}
+
+// SettleAction records that the action's prompt shows its outcome.
+func (db *DB) SettleAction(ctx context.Context, id string) error {
+	return db.tx(ctx, "settle action", func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `update actions set prompt_settled = true where id = $1`, id)
+		return err
+	})
+}
+
+// RefuseAction records a press by someone who may not decide the action.
+func (db *DB) RefuseAction(ctx context.Context, id string, actor int64) error {
+	return db.tx(ctx, "refuse action", func(tx pgx.Tx) error {
+		return actionEvent(ctx, tx, id, "refused", actor, "", db.Now())
+	})
+}
+
+func actionEvent(ctx context.Context, tx pgx.Tx, id, event string, actor int64, detail string, now time.Time) error {
+	var who *int64
+	if actor != 0 {
+		who = &actor
+	}
+	_, err := tx.Exec(ctx, `insert into action_events (action_id, event, actor_id, detail, at) values ($1, $2, $3, $4, $5)`,
+		id, event, who, detail, now)
+	return err
+}
+
+// ActionEvent is one entry of the actions' audit log.
+type ActionEvent struct {
+	At      time.Time
+	Event   string // requested, confirmed, cancelled, expired, executed, refused
+	Actor   string // who, by name; "" for the bot itself
+	ActorID int64
+	Detail  string
+	Action  Action
+}
+
+// ActionEvents returns the newest entries of the audit log, newest first.
+func (db *DB) ActionEvents(ctx context.Context, limit int) ([]ActionEvent, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	rows, err := db.pool.Query(ctx, `select e.at, e.event, coalesce(e.actor_id, 0), `+actorName+`, e.detail, `+
+		actionColumns+`
+		from action_events e join actions a on a.id = e.action_id
+			left join users u on u.id = a.decided_by
+			left join users r on r.id = a.requester_id
+			left join users eu on eu.id = e.actor_id
+		order by e.at desc, e.id desc limit $1`, limit)
+	if err != nil {
+		return nil, db.fail("action events", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ActionEvent, error) {
+		var e ActionEvent
+		err := row.Scan(append([]any{&e.At, &e.Event, &e.ActorID, &e.Actor, &e.Detail}, actionFields(&e.Action)...)...)
+		e.Action.unsetTimes()
+		return e, err
+	})
+	if err != nil {
+		return nil, db.fail("action events", err)
+	}
+	return out, nil
+}
