@@ -12,6 +12,7 @@ import (
 	"github.com/ryo-bot/ryo/agent"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/stages"
+	"github.com/ryo-bot/ryo/toolbus"
 )
 
 // Config is what the bot needs to know.
@@ -28,6 +29,10 @@ type Config struct {
 	ShutdownGrace time.Duration // how long running turns may finish at shutdown
 	NotifyAfter   time.Duration // answers slower than this arrive as a new message
 	Drafts        bool          // stream replies into drafts in private chats
+	Tools         *toolbus.Registry
+	ConfirmTTL    time.Duration  // how long an action waits for its yes
+	AdminsDecide  bool           // admins may decide anyone's actions
+	Location      *time.Location // the time zone of times shown to people
 }
 
 // Answerer answers a turn; *agent.Agent is one.
@@ -52,6 +57,15 @@ type Bot struct {
 func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model string) (*Bot, error) {
 	if cfg.TurnTimeout == 0 {
 		cfg.TurnTimeout = 10 * time.Minute
+	}
+	if cfg.ConfirmTTL == 0 {
+		cfg.ConfirmTTL = 15 * time.Minute
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.UTC
+	}
+	if cfg.Tools == nil {
+		cfg.Tools = toolbus.NewRegistry()
 	}
 	t, err := newTelegram(cfg, log)
 	if err != nil {
@@ -89,7 +103,10 @@ func (b *Bot) Run(ctx context.Context) error {
 		}
 		return err
 	}
+	swept := make(chan struct{})
+	go func() { b.sweep(ctx); close(swept) }()
 	b.poll(ctx, d)
+	<-swept
 	d.close()
 	b.drain(d, stopWork)
 	return nil

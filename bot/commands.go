@@ -35,6 +35,7 @@ func (b *Bot) commands() []command {
 		{name: "start", help: "introduce yourself and see what I can do", run: b.start},
 		{name: "help", help: "list the commands you can use", run: b.help},
 		{name: "reset", help: "make me forget this conversation (history stays stored)", run: b.reset},
+		{name: "approvals", help: "recent confirmations and who decided them", admin: true, run: b.approvals},
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"strings"
 
-	tg "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
 	"github.com/ryo-bot/ryo"
@@ -30,12 +29,7 @@ func (b *Bot) handle(ctx context.Context, id int64, raw json.RawMessage) error {
 	case upd.Message != nil:
 		return b.onMessage(ctx, id, upd.Message)
 	case upd.CallbackQuery != nil:
-		// No button of the bot's is live yet: stop the spinner and say so.
-		err := idle(ctx, func() error { return b.tg.answerCallback(ctx, upd.CallbackQuery.ID, staleButton) })
-		if errors.Is(err, tg.ErrorBadRequest) {
-			return nil // too old to answer: nothing is spinning any more
-		}
-		return err
+		return b.onPress(ctx, id, upd.CallbackQuery)
 	case upd.MyChatMember != nil:
 		return b.onMembership(ctx, upd.MyChatMember)
 	}

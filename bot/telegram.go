@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -43,20 +44,32 @@ func newTelegram(cfg Config, log *slog.Logger) (*telegram, error) {
 
 // Post implements stages.Messenger.
 func (t *telegram) Post(ctx context.Context, place ryo.Place, replyTo int, text render.Part) (int, error) {
-	return t.send(ctx, status, place, replyTo, text)
+	return t.send(ctx, status, place, replyTo, text, nil)
 }
 
 // Send implements stages.Messenger.
 func (t *telegram) Send(ctx context.Context, place ryo.Place, replyTo int, text render.Part) (int, error) {
-	return t.send(ctx, urgent, place, replyTo, text)
+	return t.send(ctx, urgent, place, replyTo, text, nil)
+}
+
+// button is an inline keyboard button that sends data back when pressed.
+type button struct{ text, data string }
+
+// SendButtons sends a message with a row of buttons, which must arrive.
+func (t *telegram) SendButtons(ctx context.Context, place ryo.Place, replyTo int, text render.Part, buttons ...button) (int, error) {
+	row := make([]models.InlineKeyboardButton, len(buttons))
+	for i, b := range buttons {
+		row[i] = models.InlineKeyboardButton{Text: b.text, CallbackData: b.data}
+	}
+	return t.send(ctx, urgent, place, replyTo, text, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{row}})
 }
 
 // send posts a message. HTML that Telegram refuses is sent again as plain
 // text: a refused call certainly showed nothing.
-func (t *telegram) send(ctx context.Context, c class, place ryo.Place, replyTo int, text render.Part) (int, error) {
+func (t *telegram) send(ctx context.Context, c class, place ryo.Place, replyTo int, text render.Part, markup models.ReplyMarkup) (int, error) {
 	var id int
 	err := t.e.do(ctx, &apiCall{chat: place.ChatID, class: c, method: "sendMessage", creating: true, call: func(ctx context.Context) error {
-		params := &tg.SendMessageParams{ChatID: place.ChatID, MessageThreadID: place.Thread}
+		params := &tg.SendMessageParams{ChatID: place.ChatID, MessageThreadID: place.Thread, ReplyMarkup: markup}
 		params.Text, params.ParseMode = content(text)
 		if replyTo != 0 {
 			params.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
@@ -69,8 +82,27 @@ func (t *telegram) send(ctx context.Context, c class, place ryo.Place, replyTo i
 	}})
 	if refusedMarkup(err, text) {
 		t.log.Warn("Telegram refused the formatting; sending plain text", "chat_id", place.ChatID, "err", err)
-		return t.send(ctx, c, place, replyTo, render.Part{Plain: text.Plain})
+		return t.send(ctx, c, place, replyTo, render.Part{Plain: text.Plain}, markup)
 	}
+	return id, err
+}
+
+// SendFile sends data as a document named name, with a plain caption. It
+// must arrive.
+func (t *telegram) SendFile(ctx context.Context, place ryo.Place, replyTo int, name string, data []byte, caption string) (int, error) {
+	var id int
+	err := t.e.do(ctx, &apiCall{chat: place.ChatID, class: urgent, method: "sendDocument", creating: true, call: func(ctx context.Context) error {
+		params := &tg.SendDocumentParams{ChatID: place.ChatID, MessageThreadID: place.Thread, Caption: caption,
+			Document: &models.InputFileUpload{Filename: name, Data: bytes.NewReader(data)}}
+		if replyTo != 0 {
+			params.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
+		}
+		m, err := t.api.SendDocument(ctx, params)
+		if err == nil {
+			id = m.ID
+		}
+		return err
+	}})
 	return id, err
 }
 
@@ -222,9 +254,11 @@ func (t *telegram) deleteWebhook(ctx context.Context) error {
 	})
 }
 
-func (t *telegram) answerCallback(ctx context.Context, id, text string) error {
+// answerCallback stops the spinner of a pressed button with a short text,
+// shown as an alert the person must close when alert is set.
+func (t *telegram) answerCallback(ctx context.Context, id, text string, alert bool) error {
 	return t.global(ctx, "answerCallbackQuery", func(ctx context.Context) error {
-		_, err := t.api.AnswerCallbackQuery(ctx, &tg.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text})
+		_, err := t.api.AnswerCallbackQuery(ctx, &tg.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text, ShowAlert: alert})
 		return err
 	})
 }

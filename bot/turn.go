@@ -15,6 +15,19 @@ import (
 	"github.com/ryo-bot/ryo/stages"
 )
 
+// talk is one turn to answer: a person's message, or the conversation
+// going on after the person confirmed an action.
+type talk struct {
+	id      int64 // the update that asked for it, which keys everything the turn does
+	chat    ryo.Chat
+	place   ryo.Place
+	replyTo int      // the message answered: the person's, or the confirmation prompt
+	person  ryo.User // who the turn is for: they decide the actions it asks to confirm
+	// prepare, when set, runs once the turn shows itself, before the model
+	// is asked: the confirmed action runs there.
+	prepare func(ctx context.Context, shown *stages.Turn) error
+}
+
 // turn answers a message meant for the bot: store it, show the turn live
 // in a status message, ask the agent and remember the answer, deliver the
 // answer, and store it while marking the update done.
@@ -24,58 +37,74 @@ import (
 // (edited, never posted twice) and the model's answer (delivered, never asked
 // for twice).
 func (b *Bot) turn(ctx context.Context, id int64, m *models.Message) error {
-	chat, place := chatOf(m.Chat), placeOf(m)
-	log := b.log.With("update_id", id, "chat_id", chat.ID)
-	if _, err := b.db.SaveUserMessage(ctx, chat, b.userMessage(id, m)); err != nil {
+	t := talk{id: id, chat: chatOf(m.Chat), place: placeOf(m), replyTo: m.ID, person: userOf(m.From)}
+	if _, err := b.db.SaveUserMessage(ctx, t.chat, b.userMessage(id, m)); err != nil {
 		return err
 	}
-	prior, err := b.db.Turn(ctx, id)
+	return b.converse(ctx, t)
+}
+
+// converse runs turn t: from here on a turn for a message and one that
+// goes on after a confirmation are the same.
+func (b *Bot) converse(ctx context.Context, t talk) error {
+	log := b.log.With("update_id", t.id, "chat_id", t.chat.ID)
+	prior, err := b.db.Turn(ctx, t.id)
 	if err != nil {
 		return err
 	}
-	start := stages.Start{Place: place, Private: chat.Type == ryo.ChatPrivate, ReplyTo: m.ID, Since: prior.CreatedAt,
-		Adopt: prior.StatusMessageID, DraftID: id, Record: func(status int) error {
+	start := stages.Start{Place: t.place, Private: t.chat.Type == ryo.ChatPrivate, ReplyTo: t.replyTo, Since: prior.CreatedAt,
+		Adopt: prior.StatusMessageID, DraftID: t.id, Record: func(status int) error {
 			return b.record(ctx, "remember status message", func(ctx context.Context) error {
-				return b.db.SaveTurnStatus(ctx, id, place, status)
+				return b.db.SaveTurnStatus(ctx, t.id, t.place, status)
 			})
 		}}
 	if prior.Answer != "" {
-		return b.deliver(ctx, log, id, m, b.stages.Adopt(start), prior.Answer, prior.AnswerMetadata, prior.Parts)
+		return b.deliver(ctx, log, t, b.stages.Adopt(start), prior.Answer, prior.AnswerMetadata, prior.Parts)
 	}
 	shown := b.stages.Begin(ctx, start)
 	defer shown.Close() // also when the turn panics: the failure is then shown in the status message
-	answer, meta, err := b.ask(ctx, id, chat, place, shown)
-	if err != nil {
-		return b.turnFailed(ctx, log, id, shown, err)
+	if t.prepare != nil {
+		if err := t.prepare(ctx, shown); err != nil {
+			return b.turnFailed(ctx, log, t.id, shown, err)
+		}
 	}
-	return b.deliver(ctx, log, id, m, shown, answer, meta, nil)
+	answer, meta, err := b.ask(ctx, t, shown)
+	if err != nil {
+		return b.turnFailed(ctx, log, t.id, shown, err)
+	}
+	return b.deliver(ctx, log, t, shown, answer, meta, nil)
 }
 
 // ask gives the agent the recent history, shows its steps as it goes, and
-// remembers its answer before anything is delivered.
-func (b *Bot) ask(ctx context.Context, id int64, chat ryo.Chat, place ryo.Place, shown *stages.Turn) (string, json.RawMessage, error) {
-	history, err := b.db.History(ctx, place, b.cfg.HistoryLimit)
+// remembers its answer — with the action it asks to confirm, if any —
+// before anything is delivered.
+func (b *Bot) ask(ctx context.Context, t talk, shown *stages.Turn) (string, json.RawMessage, error) {
+	history, err := b.db.History(ctx, t.place, b.cfg.HistoryLimit)
 	if err != nil {
 		return "", nil, err
 	}
 	started := time.Now()
 	turnCtx, cancel := context.WithTimeout(ctx, b.cfg.TurnTimeout)
 	defer cancel()
-	out, err := b.agent.Run(turnCtx, agent.Input{Bot: b.me, Chat: chat, Place: place, UpdateID: id, History: history,
+	out, err := b.agent.Run(turnCtx, agent.Input{Bot: b.me, Chat: t.chat, Place: t.place, UpdateID: t.id, History: history,
 		Observe: shown.Observe})
 	if err != nil {
 		return "", nil, err
 	}
 	meta := b.answerMetadata(out, time.Since(started))
 	err = b.record(ctx, "save answer", func(ctx context.Context) error {
-		return b.db.SaveTurnAnswer(ctx, id, place, out.Text, meta)
+		if out.Held == nil {
+			return b.db.SaveTurnAnswer(ctx, t.id, t.place, out.Text, meta)
+		}
+		_, err := b.db.SaveHeldAnswer(ctx, t.id, t.place, out.Text, meta, b.heldAction(t, out.Held))
+		return err
 	})
 	return out.Text, meta, err
 }
 
-// deliver sends the answer and stores it as done. delivered are the parts
-// an interrupted delivery already sent.
-func (b *Bot) deliver(ctx context.Context, log *slog.Logger, id int64, m *models.Message, shown *stages.Turn,
+// deliver sends the answer, and the action it asks to confirm, and stores
+// it as done. delivered are the parts an interrupted delivery already sent.
+func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stages.Turn,
 	answer string, meta json.RawMessage, delivered []int) error {
 	var about answerAbout
 	_ = json.Unmarshal(meta, &about) // written by answerMetadata; unreadable means no tags or tools
@@ -83,7 +112,7 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, id int64, m *models
 	err := idle(ctx, func() error { // Telegram may make the answer wait its turn: other chats go on meanwhile
 		var err error
 		ids, err = shown.Finish(ctx, answer, about.Tools, delivered, func(ids []int) error {
-			return b.record(ctx, "remember answer parts", func(ctx context.Context) error { return b.db.SaveTurnParts(ctx, id, ids) })
+			return b.record(ctx, "remember answer parts", func(ctx context.Context) error { return b.db.SaveTurnParts(ctx, t.id, ids) })
 		})
 		return err
 	})
@@ -93,8 +122,13 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, id int64, m *models
 		}
 		return err
 	}
-	msg := ryo.Message{Place: placeOf(m), Kind: ryo.KindAssistant, Text: answer, TelegramID: ids[0],
-		ReplyTo: m.ID, UpdateID: id, Metadata: withMessageIDs(meta, ids)}
+	if about.Held {
+		if err := b.showAction(ctx, t); err != nil {
+			return err
+		}
+	}
+	msg := ryo.Message{Place: t.place, Kind: ryo.KindAssistant, Text: answer, TelegramID: ids[0],
+		ReplyTo: t.replyTo, UpdateID: t.id, Metadata: withMessageIDs(meta, ids)}
 	err = b.record(ctx, "finish turn", func(ctx context.Context) error {
 		_, err := b.db.FinishTurn(ctx, msg, about.Tags)
 		return err
@@ -110,6 +144,7 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, id int64, m *models
 type answerAbout struct {
 	Tags  []string `json:"tags"`
 	Tools []string `json:"tools"`
+	Held  bool     `json:"held"` // the answer asks the person to confirm an action
 }
 
 // turnFailed tells the person why there is no answer, where the answer would
@@ -140,6 +175,7 @@ func (b *Bot) answerMetadata(out agent.Output, took time.Duration) json.RawMessa
 		"repairs":        out.Repairs,
 		"tools":          out.Tools,
 		"claimed_action": out.ClaimedAction,
+		"held":           out.Held != nil,
 		"usage": map[string]any{
 			"prompt_tokens":  out.Usage.PromptTokens,
 			"reply_tokens":   out.Usage.ReplyTokens,

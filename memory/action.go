@@ -352,8 +352,9 @@ type ActionEvent struct {
 	Action  Action
 }
 
-// ActionEvents returns the newest entries of the audit log, newest first.
-func (db *DB) ActionEvents(ctx context.Context, limit int) ([]ActionEvent, error) {
+// ActionEvents returns the newest entries of the audit log, newest first:
+// of the actions in chat, or of every chat when chat is 0.
+func (db *DB) ActionEvents(ctx context.Context, limit int, chat int64) ([]ActionEvent, error) {
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
 	rows, err := db.pool.Query(ctx, `select e.at, e.event, coalesce(e.actor_id, 0), `+actorName+`, e.detail, `+
@@ -362,7 +363,8 @@ func (db *DB) ActionEvents(ctx context.Context, limit int) ([]ActionEvent, error
 			left join users u on u.id = a.decided_by
 			left join users r on r.id = a.requester_id
 			left join users eu on eu.id = e.actor_id
-		order by e.at desc, e.id desc limit $1`, limit)
+		where $2 = 0 or a.chat_id = $2
+		order by e.at desc, e.id desc limit $1`, limit, chat)
 	if err != nil {
 		return nil, db.fail("action events", err)
 	}

@@ -86,7 +86,7 @@ func TestConcurrentPressesDecideOnce(t *testing.T) {
 	if decided != 1 || a.Open() || a.DecidedBy != alice.ID || a.DeciderName != "Alice" || a.DecidedAt.IsZero() {
 		t.Fatalf("%d presses decided; action %+v", decided, a)
 	}
-	events, err := db.ActionEvents(ctx(t), 10)
+	events, err := db.ActionEvents(ctx(t), 10, 0)
 	if err != nil || len(events) != 2 || events[1].Event != "requested" || events[0].Actor != "Alice" {
 		t.Fatalf("audit = %+v, %v; want requested then one decision", events, err)
 	}
@@ -107,7 +107,7 @@ func TestConfirmThenFinishStoresTheResultOnce(t *testing.T) {
 	if m, found, err := db.ToolResult(ctx(t), "k1"); !found || err != nil || m.Text == "" {
 		t.Fatalf("ToolResult = %+v, %v, %v", m, found, err)
 	}
-	events, _ := db.ActionEvents(ctx(t), 10)
+	events, _ := db.ActionEvents(ctx(t), 10, 0)
 	if len(events) != 3 || events[0].Event != "executed" || events[1].Event != "confirmed" {
 		t.Fatalf("audit = %+v; want requested, confirmed, executed once", events)
 	}
@@ -181,11 +181,14 @@ func TestRefusalIsAudited(t *testing.T) {
 	if err := db.RefuseAction(ctx(t), "act1", bob.ID); err != nil {
 		t.Fatal(err)
 	}
-	events, err := db.ActionEvents(ctx(t), 1)
+	events, err := db.ActionEvents(ctx(t), 1, group.ID)
 	if err != nil || len(events) != 1 || events[0].Event != "refused" || events[0].ActorID != bob.ID || events[0].Action.Tool != "wipe" {
 		t.Fatalf("audit = %+v, %v", events, err)
 	}
 	if a, _, _ := db.Action(ctx(t), "act1"); !a.Open() {
 		t.Fatal("a refused press changed the action")
+	}
+	if events, _ := db.ActionEvents(ctx(t), 10, 42); len(events) != 0 {
+		t.Fatalf("another chat's audit shows %+v", events)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/ryo-bot/ryo/memory/memorytest"
 	"github.com/ryo-bot/ryo/ollamatest"
 	"github.com/ryo-bot/ryo/telegramtest"
+	"github.com/ryo-bot/ryo/toolbus"
 )
 
 var (
@@ -37,6 +38,7 @@ type harness struct {
 	logs  *syncBuffer
 	main  *Main
 	store *memory.DB
+	tools []toolbus.Spec // registered beside the built-in tools
 	stop  context.CancelFunc
 	ended chan error
 }
@@ -81,6 +83,7 @@ func (h *harness) start() {
 		h.t.Fatal(err)
 	}
 	h.main = NewMain(cfg, slog.New(slog.NewTextHandler(io.MultiWriter(h.logs, testWriter{h.t}), &slog.HandlerOptions{Level: cfg.LogLevel})))
+	h.main.Tools = h.tools
 	ctx, cancel := context.WithCancel(context.Background())
 	h.stop, h.ended = cancel, make(chan error, 1)
 	go func() { h.ended <- h.main.Run(ctx) }()

@@ -114,6 +114,9 @@ type Main struct {
 	// database to let go of it (a killed one's connection takes a moment).
 	LockWait time.Duration
 
+	// Tools are tools beyond the built-in ones, registered at start.
+	Tools []toolbus.Spec
+
 	// Set by Run while it runs.
 	DB       *memory.DB
 	HTTPAddr net.Addr // where /healthz listens, nil when switched off
@@ -151,7 +154,7 @@ func (m *Main) Run(ctx context.Context) error {
 	checked := make(chan struct{})
 	go func() { checkModel(ctx, model, log); close(checked) }()
 	defer func() { <-checked }()
-	registry, err := newRegistry(cfg)
+	registry, err := newRegistry(cfg, m.Tools)
 	if err != nil {
 		return err
 	}
@@ -165,6 +168,7 @@ func (m *Main) Run(ctx context.Context) error {
 		PollTimeout: cfg.PollTimeout, CallTimeout: cfg.TelegramTimeout, HistoryLimit: cfg.HistoryMessages,
 		MaxAttempts: cfg.MaxAttempts, ShutdownGrace: cfg.ShutdownGrace, TurnTimeout: cfg.TurnTimeout,
 		NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts,
+		Tools: registry, ConfirmTTL: cfg.ConfirmTTL, AdminsDecide: cfg.AdminsDecide, Location: cfg.Timezone,
 	}, log, db, answerer, cfg.Model)
 	if err != nil {
 		return err
@@ -178,10 +182,14 @@ func (m *Main) Run(ctx context.Context) error {
 	return b.Run(ctx)
 }
 
-// newRegistry lists the tools the model may use.
-func newRegistry(cfg Config) (*toolbus.Registry, error) {
+// newRegistry lists the tools the model may use: the built-in ones and
+// extra.
+func newRegistry(cfg Config, extra []toolbus.Spec) (*toolbus.Registry, error) {
 	r := toolbus.NewRegistry()
-	for _, spec := range tools.Builtin(cfg.Timezone, time.Now) {
+	if cfg.ConfirmChanges {
+		r.SetPolicy(toolbus.ConfirmChanges)
+	}
+	for _, spec := range append(tools.Builtin(cfg.Timezone, time.Now), extra...) {
 		if err := r.Register(spec); err != nil {
 			return nil, err
 		}

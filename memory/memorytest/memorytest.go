@@ -36,8 +36,8 @@ func URL(tb testing.TB) string {
 		tb.Skipf("%s is not set; skipping a PostgreSQL test (make test sets it)", EnvVar)
 	}
 	schema := "test_" + randomHex(8)
-	exec(tb, base, "create schema "+schema)
-	tb.Cleanup(func() { exec(tb, base, "drop schema "+schema+" cascade") })
+	Exec(tb, base, "create schema "+schema)
+	tb.Cleanup(func() { Exec(tb, base, "drop schema "+schema+" cascade") })
 	u, err := url.Parse(base)
 	if err != nil {
 		tb.Fatalf("%s: %v", EnvVar, err)
@@ -70,7 +70,9 @@ func OpenURL(tb testing.TB, url string) *memory.DB {
 	return db
 }
 
-func exec(tb testing.TB, dsn, sql string) {
+// Exec runs sql on the database at dsn, failing tb when it fails: for
+// tests that must set up what no method of the store does, as time passing.
+func Exec(tb testing.TB, dsn, sql string) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

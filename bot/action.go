@@ -1,0 +1,525 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	tg "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/agent"
+	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/render"
+	"github.com/ryo-bot/ryo/stages"
+	"github.com/ryo-bot/ryo/toolbus"
+)
+
+// The flow of an action that waits for the person's yes:
+//
+//  1. The agent ends a turn with a held command. The turn stores the
+//     model's answer with the action (SaveHeldAnswer), delivers the answer,
+//     then shows the action in a prompt with ✅ Confirm and ❌ Cancel.
+//  2. A press is answered at once. Only the person who asked decides (and
+//     admins, with RYO_ADMINS_DECIDE); the decision is one conditional
+//     update, so it is taken once however often and by whom the buttons
+//     are pressed.
+//  3. After the yes the tool runs through the tool bus, its result is
+//     stored, and the conversation goes on in a new turn keyed by the
+//     press, with live stages. After the no, a cancelled result is stored
+//     so that the model knows, and the prompt says so.
+//  4. The sweep expires actions nobody decided in time, and edits every
+//     decided prompt to show the outcome without buttons.
+
+// Button data: "act:<id>:y" or "act:<id>:n", with an opaque random id.
+const (
+	pressPrefix = "act:"
+	pressYes    = ":y"
+	pressNo     = ":n"
+)
+
+// maxInlineArgs is how long the arguments may be, in UTF-16 units, to be
+// shown in the prompt; longer ones come in full as a file instead, never
+// cut.
+const maxInlineArgs = 3000
+
+// sweepEvery is how often expired actions are looked for.
+const sweepEvery = 30 * time.Second
+
+func pressData(id string, yes bool) string {
+	if yes {
+		return pressPrefix + id + pressYes
+	}
+	return pressPrefix + id + pressNo
+}
+
+// parsePress reads a button's data; ok is false for data that is not an
+// action's.
+func parsePress(data string) (id string, yes, ok bool) {
+	rest, found := strings.CutPrefix(data, pressPrefix)
+	if !found || len(rest) <= len(pressYes) {
+		return "", false, false
+	}
+	id, answer := rest[:len(rest)-len(pressYes)], rest[len(rest)-len(pressYes):]
+	if answer != pressYes && answer != pressNo || strings.ContainsAny(id, ": ") {
+		return "", false, false
+	}
+	return id, answer == pressYes, true
+}
+
+// newActionID is an opaque id that cannot be guessed: 96 random bits.
+func newActionID() string {
+	b := make([]byte, 12)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// heldAction is the action a turn asks the person to confirm.
+func (b *Bot) heldAction(t talk, h *agent.Held) memory.Action {
+	return memory.Action{ID: newActionID(), Requester: t.person.ID, CallID: h.Call.ID, Tool: h.Call.Tool, Args: h.Call.Args,
+		ArgsHash: toolbus.ArgsHash(h.Call.Args), Key: h.Call.Key, Reason: h.Reason, ExpiresAt: time.Now().Add(b.cfg.ConfirmTTL)}
+}
+
+// showAction sends the prompt of the action turn t asked for, unless an
+// earlier run of the turn sent it: arguments too long for a message go
+// first, in full, as a file.
+func (b *Bot) showAction(ctx context.Context, t talk) error {
+	a, ok, err := b.db.TurnAction(ctx, t.id)
+	if err != nil || !ok || a.PromptID != 0 {
+		return err
+	}
+	text, file := b.prompt(a)
+	replyTo := t.replyTo
+	if file != nil {
+		if a.FileID == 0 {
+			err := idle(ctx, func() (err error) {
+				a.FileID, err = b.tg.SendFile(ctx, a.Place, t.replyTo, a.Tool+"-"+a.ID+".json", file,
+					"The full arguments of the action below.")
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			if err := b.record(ctx, "remember action file", func(ctx context.Context) error {
+				return b.db.SaveActionPrompt(ctx, a.ID, 0, a.FileID)
+			}); err != nil {
+				return err
+			}
+		}
+		replyTo = a.FileID
+	}
+	err = idle(ctx, func() (err error) {
+		if !a.Open() { // decided or expired while the turn was interrupted: the prompt shows how
+			a.PromptID, err = b.tg.Send(ctx, a.Place, replyTo, text)
+			return err
+		}
+		a.PromptID, err = b.tg.SendButtons(ctx, a.Place, replyTo, text,
+			button{"✅ Confirm", pressData(a.ID, true)}, button{"❌ Cancel", pressData(a.ID, false)})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return b.record(ctx, "remember action prompt", func(ctx context.Context) error {
+		return b.db.SaveActionPrompt(ctx, a.ID, a.PromptID, a.FileID)
+	})
+}
+
+// prompt is the message that shows an action: the tool, what it does, its
+// arguments in full (or, when long, a pointer to the file that holds them,
+// returned too), why it waits, and who may decide until when — or, once
+// decided, the outcome.
+func (b *Bot) prompt(a memory.Action) (render.Part, []byte) {
+	var p render.Builder
+	p.Text("🔐 ")
+	p.Bold("Confirm before I do this")
+	p.Text("\n\n")
+	p.Code(a.Tool)
+	if spec, ok := b.cfg.Tools.Lookup(a.Tool); ok {
+		p.Text(" — " + spec.Description)
+	}
+	p.Text("\n")
+	args := prettyJSON(a.Args)
+	var file []byte
+	if render.Units(args) <= maxInlineArgs {
+		p.Pre(args, "json")
+	} else {
+		file = []byte(args + "\n")
+		p.Italic(fmt.Sprintf("The arguments are long (%d characters), so they are in the file above, in full. Read them there before you decide.",
+			len([]rune(args))))
+	}
+	p.Text("\n")
+	switch a.Reason {
+	case toolbus.HoldDestructive:
+		p.Text("⚠️ This cannot be undone.\n")
+	case toolbus.HoldPolicy:
+		p.Text("This changes something, so I check with you first.\n")
+	default:
+		p.Text("I'd like your yes before I do this.\n")
+	}
+	p.Text(b.outcome(a))
+	return p.Part(), file
+}
+
+// outcome is the last line of a prompt: who may decide and until when, or
+// what came of it.
+func (b *Bot) outcome(a memory.Action) string {
+	by := func() string {
+		who := a.DeciderName
+		if who == "" {
+			who = "you"
+		}
+		return who + " at " + b.clock(a.DecidedAt)
+	}
+	switch a.State {
+	case memory.ActionPending:
+		line := "Expires at " + b.clock(a.ExpiresAt) + "."
+		if a.Place.ChatID < 0 { // a group: say whose it is
+			who := a.RequesterName
+			if who == "" {
+				who = "the person who asked"
+			}
+			line = "Only " + who + " can confirm or cancel this. " + line
+		}
+		return line
+	case memory.ActionConfirmed:
+		return "✅ Confirmed by " + by() + " — running it…"
+	case memory.ActionExecuted:
+		if a.ResultStatus == toolbus.StatusOK {
+			return "✅ Confirmed by " + by() + " — done."
+		}
+		return "⚠️ Confirmed by " + by() + " — but it did not work; see my answer below."
+	case memory.ActionCancelled:
+		return "❌ Cancelled by " + by() + " — nothing was done."
+	}
+	return "⌛ Expired at " + b.clock(a.ExpiresAt) + " — nothing was done."
+}
+
+// clock shows a time in the bot's time zone, with the day when it is not
+// today.
+func (b *Bot) clock(t time.Time) string {
+	t = t.In(b.cfg.Location)
+	now := time.Now().In(b.cfg.Location)
+	if t.Year() == now.Year() && t.YearDay() == now.YearDay() {
+		return t.Format("15:04 MST")
+	}
+	return t.Format("2 Jan 15:04 MST")
+}
+
+// prettyJSON indents a JSON value for people to read, keeping its text
+// exactly (no number or character is re-encoded).
+func prettyJSON(raw []byte) string {
+	var out bytes.Buffer
+	if json.Indent(&out, raw, "", "  ") != nil {
+		return string(raw)
+	}
+	return out.String()
+}
+
+// Answers to presses.
+const (
+	pressConfirmed = "✅ Confirmed — doing it now."
+	pressCancelled = "❌ Cancelled — nothing was done."
+	pressExpired   = "⌛ This request expired, so nothing was done. Ask me again if you still want it."
+	pressWaiting   = "⏳ Got it — I'll handle this as soon as I can reach my database again."
+)
+
+// onPress handles a button press.
+func (b *Bot) onPress(ctx context.Context, update int64, q *models.CallbackQuery) error {
+	id, yes, ok := parsePress(q.Data)
+	if !ok {
+		b.log.Info("button press with unknown data", "update_id", update, "user_id", q.From.ID)
+		return b.answerPress(ctx, q, staleButton, false)
+	}
+	err := b.press(ctx, update, q, id, yes)
+	if errors.Is(err, memory.ErrUnavailable) {
+		// The press stays in the inbox and is handled when the database is
+		// back; meanwhile the spinner stops.
+		_ = b.answerPress(ctx, q, pressWaiting, false)
+	}
+	return err
+}
+
+func (b *Bot) press(ctx context.Context, update int64, q *models.CallbackQuery, id string, yes bool) error {
+	a, found, err := b.db.Action(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !found || q.Message.Message != nil && q.Message.Message.Chat.ID != a.Place.ChatID {
+		b.log.Warn("button press for an unknown action", "update_id", update, "user_id", q.From.ID)
+		return b.answerPress(ctx, q, staleButton, false)
+	}
+	presser, err := b.db.SaveUser(ctx, userOf(&q.From), false)
+	if err != nil {
+		return err
+	}
+	log := b.log.With("update_id", update, "chat_id", a.Place.ChatID, "action", a.ID, "tool", a.Tool, "user_id", presser.ID)
+	if presser.ID != a.Requester && !(b.cfg.AdminsDecide && b.isAdmin(presser)) {
+		log.Info("action press refused: not the person who asked")
+		if err := b.db.RefuseAction(ctx, a.ID, presser.ID); err != nil {
+			return err
+		}
+		who := a.RequesterName
+		if who == "" {
+			who = "the person who asked"
+		}
+		return b.answerPress(ctx, q, "Only "+who+" can confirm or cancel this.", true)
+	}
+	a, decided, err := b.db.Decide(ctx, memory.Decision{ID: a.ID, Actor: presser.ID, Update: update, Confirm: yes,
+		Result: b.resultMessage(a, declined(a), update)}, b.resultMessage(a, expired(a), a.UpdateID))
+	if err != nil {
+		return err
+	}
+	mine := decided || a.DecidedUpdate == update // this press decided it, maybe in a run that was interrupted
+	switch {
+	case !mine && a.State == memory.ActionExpired:
+		log.Info("action press after expiry")
+		err := b.answerPress(ctx, q, pressExpired, true)
+		b.settle(ctx, a)
+		return err
+	case !mine:
+		verb := "confirmed"
+		if a.State == memory.ActionCancelled {
+			verb = "cancelled"
+		}
+		return b.answerPress(ctx, q, "This was already "+verb+" by "+orSomeone(a.DeciderName)+".", false)
+	case a.State == memory.ActionCancelled:
+		log.Info("action cancelled")
+		err := b.answerPress(ctx, q, pressCancelled, false)
+		b.settle(ctx, a)
+		return err
+	}
+	log.Info("action confirmed")
+	if err := b.answerPress(ctx, q, pressConfirmed, false); err != nil {
+		return err
+	}
+	return b.converse(ctx, talk{id: update, chat: b.chatOfPress(q, a), place: a.Place, replyTo: a.PromptID, person: presser,
+		prepare: func(ctx context.Context, shown *stages.Turn) error { return b.execute(ctx, a, shown) }})
+}
+
+// chatOfPress is the chat a press came from, as far as it is known.
+func (b *Bot) chatOfPress(q *models.CallbackQuery, a memory.Action) ryo.Chat {
+	if q.Message.Message != nil {
+		return chatOf(q.Message.Message.Chat)
+	}
+	c := ryo.Chat{ID: a.Place.ChatID, Type: ryo.ChatSupergroup}
+	if c.ID > 0 {
+		c.Type = ryo.ChatPrivate
+	}
+	return c
+}
+
+func orSomeone(name string) string {
+	if name == "" {
+		return "someone"
+	}
+	return name
+}
+
+// answerPress stops the spinner of a press. A press answered before (by
+// an interrupted run) or too old to answer is not an error: nothing spins.
+func (b *Bot) answerPress(ctx context.Context, q *models.CallbackQuery, text string, alert bool) error {
+	err := idle(ctx, func() error { return b.tg.answerCallback(ctx, q.ID, text, alert) })
+	if errors.Is(err, tg.ErrorBadRequest) {
+		return nil
+	}
+	return err
+}
+
+// execute runs a confirmed action, stores its result and shows the outcome
+// in its prompt. An action an interrupted run executed is not run again.
+func (b *Bot) execute(ctx context.Context, a memory.Action, shown *stages.Turn) error {
+	if a.State == memory.ActionConfirmed {
+		res := b.runAction(ctx, a, shown)
+		if res.Status == toolbus.StatusCancelled && ctx.Err() != nil {
+			return ctx.Err() // shutting down: the press resumes at the next start
+		}
+		err := b.record(ctx, "finish action", func(ctx context.Context) (err error) {
+			a, err = b.db.FinishAction(ctx, a.ID, b.resultMessage(a, res, a.DecidedUpdate), res.Status)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		b.log.Info("action executed", "action", a.ID, "tool", a.Tool, "status", res.Status, "latency", res.Latency)
+	}
+	b.settle(ctx, a)
+	return nil
+}
+
+// runAction runs the tool with the arguments the person saw, through the
+// tool bus, showing it in the turn's status message.
+func (b *Bot) runAction(ctx context.Context, a memory.Action, shown *stages.Turn) toolbus.Result {
+	shown.Observe(ryo.Step{Kind: ryo.StepTool, Tool: a.Tool, Args: a.Args})
+	var res toolbus.Result
+	if toolbus.ArgsHash(a.Args) != a.ArgsHash {
+		b.log.Error("an action's stored arguments differ from those shown; not running it", "action", a.ID, "tool", a.Tool)
+		res = toolbus.Result{CallID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Status: toolbus.StatusDenied,
+			Error: toolbus.Errorf("arguments_changed", "the arguments changed after the person saw them, so %s was not done", a.Tool)}
+	} else {
+		res = b.cfg.Tools.Run(ctx, toolbus.Call{ID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Confirmed: true})
+	}
+	shown.Observe(ryo.Step{Kind: ryo.StepToolDone, Tool: a.Tool, Status: res.Status, Took: res.Latency})
+	return res
+}
+
+// declined is the result the model is shown for an action the person
+// cancelled.
+func declined(a memory.Action) toolbus.Result {
+	return toolbus.Result{CallID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Status: toolbus.StatusCancelled,
+		Error: toolbus.Errorf("declined", "the person pressed Cancel, so %s was not done", a.Tool)}
+}
+
+// expired is the result the model is shown for an action nobody decided
+// in time.
+func expired(a memory.Action) toolbus.Result {
+	return toolbus.Result{CallID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Status: toolbus.StatusCancelled,
+		Error: toolbus.Errorf("expired", "the person did not confirm in time, so %s was not done", a.Tool)}
+}
+
+// resultMessage is res as the tool-result message stored in a's place.
+func (b *Bot) resultMessage(a memory.Action, res toolbus.Result, update int64) ryo.Message {
+	return ryo.Message{Place: a.Place, Kind: ryo.KindToolResult, Text: res.Text(), UpdateID: update, Metadata: res.Metadata()}
+}
+
+// settle shows a decided action's outcome in its prompt, without buttons,
+// and remembers that it did. When Telegram cannot be reached the sweep
+// tries again later.
+func (b *Bot) settle(ctx context.Context, a memory.Action) {
+	if a.PromptID == 0 || a.Open() || a.Settled {
+		return
+	}
+	text, _ := b.prompt(a)
+	err := idle(ctx, func() error { return b.tg.Edit(ctx, a.Place, a.PromptID, text) })
+	if err != nil && !errors.Is(err, stages.ErrMessageGone) {
+		b.log.Warn("could not show an action's outcome in its prompt; will try again", "action", a.ID, "err", err)
+		return
+	}
+	err = b.record(ctx, "settle action", func(ctx context.Context) error { return b.db.SettleAction(ctx, a.ID) })
+	if err != nil {
+		b.log.Warn("could not remember a settled prompt", "action", a.ID, "err", err)
+	}
+}
+
+// sweep expires the actions nobody decided in time, and shows every
+// decided action's outcome in its prompt, now and every sweepEvery until
+// ctx ends.
+func (b *Bot) sweep(ctx context.Context) {
+	for {
+		b.sweepOnce(ctx)
+		if !sleep(ctx, sweepEvery) {
+			return
+		}
+	}
+}
+
+func (b *Bot) sweepOnce(ctx context.Context) {
+	expiredNow, err := b.db.ExpireActions(ctx, func(a memory.Action) ryo.Message { return b.resultMessage(a, expired(a), a.UpdateID) })
+	if err != nil {
+		if ctx.Err() == nil {
+			b.log.Warn("could not expire actions; will try again", "err", err)
+		}
+		return
+	}
+	for _, a := range expiredNow {
+		b.log.Info("action expired", "action", a.ID, "tool", a.Tool, "chat_id", a.Place.ChatID)
+	}
+	unsettled, err := b.db.UnsettledActions(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			b.log.Warn("could not list actions to settle; will try again", "err", err)
+		}
+		return
+	}
+	for _, a := range unsettled {
+		b.settle(ctx, a)
+	}
+}
+
+// approvalsShown is how many audit entries /approvals shows.
+const approvalsShown = 20
+
+// approvals shows admins the newest entries of the actions' audit log: in
+// a private chat those of every chat, in a group only the group's.
+func (b *Bot) approvals(ctx context.Context, c call) error {
+	chat := c.chat.ID
+	if c.chat.Type == ryo.ChatPrivate {
+		chat = 0
+	}
+	events, err := b.db.ActionEvents(ctx, approvalsShown, chat)
+	if err != nil {
+		return err
+	}
+	if len(events) == 0 {
+		return b.reply(ctx, c, "No actions have asked for confirmation yet.")
+	}
+	lines := []string{"🗂 Recent confirmations, newest first:"}
+	for _, e := range events {
+		lines = append(lines, b.auditLine(e, chat == 0))
+	}
+	return b.reply(ctx, c, strings.Join(lines, "\n"))
+}
+
+// auditSymbol marks a kind of audit entry.
+func auditSymbol(event string) string {
+	switch event {
+	case "requested":
+		return "📝"
+	case "confirmed":
+		return "✅"
+	case "cancelled":
+		return "❌"
+	case "expired":
+		return "⌛"
+	case "executed":
+		return "⚙️"
+	}
+	return "🚫"
+}
+
+// auditLine is one audit entry on one line: when, what, which action, by
+// whom.
+func (b *Bot) auditLine(e memory.ActionEvent, withChat bool) string {
+	a := e.Action
+	line := e.At.In(b.cfg.Location).Format("2 Jan 15:04") + " " + auditSymbol(e.Event) + " " + e.Event
+	if e.Event == "executed" && e.Detail != "" {
+		line += " (" + e.Detail + ")"
+	}
+	line += " · " + a.Tool + " " + clip(compactJSON(a.Args), 60)
+	switch {
+	case e.Event == "refused":
+		line += " · pressed by " + orSomeone(e.Actor) + ", who may not decide"
+	case e.ActorID != 0 && e.ActorID != a.Requester:
+		line += " · by " + orSomeone(e.Actor) + ", asked by " + orSomeone(a.RequesterName)
+	case e.ActorID != 0:
+		line += " · by " + orSomeone(e.Actor)
+	}
+	if withChat {
+		line += fmt.Sprintf(" · chat %d", a.Place.ChatID)
+	}
+	return line
+}
+
+// compactJSON is a JSON value on one line.
+func compactJSON(raw []byte) string {
+	var out bytes.Buffer
+	if json.Compact(&out, raw) != nil {
+		return string(raw)
+	}
+	return out.String()
+}
+
+// clip cuts s to n characters, marking the cut.
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
