@@ -1,7 +1,5 @@
 package telegramtest
 
-import "unicode/utf8"
-
 // maxCallbackAnswer is the limit on answerCallbackQuery text, in characters.
 const maxCallbackAnswer = 200
 
@@ -45,18 +43,6 @@ func (s *Server) sendMessageDraft(r *request) (any, error) {
 	}
 	if r.int("message_thread_id"); r.err != nil {
 		return nil, r.err
-	}
-	return true, nil
-}
-
-// answerCallbackQuery accepts any non-empty query id (the fake does not
-// track which callback queries it delivered) and any show_alert.
-func (s *Server) answerCallbackQuery(r *request) (any, error) {
-	if r.str("callback_query_id") == "" {
-		return nil, badRequest("QUERY_ID_INVALID")
-	}
-	if utf8.RuneCountInString(r.str("text")) > maxCallbackAnswer {
-		return nil, badRequest("MESSAGE_TOO_LONG")
 	}
 	return true, nil
 }

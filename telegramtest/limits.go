@@ -69,6 +69,7 @@ const (
 
 var floodScopes = map[string]floodScope{
 	"sendMessage":            perChat,
+	"sendDocument":           perChat,
 	"editMessageText":        perChat,
 	"editMessageReplyMarkup": perChat,
 	"deleteMessage":          perChat,

@@ -16,8 +16,9 @@ type Message struct {
 	ReplyTo     int             // id of the message this one replies to, 0 if none
 	ReplyMarkup json.RawMessage // as sent, nil if none
 	Date        time.Time
-	Edits       int  // successful edits applied to this message
-	Deleted     bool // deleted with deleteMessage
+	Document    *Document // a file the bot sent; Text is then its caption
+	Edits       int       // successful edits applied to this message
+	Deleted     bool      // deleted with deleteMessage
 	// Raw is the JSON message object as Telegram shows it: for user
 	// messages the one placed in the update, for bot messages the one
 	// returned to the bot (display text and entities after parse_mode).

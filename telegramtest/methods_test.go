@@ -116,12 +116,6 @@ func TestSmallMethods(t *testing.T) {
 	b := newBot(t, s)
 	ctx := timeout(t)
 	s.SendText(groupChat(), alice(), "hi")
-	if ok, err := b.AnswerCallbackQuery(ctx, &bot.AnswerCallbackQueryParams{CallbackQueryID: "cb1", Text: "Saved", ShowAlert: true}); !ok || err != nil {
-		t.Errorf("answerCallbackQuery: %v, %v", ok, err)
-	}
-	if _, err := b.AnswerCallbackQuery(ctx, &bot.AnswerCallbackQueryParams{CallbackQueryID: "cb1", Text: strings.Repeat("x", 201)}); err == nil {
-		t.Error("201-character callback answer accepted")
-	}
 	if ok, err := b.DeleteWebhook(ctx, &bot.DeleteWebhookParams{}); !ok || err != nil {
 		t.Errorf("deleteWebhook: %v, %v", ok, err)
 	}

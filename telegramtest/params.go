@@ -20,21 +20,29 @@ type params map[string]string
 
 const maxFormMemory = 32 << 20
 
+// upload is a file sent with a request, as multipart/form-data.
+type upload struct {
+	name, mimeType string
+	data           []byte
+}
+
 // readParams collects query-string and body parameters from any of the
-// three encodings Telegram accepts. Body values win over the query.
-func readParams(r *http.Request) (params, error) {
+// three encodings Telegram accepts, and the files of a multipart body.
+// Body values win over the query.
+func readParams(r *http.Request) (params, map[string]upload, error) {
 	p := params{}
 	p.addValues(r.URL.Query())
 	media, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch media {
 	case "multipart/form-data":
-		return p, p.addMultipart(r)
+		files, err := p.addMultipart(r)
+		return p, files, err
 	case "application/x-www-form-urlencoded":
-		return p, p.addForm(r)
+		return p, nil, p.addForm(r)
 	case "application/json":
-		return p, p.addJSON(r.Body)
+		return p, nil, p.addJSON(r.Body)
 	}
-	return p, nil
+	return p, nil, nil
 }
 
 func (p params) addValues(v url.Values) {
@@ -45,20 +53,31 @@ func (p params) addValues(v url.Values) {
 	}
 }
 
-func (p params) addMultipart(r *http.Request) error {
+func (p params) addMultipart(r *http.Request) (map[string]upload, error) {
 	err := r.ParseMultipartForm(maxFormMemory)
 	if errors.Is(err, io.EOF) {
-		return nil // go-telegram sends an empty body for methods without parameters
+		return nil, nil // go-telegram sends an empty body for methods without parameters
 	}
 	if err != nil {
-		return badRequest("can't parse multipart form: %v", err)
+		return nil, badRequest("can't parse multipart form: %v", err)
 	}
 	defer r.MultipartForm.RemoveAll()
 	p.addValues(r.MultipartForm.Value)
+	uploads := map[string]upload{}
 	for name, files := range r.MultipartForm.File {
 		p[name] = files[0].Filename
+		f, err := files[0].Open()
+		if err != nil {
+			return nil, badRequest("can't read file %q: %v", name, err)
+		}
+		data, err := io.ReadAll(f)
+		f.Close()
+		if err != nil {
+			return nil, badRequest("can't read file %q: %v", name, err)
+		}
+		uploads[name] = upload{name: files[0].Filename, mimeType: files[0].Header.Get("Content-Type"), data: data}
 	}
-	return nil
+	return uploads, nil
 }
 
 func (p params) addForm(r *http.Request) error {
@@ -102,9 +121,10 @@ func flattenJSON(raw json.RawMessage) (string, bool) {
 // request is one call's parameters being read by a handler. Typed readers
 // keep the first conversion error in err, so a handler checks it once.
 type request struct {
-	ctx context.Context
-	p   params
-	err error
+	ctx   context.Context
+	p     params
+	files map[string]upload
+	err   error
 }
 
 func (r *request) str(name string) string { return r.p[name] }

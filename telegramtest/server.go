@@ -49,6 +49,7 @@ type Server struct {
 	faults   map[string]*fault
 	calls    []Call
 	chats    map[int64]*chatLog
+	queries  map[string]*callbackQuery // button presses delivered, by id
 	queue    updateQueue
 	commands map[string][]BotCommand
 	flood    *limiter // nil without Options.Limits
@@ -78,6 +79,7 @@ func NewServer(opts Options) *Server {
 		changed:  make(chan struct{}),
 		faults:   map[string]*fault{},
 		chats:    map[int64]*chatLog{},
+		queries:  map[string]*callbackQuery{},
 		queue:    updateQueue{next: firstUpdateID},
 		commands: map[string][]BotCommand{},
 		flood:    newLimiter(opts.Limits),
@@ -107,6 +109,7 @@ func endpoints() map[string]endpoint {
 		{"getWebhookInfo", (*Server).getWebhookInfo},
 		{"getChat", (*Server).getChat},
 		{"sendMessage", (*Server).sendMessage},
+		{"sendDocument", (*Server).sendDocument},
 		{"editMessageText", (*Server).editMessageText},
 		{"editMessageReplyMarkup", (*Server).editMessageReplyMarkup},
 		{"deleteMessage", (*Server).deleteMessage},
@@ -125,12 +128,12 @@ func endpoints() map[string]endpoint {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	p, perr := readParams(r)
+	p, files, perr := readParams(r)
 	if s.refuseWhileDown(r.URL.Path, p) {
 		writeBadGateway(w)
 		return
 	}
-	result, call, err := s.handle(r.Context(), r.URL.Path, p, perr)
+	result, call, err := s.handle(r.Context(), r.URL.Path, p, files, perr)
 	if s.opts.Observe != nil {
 		s.opts.Observe(call)
 	}
@@ -143,7 +146,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 // handle routes one request, records it as a Call, applies injected faults
 // and flood limits and runs its method.
-func (s *Server) handle(ctx context.Context, path string, p params, perr error) (any, Call, error) {
+func (s *Server) handle(ctx context.Context, path string, p params, files map[string]upload, perr error) (any, Call, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	name, h, err := s.route(path)
@@ -159,7 +162,7 @@ func (s *Server) handle(ctx context.Context, path string, p params, perr error) 
 	}
 	var result any
 	if err == nil {
-		result, err = h(s, &request{ctx: ctx, p: p})
+		result, err = h(s, &request{ctx: ctx, p: p, files: files})
 	}
 	s.finish(call, err)
 	done := s.calls[call]

@@ -100,6 +100,7 @@ func (s *Server) push(id int64, raw []byte) {
 	s.queue.items = append(s.queue.items, queued{id: id, raw: raw})
 	s.queue.next = max(s.queue.next, id+1)
 	s.learnChats(raw)
+	s.learnQuery(raw)
 	s.notify()
 }
 

@@ -37,15 +37,19 @@ type wireMessage struct {
 	EditDate    int64           `json:"edit_date,omitempty"`
 	IsTopic     bool            `json:"is_topic_message,omitempty"`
 	ReplyTo     *wireMessage    `json:"reply_to_message,omitempty"`
-	Text        string          `json:"text"`
+	Text        string          `json:"text,omitempty"`
 	Entities    json.RawMessage `json:"entities,omitempty"`
+	Document    *wireDocument   `json:"document,omitempty"`
+	Caption     string          `json:"caption,omitempty"`
+	CaptionEnts json.RawMessage `json:"caption_entities,omitempty"`
 	ReplyMarkup json.RawMessage `json:"reply_markup,omitempty"`
 }
 
 type wireUpdate struct {
-	UpdateID      int64           `json:"update_id"`
-	Message       json.RawMessage `json:"message,omitempty"`
-	EditedMessage json.RawMessage `json:"edited_message,omitempty"`
+	UpdateID      int64              `json:"update_id"`
+	Message       json.RawMessage    `json:"message,omitempty"`
+	EditedMessage json.RawMessage    `json:"edited_message,omitempty"`
+	CallbackQuery *wireCallbackQuery `json:"callback_query,omitempty"`
 }
 
 func userJSON(u User) *wireUser {
@@ -69,6 +73,10 @@ func messageJSON(c *chatLog, m *stored, nested bool) *wireMessage {
 		Text:        m.shown.text,
 		Entities:    m.shown.entities,
 		ReplyMarkup: m.ReplyMarkup,
+	}
+	if m.Document != nil {
+		w.Document = documentJSON(c.chat.ID, m.ID, m.Document)
+		w.Text, w.Caption, w.Entities, w.CaptionEnts = "", m.shown.text, nil, m.shown.entities
 	}
 	if !m.edited.IsZero() {
 		w.EditDate = m.edited.Unix()

@@ -1,0 +1,483 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/memory/memorytest"
+	"github.com/ryo-bot/ryo/ollamatest"
+	"github.com/ryo-bot/ryo/telegramtest"
+	"github.com/ryo-bot/ryo/toolbus"
+)
+
+// notebook is a test tool that deletes notes for good, and remembers each
+// deletion, to count how often an action really ran.
+type notebook struct {
+	mu      sync.Mutex
+	deleted []string
+}
+
+func (n *notebook) spec() toolbus.Spec {
+	return toolbus.Spec{Name: "delete_note", Description: "Deletes one of the person's notes for good.",
+		Schema: json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"}},"required":["title"],"additionalProperties":false}`),
+		Effect: toolbus.Destructive,
+		Tool: toolbus.ToolFunc(func(_ context.Context, args json.RawMessage) (any, error) {
+			var a struct{ Title string }
+			if err := json.Unmarshal(args, &a); err != nil {
+				return nil, err
+			}
+			n.mu.Lock()
+			defer n.mu.Unlock()
+			n.deleted = append(n.deleted, a.Title)
+			return map[string]any{"deleted": a.Title}, nil
+		})}
+}
+
+func (n *notebook) runs() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.deleted)
+}
+
+// deleteNote is the model asking to delete a note.
+func deleteNote(title string) string {
+	t, _ := json.Marshal(title)
+	return `{"reply":"I'll delete that note once you confirm.","command":{"intent":"delete_note","slots":{"title":` + string(t) +
+		`},"confidence":0.9,"requiresConfirmation":false,"followUpQuestion":null},"tags":["notes"],"followUpQuestion":null}`
+}
+
+// confirmHarness is a harness whose model has the delete_note tool.
+func confirmHarness(t *testing.T) (*harness, *notebook) {
+	h := newHarness(t)
+	n := &notebook{}
+	h.tools = []toolbus.Spec{n.spec()}
+	return h, n
+}
+
+// prompt waits for the message with the confirmation buttons in chat.
+func (h *harness) prompt(chat telegramtest.Chat) telegramtest.Message {
+	h.t.Helper()
+	var found telegramtest.Message
+	h.waitFor("the confirmation prompt", func() bool {
+		for _, m := range h.tg.BotMessages(chat.ID) {
+			if len(m.Buttons()) > 0 {
+				found = m
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// message returns the bot's message id in chat as it is now.
+func (h *harness) message(chat telegramtest.Chat, id int) telegramtest.Message {
+	h.t.Helper()
+	for _, m := range h.tg.Messages(chat.ID) {
+		if m.ID == id {
+			return m
+		}
+	}
+	h.t.Fatalf("no message %d in chat %d", id, chat.ID)
+	return telegramtest.Message{}
+}
+
+// press presses the button labelled with prefix on message m, as user.
+func (h *harness) press(chat telegramtest.Chat, user telegramtest.User, m telegramtest.Message, prefix string) string {
+	h.t.Helper()
+	for _, row := range m.Buttons() {
+		for _, b := range row {
+			if strings.HasPrefix(b.Text, prefix) {
+				id, err := h.tg.Press(chat.ID, user, m.ID, b.Data)
+				if err != nil {
+					h.t.Fatal(err)
+				}
+				return id
+			}
+		}
+	}
+	h.t.Fatalf("message %d has no %q button: %+v", m.ID, prefix, m.Buttons())
+	return ""
+}
+
+// pressAnswer waits until the press is answered and returns the answer.
+func (h *harness) pressAnswer(query string) telegramtest.CallbackAnswer {
+	h.t.Helper()
+	var a telegramtest.CallbackAnswer
+	h.waitFor("the press answered", func() bool {
+		var ok bool
+		a, ok = h.tg.CallbackAnswer(query)
+		return ok
+	})
+	return a
+}
+
+// settled waits until the prompt shows text and has no buttons.
+func (h *harness) settled(chat telegramtest.Chat, prompt int, text string) telegramtest.Message {
+	h.t.Helper()
+	h.waitFor("the prompt to show "+text, func() bool {
+		m := h.message(chat, prompt)
+		return strings.Contains(m.Text, text) && len(m.Buttons()) == 0
+	})
+	return h.message(chat, prompt)
+}
+
+func (h *harness) action(prompt telegramtest.Message) memory.Action {
+	h.t.Helper()
+	for _, row := range prompt.Buttons() {
+		for _, b := range row {
+			id := strings.TrimSuffix(strings.TrimPrefix(b.Data, "act:"), ":y")
+			if a, ok, err := h.db().Action(bg(h.t), id); ok && err == nil {
+				return a
+			}
+		}
+	}
+	h.t.Fatalf("no stored action behind %+v", prompt.Buttons())
+	return memory.Action{}
+}
+
+// Asking for a destructive action shows it in full with two buttons; the
+// requester's yes runs it once, and the conversation goes on with the
+// model's answer, shown live under the prompt.
+func TestConfirmRunsTheActionOnceAndTheConversationGoesOn(t *testing.T) {
+	h, notes := confirmHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: deleteNote("shopping list")},
+		ollamatest.Reply{Content: envelope("Done — the note “shopping list” is gone.")})
+	h.start()
+	q := h.tg.SendText(dm, alice, "delete my shopping list note")
+	p := h.prompt(dm)
+	for _, want := range []string{"Confirm before I do this", "delete_note", "Deletes one of the person's notes for good.",
+		`"title": "shopping list"`, "This cannot be undone.", "Expires at "} {
+		if !strings.Contains(p.Text, want) {
+			t.Errorf("prompt %q does not show %q", p.Text, want)
+		}
+	}
+	if p.ReplyTo != q.ID || p.ParseMode != "HTML" || !strings.Contains(p.Text, `<pre><code class="language-json">`) {
+		t.Errorf("prompt = %+v; want HTML with the arguments as a JSON block, replying to the question", p)
+	}
+	buttons := p.Buttons()
+	if len(buttons) != 1 || len(buttons[0]) != 2 || buttons[0][0].Text != "✅ Confirm" || buttons[0][1].Text != "❌ Cancel" {
+		t.Fatalf("buttons = %+v", buttons)
+	}
+	for _, b := range buttons[0] {
+		if len(b.Data) > 64 || strings.Contains(b.Data, "shopping") {
+			t.Errorf("callback data %q must be a short opaque id", b.Data)
+		}
+	}
+	h.answer(dm, q.ID, "I'll delete that note once you confirm.")
+	if len(notes.runs()) != 0 || len(h.llm.Requests()) != 1 {
+		t.Fatalf("before the yes: deleted %v, model calls %d; want nothing done", notes.runs(), len(h.llm.Requests()))
+	}
+
+	query := h.press(dm, alice, p, "✅")
+	if a := h.pressAnswer(query); a.Text != "✅ Confirmed — doing it now." || a.ShowAlert {
+		t.Fatalf("press answered %+v", a)
+	}
+	h.answer(dm, p.ID, "is gone")
+	h.settled(dm, p.ID, "✅ Confirmed by Alice at ")
+	if got := notes.runs(); len(got) != 1 || got[0] != "shopping list" {
+		t.Fatalf("deleted %v; want the shopping list once", got)
+	}
+	shown := h.llm.Requests()[1].Messages
+	if last := shown[len(shown)-1]; !strings.HasPrefix(last.Content, "__tool_result__ delete_note ") || !strings.Contains(last.Content, `"status":"ok"`) {
+		t.Fatalf("the model was shown %q last; want the tool's result", last.Content)
+	}
+	h.waitFor("the conversation stored", func() bool {
+		return len(history(t, h.db(), ryo.Place{ChatID: dm.ID})) == 4
+	})
+	got := history(t, h.db(), ryo.Place{ChatID: dm.ID})
+	if !strings.HasPrefix(got[2], "tool_result: __tool_result__ delete_note") || !strings.Contains(got[3], "is gone") {
+		t.Fatalf("history = %q; want the question, the held answer, the result, the answer", got)
+	}
+	a := h.action(p)
+	if a.State != memory.ActionExecuted || a.ResultStatus != "ok" || !a.Settled || a.DecidedBy != alice.ID {
+		t.Fatalf("stored action = %+v", a)
+	}
+}
+
+// Cancel stores a cancelled result so that the model knows, says so in the
+// prompt, and does nothing else.
+func TestCancelLeavesEverythingAsItWas(t *testing.T) {
+	h, notes := confirmHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: deleteNote("diary")})
+	h.start()
+	h.tg.SendText(dm, alice, "delete my diary")
+	p := h.prompt(dm)
+	query := h.press(dm, alice, p, "❌")
+	if a := h.pressAnswer(query); a.Text != "❌ Cancelled — nothing was done." {
+		t.Fatalf("press answered %+v", a)
+	}
+	h.settled(dm, p.ID, "❌ Cancelled by Alice at ")
+	if len(notes.runs()) != 0 || len(h.llm.Requests()) != 1 {
+		t.Fatalf("after cancel: deleted %v, model calls %d", notes.runs(), len(h.llm.Requests()))
+	}
+	a := h.action(p)
+	result, found, err := h.db().ToolResult(bg(t), a.Key)
+	if err != nil || !found || !strings.Contains(result.Text, `"status":"cancelled"`) || !strings.Contains(result.Text, "Cancel") {
+		t.Fatalf("stored result = %+v, %v, %v; want the cancellation for the model", result, found, err)
+	}
+}
+
+// In a group only the person who asked decides: anyone else gets an alert
+// and nothing changes; the audit records the attempt.
+func TestAStrangersPressChangesNothing(t *testing.T) {
+	h, notes := confirmHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: deleteNote("plans")}, ollamatest.Reply{Content: envelope("Deleted the plans.")})
+	h.start()
+	h.tg.SendText(team, alice, "@ryo_test_bot delete the plans note")
+	p := h.prompt(team)
+	if !strings.Contains(p.Text, "Only Alice can confirm or cancel this.") {
+		t.Fatalf("group prompt %q does not say who decides", p.Text)
+	}
+	query := h.press(team, bob, p, "✅")
+	if a := h.pressAnswer(query); !a.ShowAlert || a.Text != "Only Alice can confirm or cancel this." {
+		t.Fatalf("stranger's press answered %+v", a)
+	}
+	if a := h.action(p); !a.Open() || len(notes.runs()) != 0 || len(h.message(team, p.ID).Buttons()) == 0 {
+		t.Fatalf("after a stranger's press: action %s, deleted %v", a.State, notes.runs())
+	}
+	h.pressAnswer(h.press(team, alice, p, "✅"))
+	h.answer(team, p.ID, "Deleted the plans.")
+	if got := notes.runs(); len(got) != 1 {
+		t.Fatalf("deleted %v; want once", got)
+	}
+	events, err := h.db().ActionEvents(bg(t), 10, team.ID)
+	if err != nil || len(events) < 3 || !slices.ContainsFunc(events, func(e memory.ActionEvent) bool { return e.Event == "refused" && e.ActorID == bob.ID }) {
+		t.Fatalf("audit = %+v, %v; want Bob's refused press recorded", events, err)
+	}
+}
+
+// Pressing twice, or many presses at once — yes and no mixed — decide
+// once and run the action at most once; every press is answered.
+func TestManyPressesDecideOnce(t *testing.T) {
+	h, notes := confirmHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: deleteNote("todo")}, ollamatest.Reply{Content: envelope("The todo note is gone.")})
+	h.start()
+	h.tg.SendText(dm, alice, "delete todo")
+	p := h.prompt(dm)
+	var queries []string
+	for i := range 10 {
+		button := "✅"
+		if i%3 == 2 {
+			button = "❌"
+		}
+		queries = append(queries, h.press(dm, alice, p, button))
+	}
+	for _, q := range queries {
+		h.pressAnswer(q)
+	}
+	a := h.action(p)
+	h.waitFor("the action decided and settled", func() bool { a = h.action(p); return a.Settled })
+	switch a.State {
+	case memory.ActionExecuted:
+		h.answer(dm, p.ID, "gone")
+		if got := notes.runs(); len(got) != 1 {
+			t.Fatalf("deleted %v; want exactly once", got)
+		}
+	case memory.ActionCancelled:
+		if got := notes.runs(); len(got) != 0 {
+			t.Fatalf("deleted %v after the cancel won", got)
+		}
+	default:
+		t.Fatalf("action state %s", a.State)
+	}
+	already := 0
+	for _, q := range queries {
+		if a, _ := h.tg.CallbackAnswer(q); strings.HasPrefix(a.Text, "This was already") {
+			already++
+		}
+	}
+	if already != len(queries)-1 {
+		t.Fatalf("%d presses were told it was decided already; want %d", already, len(queries)-1)
+	}
+}
+
+// A press after the request expired says so and does nothing; the prompt
+// shows it expired, and the model is told.
+func TestPressAfterExpiry(t *testing.T) {
+	h, notes := confirmHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: deleteNote("old")})
+	h.start()
+	h.tg.SendText(dm, alice, "delete old")
+	p := h.prompt(dm)
+	a := h.action(p)
+	memorytest.Exec(t, h.env["DATABASE_URL"], fmt.Sprintf(`update actions set expires_at = now() - interval '1 second' where id = '%s'`, a.ID))
+	query := h.press(dm, alice, p, "✅")
+	if got := h.pressAnswer(query); !strings.Contains(got.Text, "expired") {
+		t.Fatalf("press answered %+v", got)
+	}
+	h.settled(dm, p.ID, "⌛ Expired at ")
+	if len(notes.runs()) != 0 {
+		t.Fatalf("deleted %v after expiry", notes.runs())
+	}
+	if result, found, _ := h.db().ToolResult(bg(t), a.Key); !found || !strings.Contains(result.Text, `"code":"expired"`) {
+		t.Fatalf("stored result = %+v; want the expiry for the model", result)
+	}
+}
+
+// Pending actions survive a restart: the press after it runs the action
+// once; actions that expired meanwhile are swept at start and their
+// prompts edited.
+func TestPressAfterARestart(t *testing.T) {
+	h, notes := confirmHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: deleteNote("draft")}, ollamatest.Reply{Content: deleteNote("stale")})
+	h.start()
+	h.tg.SendText(dm, alice, "delete draft")
+	first := h.prompt(dm)
+	h.waitFor("the first turn done", func() bool { return updateState(t, h.db(), ryo.Place{ChatID: dm.ID}) == memory.StateDone })
+	h.tg.SendText(dm, alice, "delete stale")
+	var second telegramtest.Message
+	h.waitFor("the second prompt", func() bool {
+		for _, m := range h.tg.BotMessages(dm.ID) {
+			if m.ID != first.ID && len(m.Buttons()) > 0 {
+				second = m
+				return true
+			}
+		}
+		return false
+	})
+	h.stopMain()
+	memorytest.Exec(t, h.env["DATABASE_URL"], fmt.Sprintf(`update actions set expires_at = now() - interval '1 second' where id = '%s'`, h.action(second).ID))
+
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("The draft is deleted.")})
+	h.start()
+	h.settled(dm, second.ID, "⌛ Expired at ")
+	h.pressAnswer(h.press(dm, alice, first, "✅"))
+	h.answer(dm, first.ID, "The draft is deleted.")
+	if got := notes.runs(); len(got) != 1 || got[0] != "draft" {
+		t.Fatalf("deleted %v; want the draft once", got)
+	}
+}
+
+// Button data that is not an action's, names an unknown action, or is
+// copied into another chat is answered as a dead button and changes
+// nothing.
+func TestForgedOrUnknownPresses(t *testing.T) {
+	h, notes := confirmHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: deleteNote("secret")})
+	h.start()
+	h.tg.SendText(dm, alice, "delete secret")
+	p := h.prompt(dm)
+	a := h.action(p)
+	other := telegramtest.Chat{ID: bob.ID, Type: "private", FirstName: "Bob"}
+	h.tg.SendText(other, bob, "/start")
+	h.waitFor("bob's start", func() bool { return len(h.tg.BotMessages(other.ID)) == 1 })
+	forged := []string{
+		h.tg.PressForged(dm.ID, alice, p.ID, "act:doesnotexist:y"),
+		h.tg.PressForged(dm.ID, alice, p.ID, "act:"+a.ID+":maybe"),
+		h.tg.PressForged(dm.ID, alice, p.ID, "rm -rf /"),
+		h.tg.PressForged(other.ID, bob, h.tg.BotMessages(other.ID)[0].ID, "act:"+a.ID+":y"),
+	}
+	for _, q := range forged {
+		if got := h.pressAnswer(q); got.Text != "This button no longer works." {
+			t.Errorf("forged press answered %+v", got)
+		}
+	}
+	if a := h.action(p); !a.Open() || len(notes.runs()) != 0 {
+		t.Fatalf("after forged presses: action %s, deleted %v", a.State, notes.runs())
+	}
+}
+
+// Arguments too long for the prompt come in full as a file; the prompt
+// points to it and never shows a cut version that could be approved.
+func TestLongArgumentsComeAsAFile(t *testing.T) {
+	h, notes := confirmHarness(t)
+	title := strings.Repeat("a very long title ", 300)
+	h.llm.Enqueue(ollamatest.Reply{Content: deleteNote(title)}, ollamatest.Reply{Content: envelope("Deleted.")})
+	h.start()
+	h.tg.SendText(dm, alice, "delete the long one")
+	p := h.prompt(dm)
+	var file telegramtest.Message
+	for _, m := range h.tg.BotMessages(dm.ID) {
+		if m.Document != nil {
+			file = m
+		}
+	}
+	if file.Document == nil || !strings.Contains(string(file.Document.Data), title) || !strings.HasSuffix(file.Document.FileName, ".json") {
+		t.Fatalf("no file with the full arguments: %+v", file)
+	}
+	if p.ReplyTo != file.ID || !strings.Contains(p.Text, "in the file above, in full") || strings.Contains(p.Text, "a very long title") {
+		t.Fatalf("prompt = %q replying to %d; want a pointer to file %d", p.Text, p.ReplyTo, file.ID)
+	}
+	h.pressAnswer(h.press(dm, alice, p, "✅"))
+	h.answer(dm, p.ID, "Deleted.")
+	if got := notes.runs(); len(got) != 1 || got[0] != title {
+		t.Fatalf("deleted %d titles; want the whole title once", len(got))
+	}
+}
+
+// A tool that changes something waits when the model asks to check first,
+// and — with RYO_CONFIRM=changes — always.
+func TestMutatingToolsWaitWhenAskedOrByPolicy(t *testing.T) {
+	for _, tt := range []struct {
+		name, policy string
+		ask          bool
+		reason       string
+	}{
+		{"model asks", "destructive", true, "I'd like your yes"},
+		{"policy", "changes", false, "This changes something"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.env["RYO_CONFIRM"] = tt.policy
+			var saved []string
+			var mu sync.Mutex
+			h.tools = []toolbus.Spec{{Name: "save_note", Description: "Saves a note.", Effect: toolbus.Mutating,
+				Schema: json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"}},"required":["title"],"additionalProperties":false}`),
+				Tool: toolbus.ToolFunc(func(_ context.Context, args json.RawMessage) (any, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					saved = append(saved, string(args))
+					return "saved", nil
+				})}}
+			cmd := strings.Replace(strings.Replace(deleteNote("idea"), "delete_note", "save_note", 1),
+				`"requiresConfirmation":false`, fmt.Sprintf(`"requiresConfirmation":%v`, tt.ask), 1)
+			h.llm.Enqueue(ollamatest.Reply{Content: cmd}, ollamatest.Reply{Content: envelope("Saved your idea.")})
+			h.start()
+			h.tg.SendText(dm, alice, "save my idea")
+			p := h.prompt(dm)
+			if !strings.Contains(p.Text, tt.reason) || strings.Contains(p.Text, "cannot be undone") {
+				t.Fatalf("prompt %q; want the reason %q", p.Text, tt.reason)
+			}
+			h.pressAnswer(h.press(dm, alice, p, "✅"))
+			h.answer(dm, p.ID, "Saved your idea.")
+			mu.Lock()
+			defer mu.Unlock()
+			if len(saved) != 1 {
+				t.Fatalf("saved %v; want once", saved)
+			}
+		})
+	}
+}
+
+// /approvals shows admins the audit log; others are not shown it.
+func TestApprovalsForAdminsOnly(t *testing.T) {
+	h, _ := confirmHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.llm.Enqueue(ollamatest.Reply{Content: deleteNote("x")})
+	h.start()
+	h.tg.SendText(dm, alice, "delete x")
+	p := h.prompt(dm)
+	h.pressAnswer(h.press(dm, alice, p, "❌"))
+	h.settled(dm, p.ID, "Cancelled")
+	q := h.tg.SendText(dm, alice, "/approvals")
+	msgs := h.answer(dm, q.ID, "Recent confirmations")
+	text := msgs[len(msgs)-1].Text
+	for _, want := range []string{"❌ cancelled · delete_note {\"title\":\"x\"} · by Alice", "📝 requested · delete_note"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("/approvals shows %q; want %q in it", text, want)
+		}
+	}
+	other := telegramtest.Chat{ID: bob.ID, Type: "private", FirstName: "Bob"}
+	q = h.tg.SendText(other, bob, "/approvals")
+	if msgs := h.answer(other, q.ID, "I don't know /approvals"); strings.Contains(msgs[0].Text, "delete_note") {
+		t.Fatalf("a non-admin was shown %q", msgs[0].Text)
+	}
+}

@@ -1,0 +1,81 @@
+package telegramtest
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+)
+
+// Telegram's limits on documents a bot sends.
+const (
+	maxCaptionLen  = 1024     // UTF-16 units of display text
+	maxUploadBytes = 50 << 20 // an uploaded file
+)
+
+// Document is a file the bot sent with sendDocument.
+type Document struct {
+	FileName string
+	MimeType string
+	Data     []byte
+}
+
+type wireDocument struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	FileName     string `json:"file_name,omitempty"`
+	MimeType     string `json:"mime_type,omitempty"`
+	FileSize     int    `json:"file_size"`
+}
+
+// sendDocument stores an uploaded file as a bot message, its caption as
+// the message's text, with sendMessage's checks and Telegram's caption and
+// file limits.
+func (s *Server) sendDocument(r *request) (any, error) {
+	c, err := s.chatParam(r)
+	if err != nil {
+		return nil, err
+	}
+	f, ok := r.files["document"]
+	switch {
+	case !ok && r.str("document") != "":
+		return nil, badRequest("wrong remote file identifier specified: the fake takes uploads only")
+	case !ok:
+		return nil, badRequest("there is no document in the request")
+	case len(f.data) == 0:
+		return nil, badRequest("file must be non-empty")
+	case len(f.data) > maxUploadBytes:
+		return nil, APIError{Code: http.StatusRequestEntityTooLarge, Description: "Request Entity Too Large"}
+	}
+	shown, err := parseText(r.str("caption"), r.str("parse_mode"), r.str("caption_entities"))
+	if err != nil {
+		return nil, err
+	}
+	if utf16Len(shown.text) > maxCaptionLen {
+		return nil, badRequest("message caption is too long")
+	}
+	markup, err := readMarkup(r.str("reply_markup"))
+	if err != nil {
+		return nil, err
+	}
+	replyTo, err := replyTarget(c, r)
+	if err != nil {
+		return nil, err
+	}
+	m := &stored{byBot: true, shown: shown, Message: Message{
+		ThreadID: c.thread(r.int("message_thread_id"), replyTo),
+		From:     s.opts.Bot, Text: r.str("caption"), ParseMode: r.str("parse_mode"),
+		ReplyTo: replyTo, ReplyMarkup: markup, Date: s.opts.Now(),
+		Document: &Document{FileName: f.name, MimeType: f.mimeType, Data: f.data},
+	}}
+	if r.err != nil {
+		return nil, r.err
+	}
+	c.add(m)
+	return s.publish(c, m), nil
+}
+
+// documentJSON is the document object of a message.
+func documentJSON(chat int64, id int, d *Document) *wireDocument {
+	fileID := fmt.Sprintf("doc-%d-%d", chat, id)
+	return &wireDocument{FileID: fileID, FileUniqueID: "u" + strconv.Itoa(id), FileName: d.FileName, MimeType: d.MimeType, FileSize: len(d.Data)}
+}
