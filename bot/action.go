@@ -300,7 +300,11 @@ func (b *Bot) press(ctx context.Context, update int64, q *models.CallbackQuery, 
 	if err := b.answerPress(ctx, q, pressConfirmed, false); err != nil {
 		return err
 	}
-	return b.converse(ctx, talk{id: update, chat: b.chatOfPress(q, a), place: a.Place, replyTo: a.PromptID, person: presser,
+	replyTo := a.PromptID
+	if q.Message.Message != nil { // the prompt pressed, known even before its turn recorded it
+		replyTo = q.Message.Message.ID
+	}
+	return b.converse(ctx, talk{id: update, chat: b.chatOfPress(q, a), place: a.Place, replyTo: replyTo, person: presser,
 		prepare: func(ctx context.Context, shown *stages.Turn) error { return b.execute(ctx, a, shown) }})
 }
 

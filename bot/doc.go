@@ -49,6 +49,17 @@
 // implements its Messenger); answers are sent as HTML from render, and as
 // plain text if Telegram refuses the HTML after all.
 //
+// Actions the model may only take with the person's yes (action.go) end
+// their turn: the turn stores the action with the answer, then shows it in
+// a prompt with ✅ Confirm and ❌ Cancel whose buttons carry only an opaque
+// id. Presses run beside their chat's queue, so they are answered at once
+// even while a long turn runs. Only the person who asked decides (admins
+// too, when allowed); the decision is one conditional update in the
+// database, so it is taken once. After the yes the tool runs and the
+// conversation goes on in a turn keyed by the press; after the no, or at
+// expiry, a cancelled result tells the model. A sweep expires old requests
+// and edits every decided prompt to show its outcome.
+//
 // SDK types (models.Update and friends) stay in this package: they are
 // translated to ryo types at the edge (convert.go).
 package bot

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -479,5 +480,53 @@ func TestApprovalsForAdminsOnly(t *testing.T) {
 	q = h.tg.SendText(other, bob, "/approvals")
 	if msgs := h.answer(other, q.ID, "I don't know /approvals"); strings.Contains(msgs[0].Text, "delete_note") {
 		t.Fatalf("a non-admin was shown %q", msgs[0].Text)
+	}
+}
+
+// With RYO_ADMINS_DECIDE=on an admin may decide someone else's action, and
+// the prompt says who did.
+func TestAdminsMayDecideWhenAllowed(t *testing.T) {
+	h, notes := confirmHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(bob.ID)
+	h.env["RYO_ADMINS_DECIDE"] = "on"
+	h.llm.Enqueue(ollamatest.Reply{Content: deleteNote("minutes")}, ollamatest.Reply{Content: envelope("The minutes are deleted.")})
+	h.start()
+	h.tg.SendText(team, alice, "@ryo_test_bot delete the minutes note")
+	p := h.prompt(team)
+	h.pressAnswer(h.press(team, bob, p, "✅"))
+	h.answer(team, p.ID, "The minutes are deleted.")
+	h.settled(team, p.ID, "✅ Confirmed by Bob at ")
+	if got := notes.runs(); len(got) != 1 {
+		t.Fatalf("deleted %v; want once", got)
+	}
+}
+
+// A press that comes while the database is away waits at Telegram (it
+// cannot be stored) and is handled, once, when the database is back.
+func TestPressWhileTheDatabaseIsAway(t *testing.T) {
+	h, notes := confirmHarness(t)
+	u, _ := url.Parse(h.env["DATABASE_URL"])
+	proxy := newProxy(t, u.Host)
+	u.Host = proxy.addr()
+	h.env["DATABASE_URL"] = u.String()
+	h.llm.Enqueue(ollamatest.Reply{Content: deleteNote("budget")}, ollamatest.Reply{Content: envelope("The budget note is gone.")})
+	h.start()
+	h.tg.SendText(dm, alice, "delete budget")
+	p := h.prompt(dm)
+	h.waitFor("the turn done", func() bool { return updateState(t, h.db(), ryo.Place{ChatID: dm.ID}) == memory.StateDone })
+
+	proxy.cut()
+	query := h.press(dm, alice, p, "✅")
+	polls := len(h.tg.Calls("getUpdates"))
+	h.waitFor("the poller to try again", func() bool { return len(h.tg.Calls("getUpdates")) >= polls+2 })
+	if _, answered := h.tg.CallbackAnswer(query); answered || len(notes.runs()) != 0 || h.tg.PendingUpdates() != 1 {
+		t.Fatalf("while the database is away: answered %v, deleted %v, pending %d; want the press kept by Telegram",
+			answered, notes.runs(), h.tg.PendingUpdates())
+	}
+	proxy.restore()
+	h.pressAnswer(query)
+	h.answer(dm, p.ID, "The budget note is gone.")
+	if got := notes.runs(); len(got) != 1 {
+		t.Fatalf("deleted %v; want once", got)
 	}
 }

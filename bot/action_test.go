@@ -1,0 +1,67 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/render"
+	"github.com/ryo-bot/ryo/telegramtest"
+	"github.com/ryo-bot/ryo/toolbus"
+)
+
+func TestPressData(t *testing.T) {
+	id := newActionID()
+	if len(id) != 16 || strings.ContainsAny(id, ": ") || newActionID() == id {
+		t.Fatalf("newActionID = %q", id)
+	}
+	for _, yes := range []bool{true, false} {
+		data := pressData(id, yes)
+		if got, gotYes, ok := parsePress(data); !ok || got != id || gotYes != yes || len(data) > 64 {
+			t.Fatalf("parsePress(%q) = %q, %v, %v", data, got, gotYes, ok)
+		}
+	}
+	for _, bad := range []string{"", "act:", "act::y", "act:x", "act:x:maybe", "act:a:b:y", "other:x:y", "act:x y:n"} {
+		if _, _, ok := parsePress(bad); ok {
+			t.Errorf("parsePress(%q) accepted", bad)
+		}
+	}
+}
+
+// Every state of a prompt is valid Telegram HTML within one message, even
+// with the longest description, arguments and names, full of characters
+// HTML must escape.
+func TestPromptIsValidInEveryState(t *testing.T) {
+	r := toolbus.NewRegistry()
+	desc := "Deletes " + strings.Repeat("<&> ", 48)
+	err := r.Register(toolbus.Spec{Name: "wipe", Description: desc[:200], Effect: toolbus.Destructive,
+		Schema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}},"additionalProperties":false}`),
+		Tool:   toolbus.ToolFunc(func(context.Context, json.RawMessage) (any, error) { return nil, nil })})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Bot{cfg: Config{Tools: r, Location: time.UTC}}
+	name := strings.Repeat("<Ж&>", 16)
+	for _, size := range []int{10, maxInlineArgs - 20, maxInlineArgs + 1} {
+		args := json.RawMessage(`{"x":"` + strings.Repeat("<&>", size/3) + `"}`)
+		for _, state := range []string{memory.ActionPending, memory.ActionConfirmed, memory.ActionExecuted, memory.ActionCancelled, memory.ActionExpired} {
+			for _, chat := range []int64{42, -100} {
+				a := memory.Action{ID: "id", Place: ryo.Place{ChatID: chat}, Tool: "wipe", Args: args, Reason: toolbus.HoldDestructive,
+					State: state, RequesterName: name, DeciderName: name, ExpiresAt: time.Now(), DecidedAt: time.Now()}
+				p, file := b.prompt(a)
+				shown, _, err := telegramtest.CheckMessageHTML(p.HTML)
+				if err != nil || shown != p.Plain || render.Units(p.Plain) > render.MaxUnits {
+					t.Fatalf("size %d, %s: prompt refused (%v) or too long (%d units)", size, state, err, render.Units(p.Plain))
+				}
+				inline := strings.Contains(p.Plain, strings.Repeat("<&>", size/3))
+				if inline == (file != nil) || file != nil && !json.Valid(file) {
+					t.Fatalf("size %d: arguments inline %v, file %d bytes; want exactly one, whole", size, inline, len(file))
+				}
+			}
+		}
+	}
+}
