@@ -304,7 +304,7 @@ func (b *Bot) press(ctx context.Context, update int64, q *models.CallbackQuery, 
 	if q.Message.Message != nil { // the prompt pressed, known even before its turn recorded it
 		replyTo = q.Message.Message.ID
 	}
-	return b.converse(ctx, talk{id: update, chat: b.chatOfPress(q, a), place: a.Place, replyTo: replyTo, person: presser,
+	return b.converse(ctx, talk{id: update, chat: b.chatOfPress(q, a), place: a.Place, replyTo: replyTo, person: ryo.User{ID: a.Requester},
 		prepare: func(ctx context.Context, shown *stages.Turn) error { return b.execute(ctx, a, shown) }})
 }
 
