@@ -1,0 +1,303 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Memory scopes.
+const (
+	ScopeUser  = "user"  // one person's own: recalled only in their private chat
+	ScopeGroup = "group" // a group's: recalled only in that group
+)
+
+// Memory is something the bot was asked to remember.
+type Memory struct {
+	ID        int64
+	Scope     string
+	Owner     int64 // the person it belongs to, or who added it to the group
+	OwnerName string
+	Chat      int64 // the group; for a person's own, where it was learned
+	Content   string
+	Tags      []string
+	Source    int64 // the message it came from; 0 when none
+	AddedBy   int64 // the person, or the admin who added it for them
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	LastUsed  time.Time // zero until recalled
+	Expires   time.Time // zero when it does not expire
+	Score     float64   // how well it matched a recall
+	Embedding []float32 // from the embedding model; nil when none is configured
+}
+
+// Shelf is whose memories a query may see: one person's own, or one
+// group's. Every read and delete of memories goes through one, so that no
+// path reaches another person's memories.
+type Shelf struct {
+	Scope string
+	ID    int64 // the person, or the group chat
+}
+
+// PersonShelf is a person's own memories.
+func PersonShelf(user int64) Shelf { return Shelf{Scope: ScopeUser, ID: user} }
+
+// GroupShelf is a group's memories.
+func GroupShelf(chat int64) Shelf { return Shelf{Scope: ScopeGroup, ID: chat} }
+
+// where is the condition that keeps a query on the shelf, with its
+// arguments numbered from n.
+func (s Shelf) where(n int) (string, []any) {
+	if s.Scope == ScopeGroup {
+		return "m.scope = 'group' and m.chat_id = $" + strconv.Itoa(n), []any{s.ID}
+	}
+	return "m.scope = 'user' and m.owner_id = $" + strconv.Itoa(n), []any{s.ID}
+}
+
+// MaxMemory is the longest memory, in characters.
+const MaxMemory = 2000
+
+// ErrTooLong is returned for a memory longer than MaxMemory.
+var ErrTooLong = errors.New("a memory is at most 2000 characters")
+
+const memoryColumns = `m.id, m.scope, m.owner_id, coalesce(nullif(trim(o.first_name || ' ' || o.last_name), ''), nullif(o.username, ''), ''),
+	m.chat_id, m.content, m.tags, coalesce(m.source_message_id, 0), m.added_by, m.created_at, m.updated_at,
+	coalesce(m.last_used_at, 'epoch'), coalesce(m.expires_at, 'epoch')`
+
+const memoryFrom = ` from memories m left join users o on o.id = m.owner_id `
+
+func memoryFields(m *Memory) []any {
+	return []any{&m.ID, &m.Scope, &m.Owner, &m.OwnerName, &m.Chat, &m.Content, &m.Tags, &m.Source, &m.AddedBy,
+		&m.CreatedAt, &m.UpdatedAt, &m.LastUsed, &m.Expires}
+}
+
+func (m *Memory) unsetTimes() {
+	for _, t := range []*time.Time{&m.LastUsed, &m.Expires} {
+		if !t.After(time.Unix(0, 0)) {
+			*t = time.Time{}
+		}
+	}
+}
+
+func scanMemory(row pgx.CollectableRow) (Memory, error) {
+	var m Memory
+	err := row.Scan(memoryFields(&m)...)
+	m.unsetTimes()
+	return m, err
+}
+
+// Remember stores m on its shelf and returns it with its id. The same
+// content stored again on the same shelf returns the memory already there,
+// with the new tags added.
+func (db *DB) Remember(ctx context.Context, m Memory) (Memory, error) {
+	m.Content = strings.TrimSpace(m.Content)
+	if utf8.RuneCountInString(m.Content) > MaxMemory {
+		return Memory{}, ErrTooLong
+	}
+	if m.Tags == nil {
+		m.Tags = []string{}
+	}
+	err := db.tx(ctx, "remember", func(tx pgx.Tx) error {
+		now := db.Now()
+		shelf := Shelf{Scope: m.Scope, ID: m.Owner}
+		if m.Scope == ScopeGroup {
+			shelf.ID = m.Chat
+		}
+		cond, args := shelf.where(2)
+		var id int64
+		err := tx.QueryRow(ctx, `select m.id from memories m where m.content = $1 and `+cond+` limit 1`,
+			append([]any{m.Content}, args...)...).Scan(&id)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			var expires *time.Time
+			if !m.Expires.IsZero() {
+				expires = &m.Expires
+			}
+			var source *int64
+			if m.Source != 0 {
+				source = &m.Source
+			}
+			err = tx.QueryRow(ctx, `insert into memories (scope, owner_id, chat_id, content, tags, source_message_id, added_by,
+					search, embedding, created_at, updated_at, expires_at)
+				values ($1, $2, $3, $4, $5, $6, $7, `+searchOf("$4", "$5")+`, $8, $9, $9, $10) returning id`,
+				m.Scope, m.Owner, m.Chat, m.Content, m.Tags, source, m.AddedBy, m.Embedding, now, expires).Scan(&id)
+		case err == nil:
+			_, err = tx.Exec(ctx, `update memories set tags = array(select distinct unnest(tags || $2::text[])),
+					updated_at = $3 where id = $1`, id, m.Tags, now)
+			if err == nil {
+				_, err = tx.Exec(ctx, `update memories set search = `+searchOf("content", "tags")+` where id = $1`, id)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `select `+memoryColumns+memoryFrom+`where m.id = $1`, id)
+		if err != nil {
+			return err
+		}
+		m, err = pgx.CollectExactlyOneRow(rows, scanMemory)
+		return err
+	})
+	return m, err
+}
+
+// searchOf is the SQL that makes a memory's search vector from its content
+// and tags.
+func searchOf(content, tags string) string {
+	return `to_tsvector('simple', ` + content + `::text || ' ' || array_to_string(` + tags + `::text[], ' '))`
+}
+
+// Memories returns the shelf's memories, newest first, from offset, and how
+// many there are in all.
+func (db *DB) Memories(ctx context.Context, s Shelf, offset, limit int) ([]Memory, int, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	cond, args := s.where(2)
+	args = append([]any{db.Now()}, args...)
+	var total int
+	if err := db.pool.QueryRow(ctx, `select count(*) from memories m where `+cond+live, args...).Scan(&total); err != nil {
+		return nil, 0, db.fail("count memories", err)
+	}
+	rows, err := db.pool.Query(ctx, `select `+memoryColumns+memoryFrom+`where `+cond+live+`
+		order by m.id desc offset $3 limit $4`, append(args, offset, limit)...)
+	if err != nil {
+		return nil, 0, db.fail("list memories", err)
+	}
+	out, err := pgx.CollectRows(rows, scanMemory)
+	if err != nil {
+		return nil, 0, db.fail("list memories", err)
+	}
+	return out, total, nil
+}
+
+// live keeps memories that have not expired by the time in $1.
+const live = ` and (m.expires_at is null or m.expires_at > $1)`
+
+// Memory returns memory id when it is on the shelf.
+func (db *DB) Memory(ctx context.Context, s Shelf, id int64) (Memory, bool, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	cond, args := s.where(2)
+	rows, err := db.pool.Query(ctx, `select `+memoryColumns+memoryFrom+`where m.id = $1 and `+cond, append([]any{id}, args...)...)
+	if err != nil {
+		return Memory{}, false, db.fail("load memory", err)
+	}
+	m, err := pgx.CollectExactlyOneRow(rows, scanMemory)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Memory{}, false, nil
+	}
+	if err != nil {
+		return Memory{}, false, db.fail("load memory", err)
+	}
+	return m, true, nil
+}
+
+// Forget deletes memory id when it is on the shelf, and returns it; ok is
+// false when there is no such memory there.
+func (db *DB) Forget(ctx context.Context, s Shelf, id int64) (Memory, bool, error) {
+	var m Memory
+	var ok bool
+	err := db.tx(ctx, "forget", func(tx pgx.Tx) error {
+		cond, args := s.where(2)
+		rows, err := tx.Query(ctx, `select `+memoryColumns+memoryFrom+`where m.id = $1 and `+cond+` for update of m`,
+			append([]any{id}, args...)...)
+		if err != nil {
+			return err
+		}
+		m, err = pgx.CollectExactlyOneRow(rows, scanMemory)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		ok = true
+		_, err = tx.Exec(ctx, `delete from memories where id = $1`, id)
+		return err
+	})
+	return m, ok, err
+}
+
+// Recall finds the shelf's memories that best match query, best first, at
+// most limit, and marks them used. Matching works for any language: the
+// query's words match the start of the memories' words (so "dogs" finds
+// "dog" and "called" finds "call"), and each matching word counts by how
+// rare it is on the shelf, so that "my" or "is" weigh little and "Rex" a
+// lot (BM25's inverse document frequency).
+func (db *DB) Recall(ctx context.Context, s Shelf, query string, limit int) ([]Memory, error) {
+	stems := queryStems(query)
+	if len(stems) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	var out []Memory
+	err := db.tx(ctx, "recall", func(tx pgx.Tx) error {
+		cond, args := s.where(4)
+		rows, err := tx.Query(ctx, `with cand as (
+				select m.id, m.search from memories m where `+cond+live+`),
+			n as (select count(*)::float8 as n from cand),
+			q as (select stem, to_tsquery('simple', quote_literal(stem) || ':*') as tsq from unnest($2::text[]) as stem),
+			df as (select q.stem, q.tsq, count(c.id)::float8 as df from q join cand c on c.search @@ q.tsq group by q.stem, q.tsq),
+			scored as (select c.id, sum(ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5))) as score
+				from cand c cross join n join df on c.search @@ df.tsq group by c.id)
+			select `+memoryColumns+`, scored.score from scored join memories m on m.id = scored.id
+				left join users o on o.id = m.owner_id
+			order by scored.score desc, m.id desc limit $3`, append([]any{db.Now(), stems, limit}, args...)...)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (Memory, error) {
+			var m Memory
+			err := row.Scan(append(memoryFields(&m), &m.Score)...)
+			m.unsetTimes()
+			return m, err
+		})
+		if err != nil || len(out) == 0 {
+			return err
+		}
+		ids := make([]int64, len(out))
+		now := db.Now()
+		for i := range out {
+			ids[i], out[i].LastUsed = out[i].ID, now
+		}
+		_, err = tx.Exec(ctx, `update memories set last_used_at = $2 where id = any($1)`, ids, now)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// queryStems are the words of a query as Recall matches them: lower case,
+// at least three letters, a long word cut to a stem-like start so that it
+// matches the other forms of the word, in most languages that inflect the
+// end of words.
+func queryStems(query string) []string {
+	seen := map[string]bool{}
+	var stems []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(query), notWordRune) {
+		r := []rune(w)
+		if len(r) < 3 {
+			continue
+		}
+		if len(r) >= 6 {
+			r = r[:max(4, len(r)-3)] // "working" → "work", "birthday" → "birth", "собаку" → "соба"
+		} else if len(r) > 3 && r[len(r)-1] == 's' {
+			r = r[:len(r)-1] // "dogs" → "dog"
+		}
+		stem := string(r)
+		if !seen[stem] {
+			seen[stem] = true
+			stems = append(stems, stem)
+		}
+	}
+	return stems
+}
+
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }

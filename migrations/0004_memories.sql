@@ -1,0 +1,32 @@
+-- Long-term memories. A memory belongs to one person (scope 'user': theirs
+-- alone, recalled only in their private chat with the bot) or to one group
+-- (scope 'group': recalled only in that group). search is the content and
+-- tags as words of any language ('simple': no stemming, no stop words),
+-- kept by the statements that write the row.
+create table memories (
+    id                bigserial primary key,
+    scope             text not null check (scope in ('user', 'group')),
+    owner_id          bigint not null,                 -- the person it belongs to, or who added it to the group
+    chat_id           bigint not null,                 -- the group; for a person's own, the chat it was learned in
+    content           text not null check (length(content) between 1 and 2000),
+    tags              text[] not null default '{}',
+    source_message_id bigint references messages (id) on delete set null,
+    added_by          bigint not null,                 -- who had it stored: the person, or an admin
+    search            tsvector not null,
+    embedding         real[],                          -- from the embedding model, when one is configured
+    created_at        timestamptz not null,
+    updated_at        timestamptz not null,
+    last_used_at      timestamptz,
+    expires_at        timestamptz
+);
+create index memories_search_idx on memories using gin (search);
+create index memories_user_idx on memories (owner_id, id desc) where scope = 'user';
+create index memories_group_idx on memories (chat_id, id desc) where scope = 'group';
+create index memories_tags_idx on memories using gin (tags);
+
+-- Roles given at run time by admins, and the access mode's allowlist, live
+-- on users (role: admin | user | banned). allowed marks a person an admin
+-- let in when access is by allowlist.
+alter table users add column allowed boolean not null default false;
+alter table users add column role_by bigint;
+alter table users add column role_at timestamptz;
