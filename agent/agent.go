@@ -80,10 +80,23 @@ type Input struct {
 	Place    ryo.Place
 	UpdateID int64         // the turn, for the tool calls' idempotency keys
 	History  []ryo.Message // oldest first; the newest message of a person is the one to answer
+	// Person is whom the turn answers, and Message the stored message it
+	// answers (0 when none): tools learn them from their context.
+	Person  ryo.User
+	Message int64
+	// Memories are what the bot remembers that may help with this turn,
+	// shown to the model just before the message it answers.
+	Memories []Memory
 	// Observe, when set, is told each step of the turn as it happens: model
 	// calls, tools, and the reply as it grows. It is called from Run's
 	// goroutine and must not block.
 	Observe func(ryo.Step)
+}
+
+// Memory is a remembered fact given to the model.
+type Memory struct {
+	ID      int64
+	Content string
 }
 
 // Output is the answer, and how it came about.
@@ -126,8 +139,12 @@ func (a *Agent) Run(ctx context.Context, in Input) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
+	ctx = ryo.WithCaller(ctx, ryo.Caller{Person: in.Person, Chat: in.Chat, Place: in.Place, Message: in.Message})
 	var out Output
 	var t tally
+	if len(in.Memories) > 0 {
+		t.extraTags = addTags(t.extraTags, "memory:recall")
+	}
 	observe := in.Observe
 	if observe == nil {
 		observe = func(ryo.Step) {}

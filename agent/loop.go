@@ -60,8 +60,9 @@ func repairNote(err error) string {
 // result is what a command came to, as the model is shown it.
 type result struct {
 	text    string
-	ok      bool // the tool did it
-	changes bool // the tool changes things (not read-only)
+	ok      bool     // the tool did it
+	changes bool     // the tool changes things (not read-only)
+	tags    []string // the tool's tags for the turn
 }
 
 // command runs a call through the tool bus, once per idempotency key even
@@ -69,7 +70,7 @@ type result struct {
 // to observe.
 func (a *Agent) command(ctx context.Context, in Input, call toolbus.Call, observe func(ryo.Step)) (result, error) {
 	spec, known := a.cfg.Tools.Lookup(call.Tool)
-	r := result{changes: known && spec.Effect != toolbus.ReadOnly}
+	r := result{changes: known && spec.Effect != toolbus.ReadOnly, tags: spec.Tags}
 	observe(ryo.Step{Kind: ryo.StepTool, Tool: call.Tool, Args: call.Args})
 	if prior, found, err := a.cfg.Store.ToolResult(ctx, call.Key); err != nil || found {
 		r.text, r.ok = prior.Text, found && strings.Contains(prior.Text, `"status":"ok"`)
@@ -130,6 +131,7 @@ const (
 // tally counts what the tools did over a turn.
 type tally struct {
 	toolTags  []string // tool:<name> of the calls that succeeded
+	extraTags []string // the tags of those tools (memory:remember, …), and memory:recall when memories were shown
 	changed   bool     // a tool that changes things succeeded
 	modelTags []string
 }
@@ -137,12 +139,13 @@ type tally struct {
 func (t *tally) add(tool string, r result) {
 	if r.ok {
 		t.toolTags = addTags(t.toolTags, "tool:"+tool)
+		t.extraTags = addTags(t.extraTags, r.tags...)
 		t.changed = t.changed || r.changes
 	}
 }
 
 // tags are the turn's tags: tool tags first, then action tags, then the
-// model's own (never tool: or action: ones), normalised.
+// model's own (never tool:, action: or memory: ones), normalised.
 func (t *tally) tags(out Output, env Envelope) []string {
 	actions := []string{"action:answer"}
 	switch {
@@ -156,10 +159,10 @@ func (t *tally) tags(out Output, env Envelope) []string {
 	if out.Repairs > 0 {
 		actions = append(actions, "action:repaired")
 	}
-	tags := append(append([]string{}, t.toolTags...), actions...)
+	tags := append(append(append([]string{}, t.toolTags...), t.extraTags...), actions...)
 	var own []string
 	for _, tag := range t.modelTags {
-		if l := strings.ToLower(trimmed(tag)); !strings.HasPrefix(l, "tool:") && !strings.HasPrefix(l, "action:") {
+		if l := strings.ToLower(trimmed(tag)); !strings.HasPrefix(l, "tool:") && !strings.HasPrefix(l, "action:") && !strings.HasPrefix(l, "memory:") {
 			own = addTags(own, tag)
 		}
 	}

@@ -30,6 +30,7 @@ func (a *Agent) Prompt(in Input) ([]ryo.ModelMessage, error) {
 	note, err := a.cfg.Prompts.Now(prompts.Now{
 		Time:     a.Now().In(a.cfg.Location).Format("Monday, 2 January 2006, 15:04"),
 		Timezone: a.cfg.Location.String(),
+		Memories: memories(in.Memories),
 	})
 	if err != nil {
 		return nil, err
@@ -48,6 +49,33 @@ func (a *Agent) Prompt(in Input) ([]ryo.ModelMessage, error) {
 		msgs = append(msgs, msg)
 	}
 	return msgs, nil
+}
+
+// Bounds of the memories shown with a turn.
+const (
+	maxMemories     = 5
+	maxMemoryChars  = 1500 // all of them together
+	maxMemoryLength = 400  // one of them
+)
+
+// memories are the memories shown to the model: a few, each on one line
+// and cut when long, none able to pass for a tool result (a memory is a
+// person's words).
+func memories(ms []Memory) []prompts.Memory {
+	var out []prompts.Memory
+	total := 0
+	for _, m := range ms {
+		text := strings.Join(strings.Fields(Neutralise(m.Content)), " ")
+		if r := []rune(text); len(r) > maxMemoryLength {
+			text = string(r[:maxMemoryLength-1]) + "…"
+		}
+		total += len([]rune(text))
+		if len(out) == maxMemories || total > maxMemoryChars {
+			break
+		}
+		out = append(out, prompts.Memory{ID: m.ID, Content: text})
+	}
+	return out
 }
 
 func newestFromPerson(history []ryo.Message) int {

@@ -48,7 +48,11 @@ const (
 // maxInlineArgs is how long the arguments may be, in UTF-16 units, to be
 // shown in the prompt; longer ones come in full as a file instead, never
 // cut.
-const maxInlineArgs = 3000
+const maxInlineArgs = 2500
+
+// maxSummary is how much of what an action will do, in words, the prompt
+// shows; the arguments below are always shown in full.
+const maxSummary = 600
 
 // sweepEvery is how often expired actions are looked for.
 const sweepEvery = 30 * time.Second
@@ -81,10 +85,13 @@ func newActionID() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// heldAction is the action a turn asks the person to confirm.
-func (b *Bot) heldAction(t talk, h *agent.Held) memory.Action {
+// heldAction is the action a turn asks the person to confirm, with what
+// it will do in words when its tool can say.
+func (b *Bot) heldAction(ctx context.Context, t talk, h *agent.Held) memory.Action {
+	summary := b.cfg.Tools.Explain(ryo.WithCaller(ctx, t.caller()), h.Call)
 	return memory.Action{ID: newActionID(), Requester: t.person.ID, CallID: h.Call.ID, Tool: h.Call.Tool, Args: h.Call.Args,
-		ArgsHash: toolbus.ArgsHash(h.Call.Args), Key: h.Call.Key, Reason: h.Reason, ExpiresAt: time.Now().Add(b.cfg.ConfirmTTL)}
+		ArgsHash: toolbus.ArgsHash(h.Call.Args), Key: h.Call.Key, Reason: h.Reason, Summary: summary,
+		ExpiresAt: time.Now().Add(b.cfg.ConfirmTTL)}
 }
 
 // showAction sends the prompt of the action turn t asked for, unless an
@@ -146,6 +153,10 @@ func (b *Bot) prompt(a memory.Action) (render.Part, []byte) {
 		p.Text(" — " + spec.Description)
 	}
 	p.Text("\n")
+	if a.Summary != "" {
+		p.Bold(clip(a.Summary, maxSummary))
+		p.Text("\n")
+	}
 	args := prettyJSON(a.Args)
 	var file []byte
 	if render.Units(args) <= maxInlineArgs {
@@ -304,8 +315,11 @@ func (b *Bot) press(ctx context.Context, update int64, q *models.CallbackQuery, 
 	if q.Message.Message != nil { // the prompt pressed, known even before its turn recorded it
 		replyTo = q.Message.Message.ID
 	}
-	return b.converse(ctx, talk{id: update, chat: b.chatOfPress(q, a), place: a.Place, replyTo: replyTo, person: ryo.User{ID: a.Requester},
-		prepare: func(ctx context.Context, shown *stages.Turn) error { return b.execute(ctx, a, shown) }})
+	t := talk{id: update, chat: b.chatOfPress(q, a), place: a.Place, replyTo: replyTo, person: ryo.User{ID: a.Requester}}
+	t.prepare = func(ctx context.Context, shown *stages.Turn) error {
+		return b.execute(ryo.WithCaller(ctx, t.caller()), a, shown)
+	}
+	return b.converse(ctx, t)
 }
 
 // chatOfPress is the chat a press came from, as far as it is known.

@@ -51,7 +51,8 @@ func TestPromptIsValidInEveryState(t *testing.T) {
 		for _, state := range []string{memory.ActionPending, memory.ActionConfirmed, memory.ActionExecuted, memory.ActionCancelled, memory.ActionExpired} {
 			for _, chat := range []int64{42, -100} {
 				a := memory.Action{ID: "id", Place: ryo.Place{ChatID: chat}, Tool: "wipe", Args: args, Reason: toolbus.HoldDestructive,
-					State: state, RequesterName: name, DeciderName: name, ExpiresAt: time.Now(), DecidedAt: time.Now()}
+					State: state, RequesterName: name, DeciderName: name, ExpiresAt: time.Now(), DecidedAt: time.Now(),
+					Summary: strings.Repeat("<Forget &>", 300)}
 				p, file := b.prompt(a)
 				shown, _, err := telegramtest.CheckMessageHTML(p.HTML)
 				if err != nil || shown != p.Plain || render.Units(p.Plain) > render.MaxUnits {

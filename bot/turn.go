@@ -13,6 +13,7 @@ import (
 	"github.com/ryo-bot/ryo/agent"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/stages"
+	"github.com/ryo-bot/ryo/tools"
 )
 
 // talk is one turn to answer: a person's message, or the conversation
@@ -23,6 +24,8 @@ type talk struct {
 	place   ryo.Place
 	replyTo int      // the message answered: the person's, or the confirmation prompt
 	person  ryo.User // who the turn is for: they decide the actions it asks to confirm
+	text    string   // what the person wrote; "" when the turn goes on after a confirmation
+	message int64    // the stored message the turn answers; 0 when none
 	// prepare, when set, runs once the turn shows itself, before the model
 	// is asked: the confirmed action runs there.
 	prepare func(ctx context.Context, shown *stages.Turn) error
@@ -38,9 +41,11 @@ type talk struct {
 // for twice).
 func (b *Bot) turn(ctx context.Context, id int64, m *models.Message) error {
 	t := talk{id: id, chat: chatOf(m.Chat), place: placeOf(m), replyTo: m.ID, person: userOf(m.From)}
-	if _, err := b.db.SaveUserMessage(ctx, t.chat, b.userMessage(id, m)); err != nil {
+	stored, err := b.db.SaveUserMessage(ctx, t.chat, b.userMessage(id, m))
+	if err != nil {
 		return err
 	}
+	t.text, t.message = stored.Text, stored.ID
 	return b.converse(ctx, t)
 }
 
@@ -83,11 +88,15 @@ func (b *Bot) ask(ctx context.Context, t talk, shown *stages.Turn) (string, json
 	if err != nil {
 		return "", nil, err
 	}
+	known, err := b.memories(ctx, t)
+	if err != nil {
+		return "", nil, err
+	}
 	started := time.Now()
 	turnCtx, cancel := context.WithTimeout(ctx, b.cfg.TurnTimeout)
 	defer cancel()
 	out, err := b.agent.Run(turnCtx, agent.Input{Bot: b.me, Chat: t.chat, Place: t.place, UpdateID: t.id, History: history,
-		Observe: shown.Observe})
+		Person: t.person, Message: t.message, Memories: known, Observe: shown.Observe})
 	if err != nil {
 		return "", nil, err
 	}
@@ -96,10 +105,35 @@ func (b *Bot) ask(ctx context.Context, t talk, shown *stages.Turn) (string, json
 		if out.Held == nil {
 			return b.db.SaveTurnAnswer(ctx, t.id, t.place, out.Text, meta)
 		}
-		_, err := b.db.SaveHeldAnswer(ctx, t.id, t.place, out.Text, meta, b.heldAction(t, out.Held))
+		_, err := b.db.SaveHeldAnswer(ctx, t.id, t.place, out.Text, meta, b.heldAction(ctx, t, out.Held))
 		return err
 	})
 	return out.Text, meta, err
+}
+
+// memoriesShown is how many memories a turn shows the model at most.
+const memoriesShown = 5
+
+// memories are the memories that may help with the person's message: from
+// their own shelf in a private chat, the group's in a group.
+func (b *Bot) memories(ctx context.Context, t talk) ([]agent.Memory, error) {
+	if t.text == "" {
+		return nil, nil
+	}
+	found, err := b.db.Recall(ctx, tools.ShelfOf(t.caller()), t.text, memoriesShown)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]agent.Memory, len(found))
+	for i, m := range found {
+		out[i] = agent.Memory{ID: m.ID, Content: m.Content}
+	}
+	return out, nil
+}
+
+// caller is whom and where the turn's tools run for.
+func (t talk) caller() ryo.Caller {
+	return ryo.Caller{Person: t.person, Chat: t.chat, Place: t.place, Message: t.message}
 }
 
 // deliver sends the answer, and the action it asks to confirm, and stores

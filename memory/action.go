@@ -35,6 +35,7 @@ type Action struct {
 	ArgsHash      string
 	Key           string // the call's idempotency key
 	Reason        string // destructive, policy or model
+	Summary       string // what it will do, in words; "" when its tool cannot say
 	State         string
 	PromptID      int // the message with the buttons; 0 until sent
 	FileID        int // the arguments in full as a file; 0 when none
@@ -61,7 +62,7 @@ const (
 )
 
 const actionColumns = `a.id, a.chat_id, a.thread_id, a.requester_id, ` + requesterName + `, a.update_id, a.call_id, a.tool, a.arguments,
-	a.arguments_hash, a.idempotency_key, a.reason, a.state, coalesce(a.prompt_message_id, 0), coalesce(a.file_message_id, 0),
+	a.arguments_hash, a.idempotency_key, a.reason, a.summary, a.state, coalesce(a.prompt_message_id, 0), coalesce(a.file_message_id, 0),
 	a.prompt_settled, a.result_status, coalesce(a.decided_by, 0), ` + deciderName + `,
 	coalesce(a.decided_update, 0), a.created_at, a.expires_at, coalesce(a.decided_at, 'epoch'), coalesce(a.executed_at, 'epoch')`
 
@@ -70,7 +71,7 @@ const actionFrom = ` from actions a left join users u on u.id = a.decided_by lef
 // actionFields are where the actionColumns of a row go.
 func actionFields(a *Action) []any {
 	return []any{&a.ID, &a.Place.ChatID, &a.Place.Thread, &a.Requester, &a.RequesterName, &a.UpdateID, &a.CallID, &a.Tool, &a.Args,
-		&a.ArgsHash, &a.Key, &a.Reason, &a.State, &a.PromptID, &a.FileID,
+		&a.ArgsHash, &a.Key, &a.Reason, &a.Summary, &a.State, &a.PromptID, &a.FileID,
 		&a.Settled, &a.ResultStatus, &a.DecidedBy, &a.DeciderName,
 		&a.DecidedUpdate, &a.CreatedAt, &a.ExpiresAt, &a.DecidedAt, &a.ExecutedAt}
 }
@@ -102,11 +103,11 @@ func (db *DB) SaveHeldAnswer(ctx context.Context, updateID int64, place ryo.Plac
 			return err
 		}
 		tag, err := tx.Exec(ctx, `insert into actions (id, chat_id, thread_id, requester_id, update_id, call_id, tool,
-				arguments, arguments_hash, idempotency_key, reason, created_at, expires_at)
-			values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+				arguments, arguments_hash, idempotency_key, reason, summary, created_at, expires_at)
+			values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 			on conflict (idempotency_key) do nothing`,
 			a.ID, place.ChatID, place.Thread, a.Requester, updateID, a.CallID, a.Tool,
-			a.Args, a.ArgsHash, a.Key, a.Reason, now, a.ExpiresAt)
+			a.Args, a.ArgsHash, a.Key, a.Reason, a.Summary, now, a.ExpiresAt)
 		if err != nil {
 			return err
 		}

@@ -58,12 +58,20 @@ func (s System) Group() bool { return s.ChatType == "group" || s.ChatType == "su
 type Now struct {
 	Time     string // e.g. "Sunday, 22 November 2026, 14:05"
 	Timezone string // IANA name
+	Memories []Memory
+}
+
+// Memory is a remembered fact shown with the newest message.
+type Memory struct {
+	ID      int64
+	Content string // one line
 }
 
 // System renders the system prompt.
 func (s *Set) System(data System) (string, error) { return s.render("system.tmpl", data) }
 
-// Now renders the note that heads the newest message.
+// Now renders the note that heads the newest message: the memories that
+// may help with it, and the time.
 func (s *Set) Now(data Now) (string, error) { return s.render("now.tmpl", data) }
 
 func (s *Set) render(name string, data any) (string, error) {

@@ -45,6 +45,10 @@ func TestGolden(t *testing.T) {
 		{"now", func() (string, error) {
 			return set.Now(prompts.Now{Time: "Sunday, 22 November 2026, 14:05", Timezone: "Europe/Berlin"})
 		}},
+		{"now_memories", func() (string, error) {
+			return set.Now(prompts.Now{Time: "Sunday, 22 November 2026, 14:05", Timezone: "Europe/Berlin", Memories: []prompts.Memory{
+				{ID: 12, Content: "My dog is called Rex"}, {ID: 7, Content: "I'm allergic to peanuts"}}})
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -72,6 +72,18 @@ func (r *Registry) Hold(c Call) string {
 	return ""
 }
 
+// Explain says in words what call c would do, for the person who must
+// confirm it; "" when its tool cannot say.
+func (r *Registry) Explain(ctx context.Context, c Call) string {
+	e, ok := r.tools[c.Tool]
+	if !ok || e.spec.Explain == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.spec.Timeout)
+	defer cancel()
+	return e.spec.Explain(ctx, c.Args)
+}
+
 // ArgsHash is the hash an action is bound to: of the arguments in
 // canonical form, whatever their order or spacing.
 func ArgsHash(args json.RawMessage) string {

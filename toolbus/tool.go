@@ -57,6 +57,13 @@ type Spec struct {
 	Timeout     time.Duration // 0 means DefaultTimeout
 	MaxResult   int           // 0 means DefaultMaxResult
 	Tool        Tool
+	// Tags are added to the turn's tags when a call succeeds, such as
+	// "memory:remember".
+	Tags []string
+	// Explain, when set, says in words what a call with args would do, for
+	// the person who must confirm it (forget shows the memory, not its id).
+	// "" when it cannot say.
+	Explain func(ctx context.Context, args json.RawMessage) string
 }
 
 // Error is a failure the model should see as it is: a short code and a

@@ -154,7 +154,7 @@ func (m *Main) Run(ctx context.Context) error {
 	checked := make(chan struct{})
 	go func() { checkModel(ctx, model, log); close(checked) }()
 	defer func() { <-checked }()
-	registry, err := newRegistry(cfg, m.Tools)
+	registry, err := newRegistry(cfg, append(tools.Memory(db), m.Tools...))
 	if err != nil {
 		return err
 	}

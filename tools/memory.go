@@ -1,0 +1,193 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/toolbus"
+)
+
+// Memories is where the memory tools keep memories; *memory.DB is one.
+type Memories interface {
+	Memory(ctx context.Context, s memory.Shelf, id int64) (memory.Memory, bool, error)
+	Remember(ctx context.Context, m memory.Memory) (memory.Memory, error)
+	Recall(ctx context.Context, s memory.Shelf, query string, limit int) ([]memory.Memory, error)
+	Forget(ctx context.Context, s memory.Shelf, id int64) (memory.Memory, bool, error)
+}
+
+// Memory returns the memory tools: remember, recall and forget. Each works
+// on the shelf of the conversation it is called from — in a private chat
+// the person's own memories, in a group the group's — which it learns from
+// its context (ryo.CallerOf); no argument can name another shelf.
+func Memory(store Memories) []toolbus.Spec {
+	return []toolbus.Spec{
+		{Name: "remember", Effect: toolbus.Mutating, Tags: []string{"memory:remember"},
+			Description: "Remember a fact for later conversations: what the person asked you to remember, in one short sentence.",
+			Schema: json.RawMessage(`{"type":"object","properties":{
+				"content":{"type":"string","minLength":1,"maxLength":2000},
+				"tags":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":8}},
+				"required":["content"],"additionalProperties":false}`),
+			Tool: toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) { return remember(ctx, store, args) })},
+		{Name: "recall", Effect: toolbus.ReadOnly, Tags: []string{"memory:recall"},
+			Description: "Search what you remember from earlier conversations; returns the best matches with their ids.",
+			Schema: json.RawMessage(`{"type":"object","properties":{
+				"query":{"type":"string","minLength":1,"maxLength":500},
+				"limit":{"type":"integer","minimum":1,"maximum":10}},
+				"required":["query"],"additionalProperties":false}`),
+			Tool: toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) { return recall(ctx, store, args) })},
+		{Name: "forget", Effect: toolbus.Destructive, Tags: []string{"memory:forget"},
+			Description: "Forget a remembered fact for good, by its memory id (from recall); the person confirms it first.",
+			Schema: json.RawMessage(`{"type":"object","properties":{
+				"memory_id":{"type":"integer","minimum":1}},
+				"required":["memory_id"],"additionalProperties":false}`),
+			Tool:    toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) { return forget(ctx, store, args) }),
+			Explain: func(ctx context.Context, args json.RawMessage) string { return explainForget(ctx, store, args) }},
+	}
+}
+
+// ShelfOf is the shelf of memories a conversation sees: the person's own
+// in a private chat, the group's in a group.
+func ShelfOf(c ryo.Caller) memory.Shelf {
+	if c.Chat.Type.IsGroup() {
+		return memory.GroupShelf(c.Chat.ID)
+	}
+	return memory.PersonShelf(c.Person.ID)
+}
+
+// errNoCaller is a tool run outside a conversation: a bug, never the model's.
+var errNoCaller = errors.New("memory tool called without a caller")
+
+func remember(ctx context.Context, store Memories, raw json.RawMessage) (any, error) {
+	var args struct {
+		Content string   `json:"content"`
+		Tags    []string `json:"tags"`
+	}
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return nil, err
+	}
+	c, ok := ryo.CallerOf(ctx)
+	if !ok {
+		return nil, errNoCaller
+	}
+	if strings.TrimSpace(args.Content) == "" {
+		return nil, toolbus.Errorf("empty", "content is empty: write the fact to remember")
+	}
+	shelf := ShelfOf(c)
+	m, err := store.Remember(ctx, memory.Memory{Scope: shelf.Scope, Owner: c.Person.ID, Chat: c.Chat.ID, Content: args.Content,
+		Tags: normalTags(args.Tags), Source: c.Message, AddedBy: c.Person.ID})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"memory_id": m.ID, "remembered_for": whose(shelf)}, nil
+}
+
+func recall(ctx context.Context, store Memories, raw json.RawMessage) (any, error) {
+	var args struct {
+		Query string `json:"query"`
+		Limit int    `json:"limit"`
+	}
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return nil, err
+	}
+	c, ok := ryo.CallerOf(ctx)
+	if !ok {
+		return nil, errNoCaller
+	}
+	if args.Limit == 0 {
+		args.Limit = 5
+	}
+	found, err := store.Recall(ctx, ShelfOf(c), args.Query, args.Limit)
+	if err != nil {
+		return nil, err
+	}
+	type item struct {
+		ID      int64    `json:"memory_id"`
+		Content string   `json:"content"`
+		Tags    []string `json:"tags,omitempty"`
+		Saved   string   `json:"saved"`
+	}
+	items := []item{}
+	for _, m := range found {
+		items = append(items, item{ID: m.ID, Content: m.Content, Tags: m.Tags, Saved: m.CreatedAt.Format("2006-01-02")})
+	}
+	out := map[string]any{"memories": items}
+	if len(items) == 0 {
+		out["note"] = "nothing remembered matches; say so rather than guess"
+	}
+	return out, nil
+}
+
+func forget(ctx context.Context, store Memories, raw json.RawMessage) (any, error) {
+	var args struct {
+		ID int64 `json:"memory_id"`
+	}
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return nil, err
+	}
+	c, ok := ryo.CallerOf(ctx)
+	if !ok {
+		return nil, errNoCaller
+	}
+	m, found, err := store.Forget(ctx, ShelfOf(c), args.ID)
+	if err != nil {
+		return nil, err
+	}
+	if !found { // another shelf's memory looks the same as none at all
+		return nil, toolbus.Errorf("not_found", "there is no memory #%d here; use recall to find the right id", args.ID)
+	}
+	return map[string]any{"forgotten": m.ID, "content": m.Content}, nil
+}
+
+func whose(s memory.Shelf) string {
+	if s.Scope == memory.ScopeGroup {
+		return "this group"
+	}
+	return "this person"
+}
+
+// normalTags are tags as they are stored: lower case, words joined by "-",
+// without duplicates.
+func normalTags(tags []string) []string {
+	out := []string{}
+	for _, t := range tags {
+		t = strings.Join(strings.Fields(strings.ToLower(strings.TrimPrefix(strings.TrimSpace(t), "#"))), "-")
+		if t != "" && !contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// explainForget shows the memory a forget would remove, so that the person
+// confirms the memory itself, not a number.
+func explainForget(ctx context.Context, store Memories, raw json.RawMessage) string {
+	var args struct {
+		ID int64 `json:"memory_id"`
+	}
+	c, ok := ryo.CallerOf(ctx)
+	if json.Unmarshal(raw, &args) != nil || !ok {
+		return ""
+	}
+	m, found, err := store.Memory(ctx, ShelfOf(c), args.ID)
+	switch {
+	case err != nil:
+		return ""
+	case !found:
+		return fmt.Sprintf("There is no memory #%d here, so this would change nothing.", args.ID)
+	}
+	return fmt.Sprintf("Forget memory #%d: “%s”", m.ID, m.Content)
+}
