@@ -52,6 +52,7 @@ type User struct {
 	LanguageCode string
 	IsBot        bool
 	Role         Role
+	Allowed      bool // let in by an admin, for when access is by allowlist
 }
 
 // Name is how the user is named to the model and in the logs: the full

@@ -33,6 +33,7 @@ type Config struct {
 	ConfirmTTL    time.Duration  // how long an action waits for its yes
 	AdminsDecide  bool           // admins may decide anyone's actions
 	Location      *time.Location // the time zone of times shown to people
+	Access        string         // AccessOpen or AccessAllowlist
 }
 
 // Answerer answers a turn; *agent.Agent is one.
@@ -63,6 +64,9 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 	}
 	if cfg.Location == nil {
 		cfg.Location = time.UTC
+	}
+	if cfg.Access == "" {
+		cfg.Access = AccessOpen
 	}
 	if cfg.Tools == nil {
 		cfg.Tools = toolbus.NewRegistry()

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/go-telegram/bot/models"
@@ -36,6 +37,11 @@ func (b *Bot) commands() []command {
 		{name: "help", help: "list the commands you can use", run: b.help},
 		{name: "reset", help: "make me forget this conversation (history stays stored)", run: b.reset},
 		{name: "approvals", help: "recent confirmations and who decided them", admin: true, run: b.approvals},
+		{name: "users", help: "the people I know, with their roles", admin: true, run: b.users},
+		{name: "allow", help: "let someone use me: /allow @name, a user id, or in reply to their message", admin: true, run: b.allow},
+		{name: "ban", help: "stop someone using me: /ban @name, a user id, or in reply", admin: true, run: b.ban},
+		{name: "promote", help: "make someone an admin: /promote @name, a user id, or in reply", admin: true, run: b.promote},
+		{name: "demote", help: "make an admin a normal user again: /demote @name, a user id, or in reply", admin: true, run: b.demote},
 	}
 }
 
@@ -74,15 +80,24 @@ func (b *Bot) parseCommand(m *models.Message) (parsedCommand, bool) {
 }
 
 func (b *Bot) runCommand(ctx context.Context, id int64, m *models.Message, p parsedCommand) error {
-	c := call{update: id, msg: m, chat: chatOf(m.Chat), place: placeOf(m), user: userOf(m.From), args: p.args}
+	known := slices.ContainsFunc(b.commands(), func(cmd command) bool { return cmd.name == p.name })
+	if !known && m.Chat.Type != models.ChatTypePrivate && !p.direct {
+		return nil // a bare unknown command in a group may be another bot's
+	}
+	if ok, err := b.admit(ctx, id, m); !ok || err != nil {
+		return err
+	}
+	user, err := b.db.SaveUser(ctx, userOf(m.From), false) // with the role stored now: admins change it at run time
+	if err != nil {
+		return err
+	}
+	c := call{update: id, msg: m, chat: chatOf(m.Chat), place: placeOf(m), user: user, args: p.args}
 	for _, cmd := range b.commands() {
 		if cmd.name == p.name && (!cmd.admin || b.isAdmin(c.user)) {
 			return cmd.run(ctx, c)
 		}
 	}
-	if m.Chat.Type != models.ChatTypePrivate && !p.direct {
-		return nil // a bare unknown command in a group may be another bot's
-	}
+	// An admin command looks unknown to everyone else: they are shown nothing of it.
 	return b.reply(ctx, c, fmt.Sprintf("I don't know /%s. /help lists what I can do.", p.name))
 }
 

@@ -47,13 +47,18 @@ func (b *Bot) onMessage(ctx context.Context, id int64, m *models.Message) error 
 	}
 	text, _ := textOf(m)
 	addressed := b.addressed(m)
+	media := m.Text == "" && hasMedia(m)
 	switch {
-	case m.Text == "" && hasMedia(m) && addressed:
-		return b.replyOnce(ctx, id, placeOf(m), m.ID, cannotReadMedia)
-	case m.Text == "" || strings.TrimSpace(text) == "":
-		return nil // service messages: joins, pins, topic changes
+	case media && !addressed, !media && strings.TrimSpace(text) == "":
+		return nil // service messages (joins, pins, topic changes), and media not meant for the bot
 	case !addressed:
 		return b.keepAsContext(ctx, id, m)
+	}
+	if ok, err := b.admit(ctx, id, m); !ok || err != nil {
+		return err
+	}
+	if media {
+		return b.replyOnce(ctx, id, placeOf(m), m.ID, cannotReadMedia)
 	}
 	return b.turn(ctx, id, m)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/memory/memorytest"
 )
@@ -126,5 +127,39 @@ func TestExpiredMemoriesAreNotRecalled(t *testing.T) {
 	now = now.Add(2 * time.Hour)
 	if got, _ := db.Recall(ctx(t), memory.PersonShelf(1), "parking", 5); len(got) != 0 {
 		t.Fatalf("after expiry: %+v", got)
+	}
+}
+
+func TestAccess(t *testing.T) {
+	db := memorytest.Open(t)
+	now := time.Now()
+	db.Now = func() time.Time { return now }
+	if _, err := db.SaveUser(ctx(t), ryo.User{ID: 7, FirstName: "Eve", Username: "Eve_X"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if u, ok, err := db.FindUser(ctx(t), 0, "eve_x"); !ok || err != nil || u.ID != 7 || u.Allowed || u.Role != ryo.RoleUser {
+		t.Fatalf("FindUser(@eve_x) = %+v, %v, %v", u, ok, err)
+	}
+	for _, want := range []bool{true, false} {
+		if tell, err := db.Refuse(ctx(t), 7); tell != want || err != nil {
+			t.Fatalf("Refuse = %v, %v; want %v", tell, err, want)
+		}
+	}
+	now = now.Add(25 * time.Hour)
+	if tell, _ := db.Refuse(ctx(t), 7); !tell {
+		t.Fatal("not told again after a day")
+	}
+	u, err := db.SetAccess(ctx(t), 7, ryo.RoleBanned, false, 1)
+	if err != nil || u.Role != ryo.RoleBanned || u.FirstName != "Eve" {
+		t.Fatalf("SetAccess = %+v, %v", u, err)
+	}
+	if tell, _ := db.Refuse(ctx(t), 7); !tell {
+		t.Fatal("not told after the access changed")
+	}
+	if u, err := db.SetAccess(ctx(t), 99, ryo.RoleUser, true, 1); err != nil || !u.Allowed || u.ID != 99 {
+		t.Fatalf("SetAccess of someone never seen = %+v, %v", u, err)
+	}
+	if list, total, err := db.Users(ctx(t), 0, 10); err != nil || total != 2 || list[0].ID != 99 {
+		t.Fatalf("Users = %+v (%d), %v; want the allowed person first", list, total, err)
 	}
 }

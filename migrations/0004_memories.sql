@@ -30,6 +30,7 @@ create index memories_tags_idx on memories using gin (tags);
 alter table users add column allowed boolean not null default false;
 alter table users add column role_by bigint;
 alter table users add column role_at timestamptz;
+alter table users add column refused_at timestamptz;        -- when a person who may not use the bot was last told so
 
 -- What an action will do, in words, when its tool can say (forget names the
 -- memory it removes), shown in its prompt above the arguments.

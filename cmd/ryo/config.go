@@ -51,6 +51,7 @@ type Config struct {
 	ConfirmChanges    bool          // every tool that changes something waits for the yes, not only destructive ones
 	ConfirmTTL        time.Duration // how long an action waits for its yes
 	AdminsDecide      bool          // admins may confirm or cancel anyone's actions
+	Access            string        // open, or allowlist: only admins and the people they let in
 }
 
 // Settings names every variable ryo reads, in the order .env.example lists
@@ -61,7 +62,7 @@ var settingNames = []string{
 	"RYO_MAX_ATTEMPTS", "RYO_POLL_TIMEOUT", "RYO_TELEGRAM_TIMEOUT", "RYO_SHUTDOWN_GRACE", "RYO_MODEL_KEEP_ALIVE",
 	"RYO_MODEL_NUM_CTX", "RYO_MODEL_CONNECT_TIMEOUT", "RYO_MODEL_FIRST_TOKEN_TIMEOUT", "RYO_MODEL_TIMEOUT",
 	"RYO_MAX_ROUNDS", "RYO_TURN_TIMEOUT", "RYO_NOTIFY_AFTER", "RYO_DRAFTS",
-	"RYO_CONFIRM", "RYO_CONFIRM_TTL", "RYO_ADMINS_DECIDE",
+	"RYO_CONFIRM", "RYO_CONFIRM_TTL", "RYO_ADMINS_DECIDE", "RYO_ACCESS",
 }
 
 // ConfigError is a missing or malformed setting. Its text is one line that
@@ -108,6 +109,7 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		ConfirmChanges:    r.oneOf("RYO_CONFIRM", "destructive", "destructive", "changes") == "changes",
 		ConfirmTTL:        r.duration("RYO_CONFIRM_TTL", 15*time.Minute, time.Second),
 		AdminsDecide:      r.oneOf("RYO_ADMINS_DECIDE", "off", "on", "off") == "on",
+		Access:            r.oneOf("RYO_ACCESS", "open", "open", "allowlist"),
 	}
 	return c, r.err
 }

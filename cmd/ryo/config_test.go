@@ -29,7 +29,7 @@ func TestConfigDefaults(t *testing.T) {
 	if c.Token.Reveal() != testToken || c.TelegramAPIURL != "https://api.telegram.org" || c.OllamaHost.String() != "http://127.0.0.1:11434" ||
 		c.Model != "qwen2.5:3b" || c.HTTPAddr != ":8080" || c.Workers != 8 || c.Timezone.String() != "UTC" ||
 		c.FirstTokenTimeout != 2*time.Minute || c.LogLevel != slog.LevelInfo || c.NotifyAfter != 8*time.Second || !c.Drafts ||
-		c.ConfirmChanges || c.ConfirmTTL != 15*time.Minute || c.AdminsDecide {
+		c.ConfirmChanges || c.ConfirmTTL != 15*time.Minute || c.AdminsDecide || c.Access != "open" {
 		t.Fatalf("defaults = %+v", c)
 	}
 }
@@ -47,13 +47,15 @@ func TestConfigValues(t *testing.T) {
 	vars["RYO_CONFIRM"] = "changes"
 	vars["RYO_CONFIRM_TTL"] = "2m"
 	vars["RYO_ADMINS_DECIDE"] = "on"
+	vars["RYO_ACCESS"] = "allowlist"
 	c, err := LoadConfig(env(vars), true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.OllamaHost.String() != "http://gpu-box:11434" || len(c.AdminIDs) != 2 || c.AdminIDs[1] != 34 || c.HTTPAddr != "" ||
 		c.Timezone.String() != "Europe/Berlin" || c.ModelTimeout != 90*time.Second || c.LogLevel != slog.LevelDebug ||
-		c.NotifyAfter != 20*time.Second || c.Drafts || !c.ConfirmChanges || c.ConfirmTTL != 2*time.Minute || !c.AdminsDecide {
+		c.NotifyAfter != 20*time.Second || c.Drafts || !c.ConfirmChanges || c.ConfirmTTL != 2*time.Minute || !c.AdminsDecide ||
+		c.Access != "allowlist" {
 		t.Fatalf("config = %+v", c)
 	}
 }
@@ -75,6 +77,7 @@ func TestConfigErrorsNameTheSettingAndHideSecrets(t *testing.T) {
 		{"bad level", "RYO_LOG_LEVEL", "loud", `RYO_LOG_LEVEL: want debug, info, warn or error`},
 		{"zero notify", "RYO_NOTIFY_AFTER", "0s", `RYO_NOTIFY_AFTER: want a duration of at least 1ms`},
 		{"bad drafts", "RYO_DRAFTS", "maybe", `RYO_DRAFTS: want one of on, off, got "maybe"`},
+		{"bad access", "RYO_ACCESS", "closed", `RYO_ACCESS: want one of open, allowlist, got "closed"`},
 		{"bad confirm", "RYO_CONFIRM", "all", `RYO_CONFIRM: want one of destructive, changes, got "all"`},
 		{"short confirm ttl", "RYO_CONFIRM_TTL", "0s", `RYO_CONFIRM_TTL: want a duration of at least 1s`},
 	}

@@ -168,7 +168,7 @@ func (m *Main) Run(ctx context.Context) error {
 		PollTimeout: cfg.PollTimeout, CallTimeout: cfg.TelegramTimeout, HistoryLimit: cfg.HistoryMessages,
 		MaxAttempts: cfg.MaxAttempts, ShutdownGrace: cfg.ShutdownGrace, TurnTimeout: cfg.TurnTimeout,
 		NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts,
-		Tools: registry, ConfirmTTL: cfg.ConfirmTTL, AdminsDecide: cfg.AdminsDecide, Location: cfg.Timezone,
+		Tools: registry, ConfirmTTL: cfg.ConfirmTTL, AdminsDecide: cfg.AdminsDecide, Location: cfg.Timezone, Access: cfg.Access,
 	}, log, db, answerer, cfg.Model)
 	if err != nil {
 		return err

@@ -1,0 +1,180 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/ryo-bot/ryo"
+)
+
+// Access modes (RYO_ACCESS).
+const (
+	AccessOpen      = "open"      // everyone but banned people
+	AccessAllowlist = "allowlist" // admins and the people they let in
+)
+
+// Refusals, said once (and again after a day at most).
+const (
+	refusedBanned    = "Sorry — you can't use this bot."
+	refusedAllowlist = "Sorry — this bot only talks to people its admin has let in. If you know the admin, send them your Telegram id: %d."
+)
+
+// mayTalk reports whether u may use the bot: admins always, banned people
+// never, and with an allowlist only the people let in.
+func (b *Bot) mayTalk(u ryo.User) bool {
+	switch {
+	case b.isAdmin(u):
+		return true
+	case u.Role == ryo.RoleBanned:
+		return false
+	case b.cfg.Access == AccessAllowlist:
+		return u.Allowed
+	}
+	return true
+}
+
+// admit decides whether the sender of m, a message meant for the bot, may
+// use it, as the database says now (admins change it at run time). Someone
+// who may not gets one polite refusal instead of an answer.
+func (b *Bot) admit(ctx context.Context, id int64, m *models.Message) (bool, error) {
+	u, err := b.db.SaveUser(ctx, userOf(m.From), false)
+	if err != nil {
+		return false, err
+	}
+	if b.mayTalk(u) {
+		return true, nil
+	}
+	b.log.Info("refused someone who may not use the bot", "update_id", id, "user_id", u.ID, "role", u.Role, "access", b.cfg.Access)
+	tell, err := b.db.Refuse(ctx, u.ID)
+	if err != nil || !tell {
+		return false, err
+	}
+	text := refusedBanned
+	if u.Role != ryo.RoleBanned {
+		text = fmt.Sprintf(refusedAllowlist, u.ID)
+	}
+	return false, b.replyOnce(ctx, id, placeOf(m), m.ID, text)
+}
+
+// target finds the person an admin command names: @username, a numeric
+// Telegram id, or the author of the message the command replies to. A
+// numeric id the bot has not seen is still a person, known by id.
+func (b *Bot) target(ctx context.Context, c call) (ryo.User, string, error) {
+	arg := strings.TrimSpace(c.args)
+	if arg == "" && c.msg.ReplyToMessage != nil && c.msg.ReplyToMessage.From != nil && !c.msg.ReplyToMessage.From.IsBot {
+		u, err := b.db.SaveUser(ctx, userOf(c.msg.ReplyToMessage.From), false)
+		return u, "", err
+	}
+	word, _, _ := strings.Cut(arg, " ")
+	var id int64
+	var username string
+	switch n, err := strconv.ParseInt(word, 10, 64); {
+	case err == nil && n > 0:
+		id = n
+	case strings.HasPrefix(word, "@") && len(word) > 1:
+		username = word[1:]
+	default:
+		return ryo.User{}, "Name someone: @username, their Telegram id, or send the command in reply to their message.", nil
+	}
+	u, found, err := b.db.FindUser(ctx, id, username)
+	switch {
+	case err != nil:
+		return ryo.User{}, "", err
+	case found:
+		return u, "", nil
+	case id != 0:
+		return ryo.User{ID: id, Role: ryo.RoleUser}, "", nil
+	}
+	return ryo.User{}, fmt.Sprintf("I don't know @%s yet: they must write to me once, or use their Telegram id.", username), nil
+}
+
+// setAccess is the body of /allow, /ban, /promote and /demote.
+func (b *Bot) setAccess(ctx context.Context, c call, change func(u ryo.User) (ryo.Role, bool, string)) error {
+	u, problem, err := b.target(ctx, c)
+	if err != nil {
+		return err
+	}
+	if problem != "" {
+		return b.reply(ctx, c, problem)
+	}
+	role, allowed, done := change(u)
+	if u.ID == c.user.ID && role != ryo.RoleAdmin {
+		return b.reply(ctx, c, "You can't change your own access.")
+	}
+	if role != ryo.RoleAdmin && slices.Contains(b.cfg.AdminIDs, u.ID) {
+		return b.reply(ctx, c, fmt.Sprintf("%s is an admin by RYO_ADMIN_IDS; change it there.", displayName(u)))
+	}
+	if _, err := b.db.SetAccess(ctx, u.ID, role, allowed, c.user.ID); err != nil {
+		return err
+	}
+	b.log.Info("access changed", "by", c.user.ID, "user_id", u.ID, "role", role, "allowed", allowed)
+	return b.reply(ctx, c, fmt.Sprintf(done, displayName(u)))
+}
+
+func (b *Bot) allow(ctx context.Context, c call) error {
+	return b.setAccess(ctx, c, func(u ryo.User) (ryo.Role, bool, string) {
+		role := u.Role
+		if role == ryo.RoleBanned || role == "" {
+			role = ryo.RoleUser
+		}
+		return role, true, "✅ %s may use me now."
+	})
+}
+
+func (b *Bot) ban(ctx context.Context, c call) error {
+	return b.setAccess(ctx, c, func(ryo.User) (ryo.Role, bool, string) {
+		return ryo.RoleBanned, false, "🚫 %s can no longer use me."
+	})
+}
+
+func (b *Bot) promote(ctx context.Context, c call) error {
+	return b.setAccess(ctx, c, func(ryo.User) (ryo.Role, bool, string) {
+		return ryo.RoleAdmin, true, "⭐ %s is an admin now."
+	})
+}
+
+func (b *Bot) demote(ctx context.Context, c call) error {
+	return b.setAccess(ctx, c, func(u ryo.User) (ryo.Role, bool, string) {
+		return ryo.RoleUser, u.Allowed, "%s is no longer an admin."
+	})
+}
+
+// usersShown is how many people /users lists.
+const usersShown = 50
+
+func (b *Bot) users(ctx context.Context, c call) error {
+	list, total, err := b.db.Users(ctx, 0, usersShown)
+	if err != nil {
+		return err
+	}
+	lines := []string{fmt.Sprintf("👥 People I know (%d), access %s:", total, b.cfg.Access)}
+	for _, u := range list {
+		status := string(u.Role)
+		switch {
+		case b.isAdmin(u):
+			status = "admin"
+		case u.Role != ryo.RoleBanned && b.cfg.Access == AccessAllowlist && !u.Allowed:
+			status = "not let in"
+		case u.Role != ryo.RoleBanned && u.Allowed:
+			status = "let in"
+		}
+		lines = append(lines, fmt.Sprintf("%s · id %d · %s", displayName(u), u.ID, status))
+	}
+	if total > len(list) {
+		lines = append(lines, fmt.Sprintf("… and %d more.", total-len(list)))
+	}
+	return b.reply(ctx, c, strings.Join(lines, "\n"))
+}
+
+// displayName names a person in replies; one known only by id says so.
+func displayName(u ryo.User) string {
+	if u.FirstName == "" && u.LastName == "" && u.Username == "" {
+		return fmt.Sprintf("user %d", u.ID)
+	}
+	return u.Name()
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ryo-bot/ryo/ollamatest"
+	"github.com/ryo-bot/ryo/telegramtest"
+)
+
+var bobDM = telegramtest.Chat{ID: bob.ID, Type: "private", FirstName: "Bob"}
+
+// With an allowlist, a stranger gets one polite refusal and no answer;
+// once an admin lets them in they are answered, and after a ban refused
+// again — all at run time.
+func TestAllowlistAndBansChangeAtRunTime(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ACCESS"] = "allowlist"
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.start()
+	q := h.tg.SendText(bobDM, bob, "hello?")
+	h.answer(bobDM, q.ID, fmt.Sprintf("send them your Telegram id: %d", bob.ID))
+	q2 := h.tg.SendText(bobDM, bob, "hello again?")
+	h.waitFor("Bob's second message handled", func() bool {
+		return strings.Count(h.logs.String(), "refused someone who may not use the bot") == 2
+	})
+	for _, m := range h.tg.BotMessages(bobDM.ID) {
+		if m.ReplyTo == q2.ID {
+			t.Fatalf("Bob was refused twice: %q", m.Text)
+		}
+	}
+	if len(h.llm.Requests()) != 0 {
+		t.Fatal("the model was asked for someone not let in")
+	}
+
+	q = h.tg.SendText(dm, alice, fmt.Sprintf("/allow %d", bob.ID))
+	h.answer(dm, q.ID, "✅ Bob may use me now.")
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Hi Bob!")})
+	q = h.tg.SendText(bobDM, bob, "now?")
+	h.answer(bobDM, q.ID, "Hi Bob!")
+
+	q = h.tg.SendText(dm, alice, fmt.Sprintf("/ban %d", bob.ID))
+	h.answer(dm, q.ID, "🚫 Bob can no longer use me.")
+	q = h.tg.SendText(bobDM, bob, "and now?")
+	h.answer(bobDM, q.ID, "Sorry — you can't use this bot.")
+	if len(h.llm.Requests()) != 1 {
+		t.Fatalf("the model was asked %d times; want once, while Bob was let in", len(h.llm.Requests()))
+	}
+	q = h.tg.SendText(dm, alice, "/users")
+	users := h.answer(dm, q.ID, "People I know (2), access allowlist")
+	text := users[len(users)-1].Text
+	if !strings.Contains(text, fmt.Sprintf("Alice (@alice) · id %d · admin", alice.ID)) || !strings.Contains(text, fmt.Sprintf("Bob · id %d · banned", bob.ID)) {
+		t.Fatalf("/users = %q", text)
+	}
+}
+
+// Admin commands look unknown to everyone else and change nothing; an
+// admin can promote someone, who then has them too.
+func TestAdminCommandsAreForAdminsOnly(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.start()
+	for _, cmd := range []string{"/users", "/allow 5", "/ban 1001", "/promote 1002", "/approvals"} {
+		q := h.tg.SendText(bobDM, bob, cmd)
+		name := strings.Fields(cmd)[0]
+		if msgs := h.answer(bobDM, q.ID, "I don't know "+name); strings.Contains(msgs[len(msgs)-1].Text, "People I know") {
+			t.Fatalf("%s showed Bob %q", cmd, msgs[len(msgs)-1].Text)
+		}
+	}
+	q := h.tg.SendText(dm, alice, "/help")
+	if msgs := h.answer(dm, q.ID, "/users"); !strings.Contains(msgs[len(msgs)-1].Text, "/ban") {
+		t.Fatalf("an admin's /help lacks the admin commands: %q", msgs[len(msgs)-1].Text)
+	}
+	q = h.tg.SendText(bobDM, bob, "/help")
+	if msgs := h.answer(bobDM, q.ID, "/reset"); strings.Contains(msgs[len(msgs)-1].Text, "/ban") {
+		t.Fatalf("Bob's /help shows admin commands: %q", msgs[len(msgs)-1].Text)
+	}
+	q = h.tg.SendText(dm, alice, "/promote "+fmt.Sprint(bob.ID))
+	h.answer(dm, q.ID, "⭐ Bob is an admin now.")
+	q = h.tg.SendText(bobDM, bob, "/users")
+	h.answer(bobDM, q.ID, "People I know")
+	q = h.tg.SendText(bobDM, bob, "/demote "+fmt.Sprint(alice.ID))
+	h.answer(bobDM, q.ID, "is an admin by RYO_ADMIN_IDS")
+	q = h.tg.SendText(dm, alice, "/ban")
+	h.answer(dm, q.ID, "Name someone")
+	q = h.tg.SendText(dm, alice, "/ban @nobody")
+	h.answer(dm, q.ID, "I don't know @nobody yet")
+}
+
+// In an open group a banned person mentioning the bot is refused once and
+// not answered; others are.
+func TestBannedInAGroup(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.start()
+	q := h.tg.SendText(dm, alice, fmt.Sprintf("/ban %d", bob.ID))
+	h.answer(dm, q.ID, "can no longer use me")
+	q = h.tg.SendText(team, bob, "@ryo_test_bot hi")
+	h.answer(team, q.ID, "Sorry — you can't use this bot.")
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Hello Alice.")})
+	q = h.tg.SendText(team, alice, "@ryo_test_bot hi")
+	h.answer(team, q.ID, "Hello Alice.")
+	if len(h.llm.Requests()) != 1 {
+		t.Fatalf("the model was asked %d times; want once, for Alice", len(h.llm.Requests()))
+	}
+}
