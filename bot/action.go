@@ -206,6 +206,9 @@ func (b *Bot) outcome(a memory.Action) string {
 		if a.ResultStatus == toolbus.StatusOK {
 			return "✅ Confirmed by " + by() + " — done."
 		}
+		if a.Origin != memory.OriginModel {
+			return "⚠️ Confirmed by " + by() + " — but it did not work."
+		}
 		return "⚠️ Confirmed by " + by() + " — but it did not work; see my answer below."
 	case memory.ActionCancelled:
 		return "❌ Cancelled by " + by() + " — nothing was done."
@@ -244,6 +247,9 @@ const (
 
 // onPress handles a button press.
 func (b *Bot) onPress(ctx context.Context, update int64, q *models.CallbackQuery) error {
+	if strings.HasPrefix(q.Data, pagePrefix) {
+		return b.onPage(ctx, q)
+	}
 	id, yes, ok := parsePress(q.Data)
 	if !ok {
 		b.log.Info("button press with unknown data", "update_id", update, "user_id", q.From.ID)
@@ -311,6 +317,9 @@ func (b *Bot) press(ctx context.Context, update int64, q *models.CallbackQuery, 
 	if err := b.answerPress(ctx, q, pressConfirmed, false); err != nil {
 		return err
 	}
+	if a.Origin != memory.OriginModel {
+		return b.executeCommand(ctx, a, ryo.Caller{Person: ryo.User{ID: a.Requester}, Chat: b.chatOfPress(q, a), Place: a.Place})
+	}
 	replyTo := a.PromptID
 	if q.Message.Message != nil { // the prompt pressed, known even before its turn recorded it
 		replyTo = q.Message.Message.ID
@@ -355,7 +364,7 @@ func (b *Bot) answerPress(ctx context.Context, q *models.CallbackQuery, text str
 // in its prompt. An action an interrupted run executed is not run again.
 func (b *Bot) execute(ctx context.Context, a memory.Action, shown *stages.Turn) error {
 	if a.State == memory.ActionConfirmed {
-		res := b.runAction(ctx, a, shown)
+		res := b.runAction(ctx, a, shown.Observe)
 		if res.Status == toolbus.StatusCancelled && ctx.Err() != nil {
 			return ctx.Err() // shutting down: the press resumes at the next start
 		}
@@ -372,10 +381,31 @@ func (b *Bot) execute(ctx context.Context, a memory.Action, shown *stages.Turn) 
 	return nil
 }
 
+// executeCommand runs a confirmed action a command asked for, and shows
+// the outcome in its prompt: there is no conversation to go on with.
+func (b *Bot) executeCommand(ctx context.Context, a memory.Action, caller ryo.Caller) error {
+	if a.State == memory.ActionConfirmed {
+		res := b.runCommandAction(ctx, a, caller)
+		if res.Status == toolbus.StatusCancelled && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		err := b.record(ctx, "finish action", func(ctx context.Context) (err error) {
+			a, err = b.db.FinishAction(ctx, a.ID, ryo.Message{}, res.Status)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		b.log.Info("action executed", "action", a.ID, "tool", a.Tool, "origin", a.Origin, "status", res.Status)
+	}
+	b.settle(ctx, a)
+	return nil
+}
+
 // runAction runs the tool with the arguments the person saw, through the
-// tool bus, showing it in the turn's status message.
-func (b *Bot) runAction(ctx context.Context, a memory.Action, shown *stages.Turn) toolbus.Result {
-	shown.Observe(ryo.Step{Kind: ryo.StepTool, Tool: a.Tool, Args: a.Args})
+// tool bus, telling observe (the turn's status message).
+func (b *Bot) runAction(ctx context.Context, a memory.Action, observe func(ryo.Step)) toolbus.Result {
+	observe(ryo.Step{Kind: ryo.StepTool, Tool: a.Tool, Args: a.Args})
 	var res toolbus.Result
 	if toolbus.ArgsHash(a.Args) != a.ArgsHash {
 		b.log.Error("an action's stored arguments differ from those shown; not running it", "action", a.ID, "tool", a.Tool)
@@ -384,7 +414,7 @@ func (b *Bot) runAction(ctx context.Context, a memory.Action, shown *stages.Turn
 	} else {
 		res = b.cfg.Tools.Run(ctx, toolbus.Call{ID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Confirmed: true})
 	}
-	shown.Observe(ryo.Step{Kind: ryo.StepToolDone, Tool: a.Tool, Status: res.Status, Took: res.Latency})
+	observe(ryo.Step{Kind: ryo.StepToolDone, Tool: a.Tool, Status: res.Status, Took: res.Latency})
 	return res
 }
 
@@ -402,8 +432,12 @@ func expired(a memory.Action) toolbus.Result {
 		Error: toolbus.Errorf("expired", "the person did not confirm in time, so %s was not done", a.Tool)}
 }
 
-// resultMessage is res as the tool-result message stored in a's place.
+// resultMessage is res as the tool-result message stored in a's place; none
+// for an action a command asked for, which no conversation waits on.
 func (b *Bot) resultMessage(a memory.Action, res toolbus.Result, update int64) ryo.Message {
+	if a.Origin != memory.OriginModel && a.Origin != "" {
+		return ryo.Message{}
+	}
 	return ryo.Message{Place: a.Place, Kind: ryo.KindToolResult, Text: res.Text(), UpdateID: update, Metadata: res.Metadata()}
 }
 

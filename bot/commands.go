@@ -36,6 +36,9 @@ func (b *Bot) commands() []command {
 		{name: "start", help: "introduce yourself and see what I can do", run: b.start},
 		{name: "help", help: "list the commands you can use", run: b.help},
 		{name: "reset", help: "make me forget this conversation (history stays stored)", run: b.reset},
+		{name: "memory", help: "what I remember for you (in a group: for the group)", run: b.memoryCmd},
+		{name: "forget", help: "make me forget one memory: /forget <id>", run: b.forgetCmd},
+		{name: "tags", help: "the tags of the conversations: /tags, /tags <tag>, /tags rename <old> <new>, /tags delete <tag>", admin: true, run: b.tagsCmd},
 		{name: "approvals", help: "recent confirmations and who decided them", admin: true, run: b.approvals},
 		{name: "users", help: "the people I know, with their roles", admin: true, run: b.users},
 		{name: "allow", help: "let someone use me: /allow @name, a user id, or in reply to their message", admin: true, run: b.allow},
@@ -105,16 +108,22 @@ func (b *Bot) reply(ctx context.Context, c call, text string) error {
 	return b.replyOnce(ctx, c.update, c.place, c.msg.ID, text)
 }
 
-// replyOnce sends the one reply an update gets, unless an earlier run of the
-// same update already sent it, and remembers it.
-func (b *Bot) replyOnce(ctx context.Context, update int64, place ryo.Place, replyTo int, text string) error {
+// replyOnce sends the one reply an update gets, with buttons if any,
+// unless an earlier run of the same update already sent it, and remembers
+// it.
+func (b *Bot) replyOnce(ctx context.Context, update int64, place ryo.Place, replyTo int, text string, buttons ...button) error {
 	prior, err := b.db.Turn(ctx, update)
 	if err != nil || prior.StatusMessageID != 0 {
 		return err
 	}
 	var id int
-	err = idle(ctx, func() (err error) { // a reply may wait its turn at Telegram: other chats go on meanwhile
-		id, err = b.tg.Send(ctx, place, replyTo, render.Part{Plain: text})
+	part := render.Part{Plain: render.Text(text, render.MaxUnits).Plain} // plain text, cut to one message
+	err = idle(ctx, func() (err error) {                                 // a reply may wait its turn at Telegram: other chats go on meanwhile
+		if len(buttons) > 0 {
+			id, err = b.tg.SendButtons(ctx, place, replyTo, part, buttons...)
+			return err
+		}
+		id, err = b.tg.Send(ctx, place, replyTo, part)
 		return err
 	})
 	if err != nil {

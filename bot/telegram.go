@@ -57,11 +57,20 @@ type button struct{ text, data string }
 
 // SendButtons sends a message with a row of buttons, which must arrive.
 func (t *telegram) SendButtons(ctx context.Context, place ryo.Place, replyTo int, text render.Part, buttons ...button) (int, error) {
+	return t.send(ctx, urgent, place, replyTo, text, keyboard(buttons))
+}
+
+// keyboard is a row of buttons as Telegram takes it; none (nil) leaves a
+// message without a keyboard.
+func keyboard(buttons []button) models.ReplyMarkup {
+	if len(buttons) == 0 {
+		return nil
+	}
 	row := make([]models.InlineKeyboardButton, len(buttons))
 	for i, b := range buttons {
 		row[i] = models.InlineKeyboardButton{Text: b.text, CallbackData: b.data}
 	}
-	return t.send(ctx, urgent, place, replyTo, text, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{row}})
+	return &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{row}}
 }
 
 // send posts a message. HTML that Telegram refuses is sent again as plain
@@ -129,12 +138,21 @@ func (t *telegram) Progress(ctx context.Context, place ryo.Place, id int, text r
 }
 
 func (t *telegram) editJob(c class, place ryo.Place, id int, text render.Part) *apiCall {
+	return t.editWith(c, place, id, text, nil)
+}
+
+func (t *telegram) editWith(c class, place ryo.Place, id int, text render.Part, markup models.ReplyMarkup) *apiCall {
 	return &apiCall{chat: place.ChatID, class: c, key: messageKey(id), method: "editMessageText", call: func(ctx context.Context) error {
-		params := &tg.EditMessageTextParams{ChatID: place.ChatID, MessageID: id}
+		params := &tg.EditMessageTextParams{ChatID: place.ChatID, MessageID: id, ReplyMarkup: markup}
 		params.Text, params.ParseMode = content(text)
 		_, err := t.api.EditMessageText(ctx, params)
 		return err
 	}}
+}
+
+// EditButtons replaces the text and the row of buttons of message id.
+func (t *telegram) EditButtons(ctx context.Context, place ryo.Place, id int, text render.Part, buttons ...button) error {
+	return editOutcome(t.e.do(ctx, t.editWith(urgent, place, id, text, keyboard(buttons))))
 }
 
 // editOutcome reads an edit's error: no change is success, a message that

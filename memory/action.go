@@ -11,6 +11,13 @@ import (
 	"github.com/ryo-bot/ryo"
 )
 
+// Who asked for an action.
+const (
+	OriginModel   = "model"   // the model, in a conversation that goes on after the yes
+	OriginCommand = "command" // a person's own command, such as /forget
+	OriginAdmin   = "admin"   // an admin's command, such as /memory forget
+)
+
 // Action states.
 const (
 	ActionPending   = "pending"
@@ -36,6 +43,7 @@ type Action struct {
 	Key           string // the call's idempotency key
 	Reason        string // destructive, policy or model
 	Summary       string // what it will do, in words; "" when its tool cannot say
+	Origin        string // OriginModel, OriginCommand or OriginAdmin
 	State         string
 	PromptID      int // the message with the buttons; 0 until sent
 	FileID        int // the arguments in full as a file; 0 when none
@@ -62,7 +70,7 @@ const (
 )
 
 const actionColumns = `a.id, a.chat_id, a.thread_id, a.requester_id, ` + requesterName + `, a.update_id, a.call_id, a.tool, a.arguments,
-	a.arguments_hash, a.idempotency_key, a.reason, a.summary, a.state, coalesce(a.prompt_message_id, 0), coalesce(a.file_message_id, 0),
+	a.arguments_hash, a.idempotency_key, a.reason, a.summary, a.origin, a.state, coalesce(a.prompt_message_id, 0), coalesce(a.file_message_id, 0),
 	a.prompt_settled, a.result_status, coalesce(a.decided_by, 0), ` + deciderName + `,
 	coalesce(a.decided_update, 0), a.created_at, a.expires_at, coalesce(a.decided_at, 'epoch'), coalesce(a.executed_at, 'epoch')`
 
@@ -71,7 +79,7 @@ const actionFrom = ` from actions a left join users u on u.id = a.decided_by lef
 // actionFields are where the actionColumns of a row go.
 func actionFields(a *Action) []any {
 	return []any{&a.ID, &a.Place.ChatID, &a.Place.Thread, &a.Requester, &a.RequesterName, &a.UpdateID, &a.CallID, &a.Tool, &a.Args,
-		&a.ArgsHash, &a.Key, &a.Reason, &a.Summary, &a.State, &a.PromptID, &a.FileID,
+		&a.ArgsHash, &a.Key, &a.Reason, &a.Summary, &a.Origin, &a.State, &a.PromptID, &a.FileID,
 		&a.Settled, &a.ResultStatus, &a.DecidedBy, &a.DeciderName,
 		&a.DecidedUpdate, &a.CreatedAt, &a.ExpiresAt, &a.DecidedAt, &a.ExecutedAt}
 }
@@ -102,24 +110,45 @@ func (db *DB) SaveHeldAnswer(ctx context.Context, updateID int64, place ryo.Plac
 		if err := saveTurnAnswer(ctx, tx, updateID, place, answer, meta, now); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `insert into actions (id, chat_id, thread_id, requester_id, update_id, call_id, tool,
-				arguments, arguments_hash, idempotency_key, reason, summary, created_at, expires_at)
-			values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-			on conflict (idempotency_key) do nothing`,
-			a.ID, place.ChatID, place.Thread, a.Requester, updateID, a.CallID, a.Tool,
-			a.Args, a.ArgsHash, a.Key, a.Reason, a.Summary, now, a.ExpiresAt)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 1 {
-			if err := actionEvent(ctx, tx, a.ID, "requested", a.Requester, a.Reason, now); err != nil {
-				return err
-			}
-		}
-		a, err = scanAction(tx.QueryRow(ctx, `select `+actionColumns+actionFrom+`where a.idempotency_key = $1`, a.Key))
+		var err error
+		a, err = insertAction(ctx, tx, updateID, place, a, now)
 		return err
 	})
 	return a, err
+}
+
+// SaveCommandAction stores an action a command asks the person to confirm,
+// once per update: a command run again finds the action it made.
+func (db *DB) SaveCommandAction(ctx context.Context, updateID int64, place ryo.Place, a Action) (Action, error) {
+	err := db.tx(ctx, "save command action", func(tx pgx.Tx) error {
+		var err error
+		a, err = insertAction(ctx, tx, updateID, place, a, db.Now())
+		return err
+	})
+	return a, err
+}
+
+// insertAction stores a, unless an action with its idempotency key is
+// stored already, and returns the one stored.
+func insertAction(ctx context.Context, tx pgx.Tx, updateID int64, place ryo.Place, a Action, now time.Time) (Action, error) {
+	if a.Origin == "" {
+		a.Origin = OriginModel
+	}
+	tag, err := tx.Exec(ctx, `insert into actions (id, chat_id, thread_id, requester_id, update_id, call_id, tool,
+			arguments, arguments_hash, idempotency_key, reason, summary, origin, created_at, expires_at)
+		values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+		on conflict (idempotency_key) do nothing`,
+		a.ID, place.ChatID, place.Thread, a.Requester, updateID, a.CallID, a.Tool,
+		a.Args, a.ArgsHash, a.Key, a.Reason, a.Summary, a.Origin, now, a.ExpiresAt)
+	if err != nil {
+		return Action{}, err
+	}
+	if tag.RowsAffected() == 1 {
+		if err := actionEvent(ctx, tx, a.ID, "requested", a.Requester, a.Reason, now); err != nil {
+			return Action{}, err
+		}
+	}
+	return scanAction(tx.QueryRow(ctx, `select `+actionColumns+actionFrom+`where a.idempotency_key = $1`, a.Key))
 }
 
 // Action returns the action with id.
@@ -231,8 +260,11 @@ func (db *DB) FinishAction(ctx context.Context, id string, result ryo.Message, s
 }
 
 // saveActionResult stores an action's tool result unless one is stored
-// under its key already.
+// under its key already, or there is none to store.
 func saveActionResult(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Time) error {
+	if m.Text == "" {
+		return nil // an action a command asked for: no conversation to tell
+	}
 	var meta struct {
 		Key string `json:"idempotency_key"`
 	}

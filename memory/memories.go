@@ -51,9 +51,16 @@ func PersonShelf(user int64) Shelf { return Shelf{Scope: ScopeUser, ID: user} }
 // GroupShelf is a group's memories.
 func GroupShelf(chat int64) Shelf { return Shelf{Scope: ScopeGroup, ID: chat} }
 
+// EveryShelf is every memory of every person and group: only admins'
+// commands use it.
+func EveryShelf() Shelf { return Shelf{Scope: "every"} }
+
 // where is the condition that keeps a query on the shelf, with its
 // arguments numbered from n.
 func (s Shelf) where(n int) (string, []any) {
+	if s.Scope == "every" {
+		return "$" + strconv.Itoa(n) + "::bigint is not null", []any{int64(0)}
+	}
 	if s.Scope == ScopeGroup {
 		return "m.scope = 'group' and m.chat_id = $" + strconv.Itoa(n), []any{s.ID}
 	}
@@ -150,7 +157,7 @@ func (db *DB) Remember(ctx context.Context, m Memory) (Memory, error) {
 // searchOf is the SQL that makes a memory's search vector from its content
 // and tags.
 func searchOf(content, tags string) string {
-	return `to_tsvector('simple', ` + content + `::text || ' ' || array_to_string(` + tags + `::text[], ' '))`
+	return `to_tsvector('simple', ` + content + `::text || ' ' || array_to_string((` + tags + `)::text[], ' '))`
 }
 
 // Memories returns the shelf's memories, newest first, from offset, and how

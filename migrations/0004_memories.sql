@@ -35,3 +35,20 @@ alter table users add column refused_at timestamptz;        -- when a person who
 -- What an action will do, in words, when its tool can say (forget names the
 -- memory it removes), shown in its prompt above the arguments.
 alter table actions add column summary text not null default '';
+
+-- Who asked for an action: the model in a conversation (which goes on
+-- after the yes), a person's own command (/forget), or an admin's command
+-- (/memory forget), which only show their outcome.
+alter table actions add column origin text not null default 'model' check (origin in ('model', 'command', 'admin'));
+
+-- Paged lists sent with ◀ ▶ buttons (/memory, /tags, …): the buttons carry
+-- the view's opaque id and a page number; the view says what is listed and
+-- for whom.
+create table views (
+    id         text primary key,
+    kind       text not null,
+    viewer_id  bigint not null,              -- only they may turn its pages
+    chat_id    bigint not null,
+    subject    jsonb not null default '{}',
+    created_at timestamptz not null
+);

@@ -147,12 +147,12 @@ func contents(r ollamatest.Request) string {
 func TestCommands(t *testing.T) {
 	h := newHarness(t)
 	h.start()
-	h.waitFor("the command menu", func() bool { return len(h.tg.Commands()) == 3 })
+	h.waitFor("the command menu", func() bool { return len(h.tg.Commands()) == 5 })
 	var menu []string
 	for _, c := range h.tg.Commands() {
 		menu = append(menu, c.Command)
 	}
-	if strings.Join(menu, ",") != "start,help,reset" {
+	if strings.Join(menu, ",") != "start,help,reset,memory,forget" {
 		t.Fatalf("menu = %v", menu)
 	}
 	q := h.tg.SendText(dm, alice, "/start")

@@ -1,0 +1,242 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	tg "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/render"
+	"github.com/ryo-bot/ryo/stages"
+)
+
+// Long lists — memories, tags — are sent a page at a time with ◀ and ▶
+// buttons. The buttons carry the view's opaque id and the page to show
+// ("pg:<id>:<page>"); the view, stored, says what is listed and for whom.
+// Only the person who asked for the list turns its pages, and admin lists
+// only while they are still admins.
+
+const (
+	pagePrefix = "pg:"
+	pageSize   = 10
+	maxRecall  = 50 // memories a search lists at most
+)
+
+// View kinds.
+const (
+	viewMemories = "memories" // a shelf's memories
+	viewSearch   = "search"   // memories of every shelf that match a query (admins)
+	viewTags     = "tags"     // the most used tags (admins)
+	viewTagged   = "tagged"   // the messages and memories with one tag (admins)
+)
+
+// viewSubject is what a view lists.
+type viewSubject struct {
+	Scope string `json:"scope,omitempty"` // viewMemories: the shelf
+	ID    int64  `json:"id,omitempty"`
+	Label string `json:"label,omitempty"` // "Your memories", "Bob's memories", …
+	Admin bool   `json:"admin,omitempty"` // an admin's list
+	Query string `json:"query,omitempty"` // viewSearch
+	Tag   string `json:"tag,omitempty"`   // viewTagged
+}
+
+// page is one page of a view, as text.
+type page struct {
+	text  string
+	pages int
+}
+
+// sendView answers command c with the first page of a new view.
+func (b *Bot) sendView(ctx context.Context, c call, kind string, subject viewSubject, empty string) error {
+	raw, _ := json.Marshal(subject)
+	v := memory.View{ID: newActionID(), Kind: kind, Viewer: c.user.ID, Chat: c.chat.ID, Subject: raw}
+	p, err := b.renderPage(ctx, v, 0)
+	if err != nil {
+		return err
+	}
+	if p.pages == 0 {
+		return b.reply(ctx, c, empty)
+	}
+	if p.pages == 1 {
+		return b.reply(ctx, c, p.text)
+	}
+	if err := b.db.SaveView(ctx, v); err != nil {
+		return err
+	}
+	return b.replyOnce(ctx, c.update, c.place, c.msg.ID, p.text, pageButtons(v.ID, 0, p.pages)...)
+}
+
+func pageButtons(id string, n, pages int) []button {
+	var out []button
+	if n > 0 {
+		out = append(out, button{"◀ Back", pagePrefix + id + ":" + strconv.Itoa(n-1)})
+	}
+	if n < pages-1 {
+		out = append(out, button{"Next ▶", pagePrefix + id + ":" + strconv.Itoa(n+1)})
+	}
+	return out
+}
+
+// onPage turns a view's page.
+func (b *Bot) onPage(ctx context.Context, q *models.CallbackQuery) error {
+	id, num, _ := strings.Cut(strings.TrimPrefix(q.Data, pagePrefix), ":")
+	n, err := strconv.Atoi(num)
+	v, found, verr := b.db.View(ctx, id)
+	switch {
+	case verr != nil:
+		return verr
+	case err != nil || n < 0 || !found || q.Message.Message == nil:
+		return b.answerPress(ctx, q, staleButton, false)
+	}
+	var subject viewSubject
+	_ = json.Unmarshal(v.Subject, &subject) // stored by sendView
+	presser, err := b.db.SaveUser(ctx, userOf(&q.From), false)
+	if err != nil {
+		return err
+	}
+	if presser.ID != v.Viewer || subject.Admin && !b.isAdmin(presser) {
+		return b.answerPress(ctx, q, "Only the person who asked for this list can turn its pages.", true)
+	}
+	p, err := b.renderPage(ctx, v, n)
+	if err != nil {
+		return err
+	}
+	n = min(n, max(p.pages-1, 0))
+	if err := b.answerPress(ctx, q, "", false); err != nil {
+		return err
+	}
+	place := placeOf(q.Message.Message)
+	err = idle(ctx, func() error {
+		return b.tg.EditButtons(ctx, place, q.Message.Message.ID, render.Part{Plain: render.Text(p.text, render.MaxUnits).Plain},
+			pageButtons(v.ID, n, p.pages)...)
+	})
+	if errors.Is(err, stages.ErrMessageGone) || errors.Is(err, tg.ErrorBadRequest) {
+		return nil
+	}
+	return err
+}
+
+// renderPage is page n of view v (the last page when n is past it).
+func (b *Bot) renderPage(ctx context.Context, v memory.View, n int) (page, error) {
+	var s viewSubject
+	_ = json.Unmarshal(v.Subject, &s) // stored by sendView
+	var lines []string
+	var total int
+	var title, footer string
+	var err error
+	switch v.Kind {
+	case viewMemories:
+		title, footer = s.Label, "Forget one with /forget <id>."
+		if s.Admin {
+			footer = "Forget one with /memory forget <id>."
+		}
+		lines, total, err = b.memoryLines(ctx, memory.Shelf{Scope: s.Scope, ID: s.ID}, n)
+	case viewSearch:
+		title, footer = fmt.Sprintf("Memories matching “%s”", s.Query), "Forget one with /memory forget <id>."
+		lines, total, err = b.searchLines(ctx, s.Query, n)
+	case viewTags:
+		title, footer = "Tags, most used first", "/tags <tag> shows where one is used."
+		lines, total, err = b.tagLines(ctx, n)
+	case viewTagged:
+		title = fmt.Sprintf("Tagged “%s”, newest first", s.Tag)
+		lines, total, err = b.taggedLines(ctx, s.Tag, n)
+	default:
+		return page{}, nil
+	}
+	if err != nil || total == 0 {
+		return page{}, err
+	}
+	pages := (total + pageSize - 1) / pageSize
+	if n >= pages && pages > 0 {
+		return b.renderPage(ctx, v, pages-1)
+	}
+	text := fmt.Sprintf("%s (%d)", title, total)
+	if pages > 1 {
+		text += fmt.Sprintf(" — page %d of %d", n+1, pages)
+	}
+	text += ":\n" + strings.Join(lines, "\n")
+	if footer != "" {
+		text += "\n\n" + footer
+	}
+	return page{text: text, pages: pages}, nil
+}
+
+func (b *Bot) memoryLines(ctx context.Context, s memory.Shelf, n int) ([]string, int, error) {
+	list, total, err := b.db.Memories(ctx, s, n*pageSize, pageSize)
+	if err != nil {
+		return nil, 0, err
+	}
+	lines := make([]string, len(list))
+	for i, m := range list {
+		lines[i] = b.memoryLine(m, false)
+	}
+	return lines, total, nil
+}
+
+func (b *Bot) searchLines(ctx context.Context, query string, n int) ([]string, int, error) {
+	list, err := b.db.Recall(ctx, memory.EveryShelf(), query, maxRecall)
+	if err != nil {
+		return nil, 0, err
+	}
+	var lines []string
+	for i := n * pageSize; i < len(list) && i < (n+1)*pageSize; i++ {
+		lines = append(lines, b.memoryLine(list[i], true))
+	}
+	return lines, len(list), nil
+}
+
+// memoryLine is one memory in a list: its id, when, whose (for admins),
+// what, and its tags.
+func (b *Bot) memoryLine(m memory.Memory, whose bool) string {
+	line := fmt.Sprintf("#%d · %s · ", m.ID, m.CreatedAt.In(b.cfg.Location).Format("2 Jan 2006"))
+	if whose {
+		if m.Scope == memory.ScopeGroup {
+			line += fmt.Sprintf("group %d · ", m.Chat)
+		} else {
+			line += orSomeone(m.OwnerName) + fmt.Sprintf(" (%d) · ", m.Owner)
+		}
+	}
+	line += clip(strings.Join(strings.Fields(m.Content), " "), 300)
+	if len(m.Tags) > 0 {
+		line += " #" + strings.Join(m.Tags, " #")
+	}
+	return line
+}
+
+func (b *Bot) tagLines(ctx context.Context, n int) ([]string, int, error) {
+	list, total, err := b.db.TagUses(ctx, n*pageSize, pageSize)
+	if err != nil {
+		return nil, 0, err
+	}
+	lines := make([]string, len(list))
+	for i, u := range list {
+		lines[i] = fmt.Sprintf("%s · %d · last %s", u.Tag, u.Count, b.clock(u.LastSeen))
+	}
+	return lines, total, nil
+}
+
+func (b *Bot) taggedLines(ctx context.Context, tag string, n int) ([]string, int, error) {
+	list, total, err := b.db.TaggedWith(ctx, tag, n*pageSize, pageSize)
+	if err != nil {
+		return nil, 0, err
+	}
+	lines := make([]string, len(list))
+	for i, t := range list {
+		what := "💬"
+		if t.Kind == "memory" {
+			what = fmt.Sprintf("🧠 #%d", t.ID)
+		}
+		who := ""
+		if t.Who != "" {
+			who = t.Who + ": "
+		}
+		lines[i] = fmt.Sprintf("%s · %s · %s%s", what, b.clock(t.At), who, clip(strings.Join(strings.Fields(t.Text), " "), 200))
+	}
+	return lines, total, nil
+}
