@@ -13,6 +13,7 @@ import (
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/stages"
 	"github.com/ryo-bot/ryo/toolbus"
+	"github.com/ryo-bot/ryo/tools"
 )
 
 // Config is what the bot needs to know.
@@ -34,6 +35,7 @@ type Config struct {
 	AdminsDecide  bool           // admins may decide anyone's actions
 	Location      *time.Location // the time zone of times shown to people
 	Access        string         // AccessOpen or AccessAllowlist
+	Embedder      tools.Embedder // for recall by meaning; nil without an embedding model
 }
 
 // Answerer answers a turn; *agent.Agent is one.

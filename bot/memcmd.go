@@ -91,7 +91,8 @@ func (b *Bot) memoryAdd(ctx context.Context, c call, rest string) error {
 		return b.reply(ctx, c, usageMemoryAdmin)
 	}
 	m, err := b.db.Remember(ctx, memory.Memory{Scope: memory.ScopeUser, Owner: u.ID, Chat: c.chat.ID,
-		Content: strings.Join(words, " "), Tags: tags, AddedBy: c.user.ID})
+		Content: strings.Join(words, " "), Tags: tags, AddedBy: c.user.ID,
+		Embedding: tools.Vector(ctx, b.cfg.Embedder, b.log, strings.Join(words, " "))})
 	if err == memory.ErrTooLong {
 		return b.reply(ctx, c, "That is too long: a memory is at most 2000 characters.")
 	}

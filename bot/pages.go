@@ -14,6 +14,7 @@ import (
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/stages"
+	"github.com/ryo-bot/ryo/tools"
 )
 
 // Long lists — memories, tags — are sent a page at a time with ◀ and ▶
@@ -180,7 +181,7 @@ func (b *Bot) memoryLines(ctx context.Context, s memory.Shelf, n int) ([]string,
 }
 
 func (b *Bot) searchLines(ctx context.Context, query string, n int) ([]string, int, error) {
-	list, err := b.db.Recall(ctx, memory.EveryShelf(), query, maxRecall)
+	list, err := b.db.RecallNear(ctx, memory.EveryShelf(), query, tools.Vector(ctx, b.cfg.Embedder, b.log, query), maxRecall)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -120,7 +120,8 @@ func (b *Bot) memories(ctx context.Context, t talk) ([]agent.Memory, error) {
 	if t.text == "" {
 		return nil, nil
 	}
-	found, err := b.db.Recall(ctx, tools.ShelfOf(t.caller()), t.text, memoriesShown)
+	vec := tools.Vector(ctx, b.cfg.Embedder, b.log, t.text)
+	found, err := b.db.RecallNear(ctx, tools.ShelfOf(t.caller()), t.text, vec, memoriesShown)
 	if err != nil {
 		return nil, err
 	}

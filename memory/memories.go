@@ -1,8 +1,11 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -238,40 +241,57 @@ func (db *DB) Forget(ctx context.Context, s Shelf, id int64) (Memory, bool, erro
 // rare it is on the shelf, so that "my" or "is" weigh little and "Rex" a
 // lot (BM25's inverse document frequency).
 func (db *DB) Recall(ctx context.Context, s Shelf, query string, limit int) ([]Memory, error) {
-	stems := queryStems(query)
-	if len(stems) == 0 || limit <= 0 {
+	return db.RecallNear(ctx, s, query, nil, limit)
+}
+
+// RecallNear is Recall that also ranks the memories by how close their
+// embeddings are to vec, the query's (nil: by words alone), and fuses the
+// two rankings (reciprocal rank fusion: a memory's score is the sum of
+// 1/(60+rank) over the rankings it is in), so that a memory found by its
+// meaning alone, or by its words alone, still comes up.
+//
+// The vectors are compared here, exactly, rather than by pgvector: a shelf
+// holds one person's or one group's memories — hundreds, a few thousand —
+// which takes well under a millisecond, and needs no extension in
+// PostgreSQL.
+func (db *DB) RecallNear(ctx context.Context, s Shelf, query string, vec []float32, limit int) ([]Memory, error) {
+	if limit <= 0 {
 		return nil, nil
 	}
 	var out []Memory
 	err := db.tx(ctx, "recall", func(tx pgx.Tx) error {
-		cond, args := s.where(4)
-		rows, err := tx.Query(ctx, `with cand as (
-				select m.id, m.search from memories m where `+cond+live+`),
-			n as (select count(*)::float8 as n from cand),
-			q as (select stem, to_tsquery('simple', quote_literal(stem) || ':*') as tsq from unnest($2::text[]) as stem),
-			df as (select q.stem, q.tsq, count(c.id)::float8 as df from q join cand c on c.search @@ q.tsq group by q.stem, q.tsq),
-			scored as (select c.id, sum(ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5))) as score
-				from cand c cross join n join df on c.search @@ df.tsq group by c.id)
-			select `+memoryColumns+`, scored.score from scored join memories m on m.id = scored.id
-				left join users o on o.id = m.owner_id
-			order by scored.score desc, m.id desc limit $3`, append([]any{db.Now(), stems, limit}, args...)...)
+		pool := max(limit*5, 50)
+		byWords, err := wordRanking(ctx, tx, s, queryStems(query), db.Now(), pool)
 		if err != nil {
 			return err
 		}
-		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (Memory, error) {
-			var m Memory
-			err := row.Scan(append(memoryFields(&m), &m.Score)...)
-			m.unsetTimes()
-			return m, err
-		})
-		if err != nil || len(out) == 0 {
+		byMeaning, err := vectorRanking(ctx, tx, s, vec, db.Now(), pool)
+		if err != nil {
 			return err
 		}
-		ids := make([]int64, len(out))
-		now := db.Now()
-		for i := range out {
-			ids[i], out[i].LastUsed = out[i].ID, now
+		ids, scores := fuse(limit, byWords, byMeaning)
+		if len(ids) == 0 {
+			return nil
 		}
+		rows, err := tx.Query(ctx, `select `+memoryColumns+memoryFrom+`where m.id = any($1)`, ids)
+		if err != nil {
+			return err
+		}
+		found, err := pgx.CollectRows(rows, scanMemory)
+		if err != nil {
+			return err
+		}
+		now := db.Now()
+		for i := range found {
+			found[i].Score, found[i].LastUsed = scores[found[i].ID], now
+		}
+		slices.SortFunc(found, func(a, b Memory) int {
+			if c := cmp.Compare(b.Score, a.Score); c != 0 {
+				return c
+			}
+			return cmp.Compare(b.ID, a.ID)
+		})
+		out = found
 		_, err = tx.Exec(ctx, `update memories set last_used_at = $2 where id = any($1)`, ids, now)
 		return err
 	})
@@ -279,6 +299,100 @@ func (db *DB) Recall(ctx context.Context, s Shelf, query string, limit int) ([]M
 		return nil, err
 	}
 	return out, nil
+}
+
+// wordRanking is the shelf's memories that contain the query's stems, best
+// first, by the summed rarity of the stems they contain.
+func wordRanking(ctx context.Context, tx pgx.Tx, s Shelf, stems []string, now time.Time, limit int) ([]int64, error) {
+	if len(stems) == 0 {
+		return nil, nil
+	}
+	cond, args := s.where(4)
+	rows, err := tx.Query(ctx, `with cand as (
+			select m.id, m.search from memories m where `+cond+live+`),
+		n as (select count(*)::float8 as n from cand),
+		q as (select stem, to_tsquery('simple', quote_literal(stem) || ':*') as tsq from unnest($2::text[]) as stem),
+		df as (select q.stem, q.tsq, count(c.id)::float8 as df from q join cand c on c.search @@ q.tsq group by q.stem, q.tsq),
+		scored as (select c.id, sum(ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5))) as score
+			from cand c cross join n join df on c.search @@ df.tsq group by c.id)
+		select id from scored order by score desc, id desc limit $3`, append([]any{now, stems, limit}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
+}
+
+// vectorRanking is the shelf's memories with embeddings, closest to vec
+// first by cosine similarity; none when vec is nil.
+func vectorRanking(ctx context.Context, tx pgx.Tx, s Shelf, vec []float32, now time.Time, limit int) ([]int64, error) {
+	if len(vec) == 0 {
+		return nil, nil
+	}
+	cond, args := s.where(3)
+	rows, err := tx.Query(ctx, `select m.id, m.embedding from memories m
+		where `+cond+live+` and cardinality(m.embedding) = $2`, append([]any{now, len(vec)}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	type near struct {
+		id  int64
+		sim float64
+	}
+	var all []near
+	var id int64
+	var emb []float32
+	_, err = pgx.ForEachRow(rows, []any{&id, &emb}, func() error {
+		all = append(all, near{id, cosine(vec, emb)})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(all, func(a, b near) int { return cmp.Compare(b.sim, a.sim) })
+	var ids []int64
+	for _, n := range all[:min(limit, len(all))] {
+		if n.sim > 0 {
+			ids = append(ids, n.id)
+		}
+	}
+	return ids, nil
+}
+
+// cosine is the cosine similarity of a and b, of equal length.
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+// fuse merges rankings by reciprocal rank fusion and returns the best
+// limit ids, best first, with their scores.
+func fuse(limit int, rankings ...[]int64) ([]int64, map[int64]float64) {
+	const k = 60
+	scores := map[int64]float64{}
+	for _, r := range rankings {
+		for rank, id := range r {
+			scores[id] += 1 / float64(k+rank+1)
+		}
+	}
+	ids := make([]int64, 0, len(scores))
+	for id := range scores {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b int64) int {
+		if c := cmp.Compare(scores[b], scores[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(b, a)
+	})
+	return ids[:min(limit, len(ids))], scores
 }
 
 // queryStems are the words of a query as Recall matches them: lower case,

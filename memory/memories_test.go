@@ -163,3 +163,30 @@ func TestAccess(t *testing.T) {
 		t.Fatalf("Users = %+v (%d), %v; want the allowed person first", list, total, err)
 	}
 }
+
+// With embeddings, a memory close in meaning is found though no word
+// matches, and one found by words alone still comes up.
+func TestRecallNearFusesMeaningAndWords(t *testing.T) {
+	db := memorytest.Open(t)
+	add := func(content string, vec []float32) memory.Memory {
+		m, err := db.Remember(ctx(t), memory.Memory{Scope: memory.ScopeUser, Owner: 1, Chat: 1, Content: content, AddedBy: 1, Embedding: vec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	add("I'm allergic to peanuts", []float32{1, 0, 0})
+	nuts := add("Cashews make me sick", []float32{0, 1, 0})
+	add("No embedding here: an old memory about cashews", nil)
+	got, err := db.RecallNear(ctx(t), memory.PersonShelf(1), "what food should I avoid?", []float32{0.1, 0.9, 0.1}, 3)
+	if err != nil || len(got) != 2 || got[0].ID != nuts.ID {
+		t.Fatalf("RecallNear = %+v, %v; want the cashews first, by meaning", got, err)
+	}
+	got, _ = db.RecallNear(ctx(t), memory.PersonShelf(1), "cashews", []float32{1, 0, 0}, 3)
+	if len(got) != 3 {
+		t.Fatalf("RecallNear = %+v; want the word matches and the nearest", got)
+	}
+	if got, _ := db.RecallNear(ctx(t), memory.PersonShelf(2), "cashews", []float32{0, 1, 0}, 3); len(got) != 0 {
+		t.Fatalf("another shelf recalled %+v", got)
+	}
+}

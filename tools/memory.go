@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/ryo-bot/ryo"
@@ -16,15 +17,36 @@ import (
 type Memories interface {
 	Memory(ctx context.Context, s memory.Shelf, id int64) (memory.Memory, bool, error)
 	Remember(ctx context.Context, m memory.Memory) (memory.Memory, error)
-	Recall(ctx context.Context, s memory.Shelf, query string, limit int) ([]memory.Memory, error)
+	RecallNear(ctx context.Context, s memory.Shelf, query string, vec []float32, limit int) ([]memory.Memory, error)
 	Forget(ctx context.Context, s memory.Shelf, id int64) (memory.Memory, bool, error)
+}
+
+// Embedder turns texts into vectors for recall by meaning; *ollama.Client
+// is one, when an embedding model is configured.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Vector is text's embedding from e, or nil when there is no embedder or
+// it fails: memories are then stored and recalled by their words alone,
+// and the log says why.
+func Vector(ctx context.Context, e Embedder, log *slog.Logger, text string) []float32 {
+	if e == nil {
+		return nil
+	}
+	vecs, err := e.Embed(ctx, []string{text})
+	if err != nil || len(vecs) != 1 {
+		log.Warn("could not embed a memory or a query; using its words alone", "err", err)
+		return nil
+	}
+	return vecs[0]
 }
 
 // Memory returns the memory tools: remember, recall and forget. Each works
 // on the shelf of the conversation it is called from — in a private chat
 // the person's own memories, in a group the group's — which it learns from
 // its context (ryo.CallerOf); no argument can name another shelf.
-func Memory(store Memories) []toolbus.Spec {
+func Memory(store Memories, embed Embedder, log *slog.Logger) []toolbus.Spec {
 	return []toolbus.Spec{
 		{Name: "remember", Effect: toolbus.Mutating, Tags: []string{"memory:remember"},
 			Description: "Remember a fact for later conversations: what the person asked you to remember, in one short sentence.",
@@ -32,14 +54,18 @@ func Memory(store Memories) []toolbus.Spec {
 				"content":{"type":"string","minLength":1,"maxLength":2000},
 				"tags":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":8}},
 				"required":["content"],"additionalProperties":false}`),
-			Tool: toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) { return remember(ctx, store, args) })},
+			Tool: toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) {
+				return remember(ctx, store, embed, log, args)
+			})},
 		{Name: "recall", Effect: toolbus.ReadOnly, Tags: []string{"memory:recall"},
 			Description: "Search what you remember from earlier conversations; returns the best matches with their ids.",
 			Schema: json.RawMessage(`{"type":"object","properties":{
 				"query":{"type":"string","minLength":1,"maxLength":500},
 				"limit":{"type":"integer","minimum":1,"maximum":10}},
 				"required":["query"],"additionalProperties":false}`),
-			Tool: toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) { return recall(ctx, store, args) })},
+			Tool: toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) {
+				return recall(ctx, store, embed, log, args)
+			})},
 		{Name: "forget", Effect: toolbus.Destructive, Tags: []string{"memory:forget"},
 			Description: "Forget a remembered fact for good, by its memory id (from recall); the person confirms it first.",
 			Schema: json.RawMessage(`{"type":"object","properties":{
@@ -62,7 +88,7 @@ func ShelfOf(c ryo.Caller) memory.Shelf {
 // errNoCaller is a tool run outside a conversation: a bug, never the model's.
 var errNoCaller = errors.New("memory tool called without a caller")
 
-func remember(ctx context.Context, store Memories, raw json.RawMessage) (any, error) {
+func remember(ctx context.Context, store Memories, embed Embedder, log *slog.Logger, raw json.RawMessage) (any, error) {
 	var args struct {
 		Content string   `json:"content"`
 		Tags    []string `json:"tags"`
@@ -79,14 +105,14 @@ func remember(ctx context.Context, store Memories, raw json.RawMessage) (any, er
 	}
 	shelf := ShelfOf(c)
 	m, err := store.Remember(ctx, memory.Memory{Scope: shelf.Scope, Owner: c.Person.ID, Chat: c.Chat.ID, Content: args.Content,
-		Tags: normalTags(args.Tags), Source: c.Message, AddedBy: c.Person.ID})
+		Tags: normalTags(args.Tags), Source: c.Message, AddedBy: c.Person.ID, Embedding: Vector(ctx, embed, log, args.Content)})
 	if err != nil {
 		return nil, err
 	}
 	return map[string]any{"memory_id": m.ID, "remembered_for": whose(shelf)}, nil
 }
 
-func recall(ctx context.Context, store Memories, raw json.RawMessage) (any, error) {
+func recall(ctx context.Context, store Memories, embed Embedder, log *slog.Logger, raw json.RawMessage) (any, error) {
 	var args struct {
 		Query string `json:"query"`
 		Limit int    `json:"limit"`
@@ -101,7 +127,7 @@ func recall(ctx context.Context, store Memories, raw json.RawMessage) (any, erro
 	if args.Limit == 0 {
 		args.Limit = 5
 	}
-	found, err := store.Recall(ctx, ShelfOf(c), args.Query, args.Limit)
+	found, err := store.RecallNear(ctx, ShelfOf(c), args.Query, Vector(ctx, embed, log, args.Query), args.Limit)
 	if err != nil {
 		return nil, err
 	}

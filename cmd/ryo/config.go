@@ -52,6 +52,7 @@ type Config struct {
 	ConfirmTTL        time.Duration // how long an action waits for its yes
 	AdminsDecide      bool          // admins may confirm or cancel anyone's actions
 	Access            string        // open, or allowlist: only admins and the people they let in
+	EmbedModel        string        // for recall of memories by meaning; "" for words alone
 }
 
 // Settings names every variable ryo reads, in the order .env.example lists
@@ -62,7 +63,7 @@ var settingNames = []string{
 	"RYO_MAX_ATTEMPTS", "RYO_POLL_TIMEOUT", "RYO_TELEGRAM_TIMEOUT", "RYO_SHUTDOWN_GRACE", "RYO_MODEL_KEEP_ALIVE",
 	"RYO_MODEL_NUM_CTX", "RYO_MODEL_CONNECT_TIMEOUT", "RYO_MODEL_FIRST_TOKEN_TIMEOUT", "RYO_MODEL_TIMEOUT",
 	"RYO_MAX_ROUNDS", "RYO_TURN_TIMEOUT", "RYO_NOTIFY_AFTER", "RYO_DRAFTS",
-	"RYO_CONFIRM", "RYO_CONFIRM_TTL", "RYO_ADMINS_DECIDE", "RYO_ACCESS",
+	"RYO_CONFIRM", "RYO_CONFIRM_TTL", "RYO_ADMINS_DECIDE", "RYO_ACCESS", "RYO_EMBED_MODEL",
 }
 
 // ConfigError is a missing or malformed setting. Its text is one line that
@@ -110,6 +111,7 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		ConfirmTTL:        r.duration("RYO_CONFIRM_TTL", 15*time.Minute, time.Second),
 		AdminsDecide:      r.oneOf("RYO_ADMINS_DECIDE", "off", "on", "off") == "on",
 		Access:            r.oneOf("RYO_ACCESS", "open", "open", "allowlist"),
+		EmbedModel:        r.str("RYO_EMBED_MODEL", ""),
 	}
 	return c, r.err
 }

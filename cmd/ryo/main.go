@@ -149,12 +149,16 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	model := ollama.New(ollama.Config{Host: cfg.OllamaHost, Model: cfg.Model, KeepAlive: cfg.KeepAlive, NumCtx: cfg.NumCtx,
+	model := ollama.New(ollama.Config{Host: cfg.OllamaHost, Model: cfg.Model, EmbedModel: cfg.EmbedModel, KeepAlive: cfg.KeepAlive, NumCtx: cfg.NumCtx,
 		ConnectTimeout: cfg.ConnectTimeout, FirstTokenTimeout: cfg.FirstTokenTimeout, Timeout: cfg.ModelTimeout})
 	checked := make(chan struct{})
 	go func() { checkModel(ctx, model, log); close(checked) }()
 	defer func() { <-checked }()
-	registry, err := newRegistry(cfg, append(tools.Memory(db), m.Tools...))
+	var embedder tools.Embedder // none without an embedding model: memories by their words alone
+	if cfg.EmbedModel != "" {
+		embedder = model
+	}
+	registry, err := newRegistry(cfg, append(tools.Memory(db, embedder, log), m.Tools...))
 	if err != nil {
 		return err
 	}
@@ -169,6 +173,7 @@ func (m *Main) Run(ctx context.Context) error {
 		MaxAttempts: cfg.MaxAttempts, ShutdownGrace: cfg.ShutdownGrace, TurnTimeout: cfg.TurnTimeout,
 		NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts,
 		Tools: registry, ConfirmTTL: cfg.ConfirmTTL, AdminsDecide: cfg.AdminsDecide, Location: cfg.Timezone, Access: cfg.Access,
+		Embedder: embedder,
 	}, log, db, answerer, cfg.Model)
 	if err != nil {
 		return err

@@ -157,3 +157,50 @@ func lastToolResult(t *testing.T, h *harness, i int) string {
 	t.Fatalf("request %d has no tool result", i)
 	return ""
 }
+
+// With an embedding model, memories are stored with their vectors and
+// recalled by them too: a question too short for word matching ("go?")
+// still brings up the memory it is about. Without one, words alone.
+func TestRecallByMeaningWithAnEmbeddingModel(t *testing.T) {
+	for _, embed := range []bool{true, false} {
+		t.Run(fmt.Sprintf("embed=%v", embed), func(t *testing.T) {
+			h := newHarness(t)
+			if embed {
+				h.env["RYO_EMBED_MODEL"] = "llama3.2" // the fake serves /api/embed for its model
+			}
+			h.llm.Enqueue(ollamatest.Reply{Content: call("remember", `{"content":"Ok Go is my favourite band"}`)},
+				ollamatest.Reply{Content: envelope("Noted.")}, ollamatest.Reply{Content: envelope("Ok Go!")})
+			h.start()
+			q := h.tg.SendText(dm, alice, "remember: Ok Go is my favourite band")
+			h.answer(dm, q.ID, "Noted.")
+			h.waitFor("the first turn done", func() bool { return updateState(t, h.db(), ryo.Place{ChatID: dm.ID}) == memory.StateDone })
+			q = h.tg.SendText(dm, alice, "go?")
+			h.answer(dm, q.ID, "Ok Go!")
+			shown := strings.Contains(h.newestPrompt(2), "Ok Go is my favourite band")
+			if shown != embed {
+				t.Fatalf("memory shown with the question: %v; want %v (prompt %q)", shown, embed, h.newestPrompt(2))
+			}
+		})
+	}
+}
+
+// An embedding model that is missing loses nothing: the memory is stored
+// and recalled by its words, and the log says why.
+func TestMissingEmbeddingModelFallsBackToWords(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_EMBED_MODEL"] = "not-pulled"
+	h.llm.Enqueue(ollamatest.Reply{Content: call("remember", `{"content":"The spare key is under the blue pot"}`)},
+		ollamatest.Reply{Content: envelope("Noted.")}, ollamatest.Reply{Content: envelope("Under the blue pot.")})
+	h.start()
+	q := h.tg.SendText(dm, alice, "remember the spare key is under the blue pot")
+	h.answer(dm, q.ID, "Noted.")
+	h.waitFor("the first turn done", func() bool { return updateState(t, h.db(), ryo.Place{ChatID: dm.ID}) == memory.StateDone })
+	q = h.tg.SendText(dm, alice, "where is the spare key?")
+	h.answer(dm, q.ID, "Under the blue pot.")
+	if !strings.Contains(h.newestPrompt(2), "The spare key is under the blue pot") {
+		t.Fatalf("prompt = %q; want the memory recalled by its words", h.newestPrompt(2))
+	}
+	if !strings.Contains(h.logs.String(), "could not embed a memory or a query; using its words alone") {
+		t.Fatal("the log does not say embedding failed")
+	}
+}
