@@ -9,6 +9,14 @@
 // again; one left pending or processing by a crash is found again by
 // Unfinished at the next start.
 //
+// Actions the person must confirm (action.go) move between states by
+// conditional updates only, so each is decided and run once; their audit
+// log is action_events. Long-term memories (memories.go) live on shelves —
+// one person's own, or one group's — and every read or delete names its
+// shelf, so no query reaches another person's memories; recall ranks by
+// rare matching word starts, fused with embedding similarity when vectors
+// are stored.
+//
 // Errors caused by the database being out of reach wrap ErrUnavailable, so
 // callers can keep the work and retry it later instead of failing it.
 //
