@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/memory"
@@ -49,10 +50,11 @@ func Vector(ctx context.Context, e Embedder, log *slog.Logger, text string) []fl
 func Memory(store Memories, embed Embedder, log *slog.Logger) []toolbus.Spec {
 	return []toolbus.Spec{
 		{Name: "remember", Effect: toolbus.Mutating, Tags: []string{"memory:remember"},
-			Description: "Remember a fact for later conversations: what the person asked you to remember, in one short sentence.",
+			Description: "Remember a fact for later conversations, in one short sentence; for a passing one, set expires_in_days.",
 			Schema: json.RawMessage(`{"type":"object","properties":{
 				"content":{"type":"string","minLength":1,"maxLength":2000},
-				"tags":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":8}},
+				"tags":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":8},
+				"expires_in_days":{"type":"integer","minimum":1,"maximum":3650}},
 				"required":["content"],"additionalProperties":false}`),
 			Tool: toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) {
 				return remember(ctx, store, embed, log, args)
@@ -92,6 +94,7 @@ func remember(ctx context.Context, store Memories, embed Embedder, log *slog.Log
 	var args struct {
 		Content string   `json:"content"`
 		Tags    []string `json:"tags"`
+		Days    int      `json:"expires_in_days"` // 0: kept until forgotten
 	}
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return nil, err
@@ -104,12 +107,21 @@ func remember(ctx context.Context, store Memories, embed Embedder, log *slog.Log
 		return nil, toolbus.Errorf("empty", "content is empty: write the fact to remember")
 	}
 	shelf := ShelfOf(c)
+	var expires time.Time
+	if args.Days > 0 {
+		expires = time.Now().AddDate(0, 0, args.Days)
+	}
 	m, err := store.Remember(ctx, memory.Memory{Scope: shelf.Scope, Owner: c.Person.ID, Chat: c.Chat.ID, Content: args.Content,
-		Tags: normalTags(args.Tags), Source: c.Message, AddedBy: c.Person.ID, Embedding: Vector(ctx, embed, log, args.Content)})
+		Tags: normalTags(args.Tags), Source: c.Message, AddedBy: c.Person.ID, Expires: expires,
+		Embedding: Vector(ctx, embed, log, args.Content)})
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"memory_id": m.ID, "remembered_for": whose(shelf)}, nil
+	out := map[string]any{"memory_id": m.ID, "remembered_for": whose(shelf)}
+	if !m.Expires.IsZero() {
+		out["until"] = m.Expires.Format("2006-01-02")
+	}
+	return out, nil
 }
 
 func recall(ctx context.Context, store Memories, embed Embedder, log *slog.Logger, raw json.RawMessage) (any, error) {

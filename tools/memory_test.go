@@ -1,0 +1,133 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/toolbus"
+	"github.com/ryo-bot/ryo/tools"
+)
+
+// shelves is an in-memory store of memories, by shelf.
+type shelves struct {
+	saved []memory.Memory
+	asked []memory.Shelf
+}
+
+func (s *shelves) Memory(_ context.Context, sh memory.Shelf, id int64) (memory.Memory, bool, error) {
+	for _, m := range s.saved {
+		if m.ID == id && on(m, sh) {
+			return m, true, nil
+		}
+	}
+	return memory.Memory{}, false, nil
+}
+
+func (s *shelves) Remember(_ context.Context, m memory.Memory) (memory.Memory, error) {
+	m.ID = int64(len(s.saved) + 1)
+	m.CreatedAt = time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
+	s.saved = append(s.saved, m)
+	return m, nil
+}
+
+func (s *shelves) RecallNear(_ context.Context, sh memory.Shelf, query string, _ []float32, limit int) ([]memory.Memory, error) {
+	s.asked = append(s.asked, sh)
+	var out []memory.Memory
+	for _, m := range s.saved {
+		if on(m, sh) && strings.Contains(strings.ToLower(m.Content), strings.ToLower(query)) && len(out) < limit {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+func (s *shelves) Forget(ctx context.Context, sh memory.Shelf, id int64) (memory.Memory, bool, error) {
+	m, ok, err := s.Memory(ctx, sh, id)
+	return m, ok, err
+}
+
+func on(m memory.Memory, sh memory.Shelf) bool {
+	if sh.Scope == memory.ScopeGroup {
+		return m.Scope == memory.ScopeGroup && m.Chat == sh.ID
+	}
+	return m.Scope == memory.ScopeUser && m.Owner == sh.ID
+}
+
+func memoryTools(t *testing.T, store *shelves) *toolbus.Registry {
+	t.Helper()
+	r := toolbus.NewRegistry()
+	for _, s := range tools.Memory(store, nil, nil) {
+		if err := r.Register(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+func run(r *toolbus.Registry, ctx context.Context, tool, args string) toolbus.Result {
+	return r.Run(ctx, toolbus.Call{ID: "c", Key: tool + args + time.Now().String(), Tool: tool, Args: json.RawMessage(args), Confirmed: true})
+}
+
+var (
+	ann     = ryo.User{ID: 1, FirstName: "Ann"}
+	private = ryo.WithCaller(context.Background(), ryo.Caller{Person: ann, Chat: ryo.Chat{ID: 1, Type: ryo.ChatPrivate}, Message: 9})
+	inGroup = ryo.WithCaller(context.Background(), ryo.Caller{Person: ann, Chat: ryo.Chat{ID: -5, Type: ryo.ChatSupergroup}})
+)
+
+func TestRememberGoesOnTheConversationsShelf(t *testing.T) {
+	store := &shelves{}
+	r := memoryTools(t, store)
+	if res := run(r, private, "remember", `{"content":"Ann likes tea","tags":["#Drinks","drinks"],"expires_in_days":7}`); res.Status != toolbus.StatusOK {
+		t.Fatalf("remember = %+v", res)
+	}
+	if res := run(r, inGroup, "remember", `{"content":"The team meets on Mondays"}`); res.Status != toolbus.StatusOK {
+		t.Fatalf("remember in a group = %+v", res)
+	}
+	mine, team := store.saved[0], store.saved[1]
+	if mine.Scope != memory.ScopeUser || mine.Owner != 1 || mine.Source != 9 || strings.Join(mine.Tags, ",") != "drinks" ||
+		mine.Expires.Before(time.Now().AddDate(0, 0, 6)) {
+		t.Fatalf("private memory = %+v", mine)
+	}
+	if team.Scope != memory.ScopeGroup || team.Chat != -5 || !team.Expires.IsZero() {
+		t.Fatalf("group memory = %+v", team)
+	}
+	res := run(r, private, "recall", `{"query":"mondays"}`)
+	if !strings.Contains(string(res.Output), `"memories":[]`) || !strings.Contains(string(res.Output), "nothing remembered") {
+		t.Fatalf("recall in private of a group memory = %s", res.Output)
+	}
+	if res := run(r, inGroup, "recall", `{"query":"mondays"}`); !strings.Contains(string(res.Output), "The team meets on Mondays") {
+		t.Fatalf("recall in the group = %s", res.Output)
+	}
+}
+
+func TestForgetReachesOnlyTheConversationsShelf(t *testing.T) {
+	store := &shelves{}
+	r := memoryTools(t, store)
+	run(r, inGroup, "remember", `{"content":"The team meets on Mondays"}`)
+	res := run(r, private, "forget", `{"memory_id":1}`)
+	if res.Status != toolbus.StatusError || res.Error.Code != "not_found" {
+		t.Fatalf("forget of another shelf's memory = %+v", res)
+	}
+	if res := run(r, inGroup, "forget", `{"memory_id":1}`); res.Status != toolbus.StatusOK {
+		t.Fatalf("forget in the group = %+v", res)
+	}
+	if got := r.Explain(inGroup, toolbus.Call{Tool: "forget", Args: json.RawMessage(`{"memory_id":1}`)}); got != "Forget memory #1: “The team meets on Mondays”" {
+		t.Fatalf("Explain = %q", got)
+	}
+	if got := r.Explain(private, toolbus.Call{Tool: "forget", Args: json.RawMessage(`{"memory_id":1}`)}); !strings.Contains(got, "no memory #1 here") {
+		t.Fatalf("Explain elsewhere = %q", got)
+	}
+}
+
+func TestMemoryToolsNeedACaller(t *testing.T) {
+	r := memoryTools(t, &shelves{})
+	res := run(r, context.Background(), "remember", `{"content":"x"}`)
+	if res.Status != toolbus.StatusError || !strings.Contains(res.Error.Message, "caller") {
+		t.Fatalf("remember without a caller = %+v", res)
+	}
+}
