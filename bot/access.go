@@ -144,16 +144,18 @@ func (b *Bot) demote(ctx context.Context, c call) error {
 	})
 }
 
-// usersShown is how many people /users lists.
-const usersShown = 50
-
 func (b *Bot) users(ctx context.Context, c call) error {
-	list, total, err := b.db.Users(ctx, 0, usersShown)
+	return b.sendView(ctx, c, viewUsers, viewSubject{Admin: true}, "I don't know anyone yet.")
+}
+
+// userLines is a page of the people the bot knows, with their access.
+func (b *Bot) userLines(ctx context.Context, n int) ([]string, int, error) {
+	list, total, err := b.db.Users(ctx, n*pageSize, pageSize)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
-	lines := []string{fmt.Sprintf("👥 People I know (%d), access %s:", total, b.cfg.Access)}
-	for _, u := range list {
+	lines := make([]string, len(list))
+	for i, u := range list {
 		status := string(u.Role)
 		switch {
 		case b.isAdmin(u):
@@ -163,12 +165,9 @@ func (b *Bot) users(ctx context.Context, c call) error {
 		case u.Role != ryo.RoleBanned && u.Allowed:
 			status = "let in"
 		}
-		lines = append(lines, fmt.Sprintf("%s · id %d · %s", displayName(u), u.ID, status))
+		lines[i] = fmt.Sprintf("%s · id %d · %s", displayName(u), u.ID, status)
 	}
-	if total > len(list) {
-		lines = append(lines, fmt.Sprintf("… and %d more.", total-len(list)))
-	}
-	return b.reply(ctx, c, strings.Join(lines, "\n"))
+	return lines, total, nil
 }
 
 // displayName names a person in replies; one known only by id says so.

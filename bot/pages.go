@@ -35,6 +35,7 @@ const (
 	viewSearch   = "search"   // memories of every shelf that match a query (admins)
 	viewTags     = "tags"     // the most used tags (admins)
 	viewTagged   = "tagged"   // the messages and memories with one tag (admins)
+	viewUsers    = "users"    // the people the bot knows (admins)
 )
 
 // viewSubject is what a view lists.
@@ -147,6 +148,9 @@ func (b *Bot) renderPage(ctx context.Context, v memory.View, n int) (page, error
 	case viewTagged:
 		title = fmt.Sprintf("Tagged “%s”, newest first", s.Tag)
 		lines, total, err = b.taggedLines(ctx, s.Tag, n)
+	case viewUsers:
+		title, footer = "👥 People I know, access "+b.cfg.Access, "/allow, /ban, /promote or /demote someone by @username or id."
+		lines, total, err = b.userLines(ctx, n)
 	default:
 		return page{}, nil
 	}

@@ -48,7 +48,7 @@ func TestAllowlistAndBansChangeAtRunTime(t *testing.T) {
 		t.Fatalf("the model was asked %d times; want once, while Bob was let in", len(h.llm.Requests()))
 	}
 	q = h.tg.SendText(dm, alice, "/users")
-	users := h.answer(dm, q.ID, "People I know (2), access allowlist")
+	users := h.answer(dm, q.ID, "People I know, access allowlist (2)")
 	text := users[len(users)-1].Text
 	if !strings.Contains(text, fmt.Sprintf("Alice (@alice) · id %d · admin", alice.ID)) || !strings.Contains(text, fmt.Sprintf("Bob · id %d · banned", bob.ID)) {
 		t.Fatalf("/users = %q", text)
