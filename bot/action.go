@@ -278,6 +278,13 @@ func (b *Bot) press(ctx context.Context, update int64, q *models.CallbackQuery, 
 		return err
 	}
 	log := b.log.With("update_id", update, "chat_id", a.Place.ChatID, "action", a.ID, "tool", a.Tool, "user_id", presser.ID)
+	if !b.mayTalk(presser) { // banned, or no longer let in, since the action was asked for
+		log.Info("action press refused: may not use the bot")
+		if err := b.db.RefuseAction(ctx, a.ID, presser.ID); err != nil {
+			return err
+		}
+		return b.answerPress(ctx, q, refusedBanned, true)
+	}
 	if presser.ID != a.Requester && !(b.cfg.AdminsDecide && b.isAdmin(presser)) {
 		log.Info("action press refused: not the person who asked")
 		if err := b.db.RefuseAction(ctx, a.ID, presser.ID); err != nil {

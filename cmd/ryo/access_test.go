@@ -105,3 +105,21 @@ func TestBannedInAGroup(t *testing.T) {
 		t.Fatalf("the model was asked %d times; want once, for Alice", len(h.llm.Requests()))
 	}
 }
+
+// Someone banned after asking for an action can no longer confirm it.
+func TestBannedCannotConfirm(t *testing.T) {
+	h, notes := confirmHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.llm.Enqueue(ollamatest.Reply{Content: deleteNote("plans")})
+	h.start()
+	h.tg.SendText(bobDM, bob, "delete my plans note")
+	p := h.prompt(bobDM)
+	q := h.tg.SendText(dm, alice, fmt.Sprintf("/ban %d", bob.ID))
+	h.answer(dm, q.ID, "can no longer use me")
+	if a := h.pressAnswer(h.press(bobDM, bob, p, "✅")); !a.ShowAlert || a.Text != "Sorry — you can't use this bot." {
+		t.Fatalf("a banned person's press answered %+v", a)
+	}
+	if a := h.action(p); !a.Open() || len(notes.runs()) != 0 {
+		t.Fatalf("after a banned person's press: %s, deleted %v", a.State, notes.runs())
+	}
+}
