@@ -94,6 +94,64 @@ func TestPressForgedAndPushedQueries(t *testing.T) {
 	}
 }
 
+// A press needs a live bot message showing the button; a forged one does
+// not, and still carries the message while it exists.
+func TestPressNeedsALiveBotMessage(t *testing.T) {
+	s := newServer(t)
+	b := newBot(t, s)
+	ctx := timeout(t)
+	own := s.SendText(aliceChat(), alice(), "hi")
+	kb := &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{{{Text: "Go", CallbackData: "go"}}}}
+	kept, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: aliceChat().ID, Text: "Go?", ReplyMarkup: kb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: aliceChat().ID, Text: "Gone?", ReplyMarkup: kb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.DeleteMessage(ctx, &bot.DeleteMessageParams{ChatID: aliceChat().ID, MessageID: gone.ID}); err != nil {
+		t.Fatal(err)
+	}
+	for name, press := range map[string]struct {
+		chat int64
+		id   int
+	}{"unknown chat": {7, kept.ID}, "user's message": {aliceChat().ID, own.ID}, "deleted": {aliceChat().ID, gone.ID}, "missing": {aliceChat().ID, 99}} {
+		if _, err := s.Press(press.chat, alice(), press.id, "go"); err == nil {
+			t.Errorf("%s: Press succeeded", name)
+		}
+	}
+	s.PressForged(aliceChat().ID, alice(), kept.ID, "stop")
+	ups := updates(t, postJSON(ctx, t, s, "getUpdates", poll(0, 0)))
+	var u models.Update
+	if err := json.Unmarshal(mustJSON(t, ups[len(ups)-1]), &u); err != nil {
+		t.Fatal(err)
+	}
+	if m := u.CallbackQuery.Message.Message; m == nil || m.ID != kept.ID || m.Date == 0 || m.ReplyMarkup == nil || u.CallbackQuery.Data != "stop" {
+		t.Fatalf("forged press on a live message = %+v", u.CallbackQuery)
+	}
+}
+
+// Queries pushed by hand become answerable, and the server's own ids never
+// reuse one of theirs.
+func TestPushedQueriesAreDelivered(t *testing.T) {
+	s := newServer(t)
+	b := newBot(t, s)
+	ctx := timeout(t)
+	s.PushUpdate(map[string]any{"callback_query": map[string]any{"id": "123456-2"}})
+	first := s.PressForged(aliceChat().ID, alice(), 1, "a")
+	s.PushRawUpdate(json.RawMessage(`{"update_id":5,"callback_query":{"id":"raw","from":{"id":42,"is_bot":false,"first_name":"A"},"chat_instance":"x"}}`))
+	second := s.PressForged(aliceChat().ID, alice(), 1, "b")
+	if first == second || first == "123456-2" || second == "123456-2" {
+		t.Fatalf("press ids %q and %q; want new ones", first, second)
+	}
+	for _, id := range []string{"raw", "123456-2", first, second} {
+		if ok, err := b.AnswerCallbackQuery(ctx, &bot.AnswerCallbackQueryParams{CallbackQueryID: id}); !ok || err != nil {
+			t.Errorf("answer %s: %v, %v", id, ok, err)
+		}
+	}
+}
+
 func TestSendDocument(t *testing.T) {
 	s := newServer(t)
 	b := newBot(t, s)
@@ -127,6 +185,34 @@ func TestSendDocument(t *testing.T) {
 	}
 	if n := len(s.BotMessages(aliceChat().ID)); n != 1 {
 		t.Fatalf("%d bot messages; want the one document", n)
+	}
+}
+
+// A document may go without a caption, and its caption is not text an
+// editMessageText can change; its keyboard can be.
+func TestDocumentWithoutCaption(t *testing.T) {
+	s := newServer(t)
+	b := newBot(t, s)
+	ctx := timeout(t)
+	s.SendText(aliceChat(), alice(), "hi")
+	m, err := b.SendDocument(ctx, &bot.SendDocumentParams{ChatID: aliceChat().ID,
+		Document: &models.InputFileUpload{Filename: "notes.txt", Data: strings.NewReader("notes")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Caption != "" || m.Document == nil || m.Document.FileID == "" || m.Document.FileUniqueID == "" {
+		t.Fatalf("returned message = %+v", m)
+	}
+	_, err = b.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: aliceChat().ID, MessageID: m.ID, Text: "new"})
+	if err == nil || !strings.Contains(err.Error(), "there is no text in the message to edit") {
+		t.Fatalf("editMessageText on a document: %v", err)
+	}
+	kb := &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{{{Text: "OK", CallbackData: "ok"}}}}
+	if _, err := b.EditMessageReplyMarkup(ctx, &bot.EditMessageReplyMarkupParams{ChatID: aliceChat().ID, MessageID: m.ID, ReplyMarkup: kb}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.BotMessages(aliceChat().ID)[0]; got.Text != "" || len(got.Buttons()) != 1 || string(got.Document.Data) != "notes" {
+		t.Fatalf("stored message = %+v", got)
 	}
 }
 

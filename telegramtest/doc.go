@@ -4,17 +4,23 @@
 // Bot API methods ryo uses with Telegram's own semantics: long-polled
 // getUpdates with offsets and 409 conflicts, sendMessage and the edit
 // methods with Telegram's error texts ("message is not modified", "message
-// is too long", "can't parse entities: ..."), chat actions, the commands
-// menu and streaming drafts. Anything that talks HTTP can drive it: the
-// go-telegram/bot client (multipart forms), ryo's own poller (JSON) or a
-// plain urlencoded POST.
+// is too long", "can't parse entities: ..."), sendDocument with its caption
+// and file limits, answerCallbackQuery (once per delivered press), chat
+// actions, the commands menu and streaming drafts. Anything that talks HTTP
+// can drive it: the go-telegram/bot client (multipart forms), ryo's own
+// poller (JSON) or a plain urlencoded POST.
 //
 // A test plays the user and the network around the bot:
 //
 //   - SendText, EditText and PushUpdate put updates in the queue the bot
 //     polls, as a Telegram user (or a broken client) would.
+//   - Press has a user press an inline button the bot's message shows now,
+//     and fails if there is none, so a test can prove an edit removed a
+//     keyboard; PressForged sends any data, as a modified client could.
 //   - Messages, BotMessages, Calls and Commands show what the bot did, so
-//     a test can check what the user finally sees.
+//     a test can check what the user finally sees; Message.Buttons reads
+//     a keyboard, Message.Document a sent file, and CallbackAnswer how a
+//     press was answered.
 //   - Wait blocks until a condition over that state holds, instead of
 //     sleeping.
 //   - FailNext and SetDown inject Telegram errors (for example 429 with

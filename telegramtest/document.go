@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Telegram's limits on documents a bot sends.
@@ -46,12 +47,9 @@ func (s *Server) sendDocument(r *request) (any, error) {
 	case len(f.data) > maxUploadBytes:
 		return nil, APIError{Code: http.StatusRequestEntityTooLarge, Description: "Request Entity Too Large"}
 	}
-	shown, err := parseText(r.str("caption"), r.str("parse_mode"), r.str("caption_entities"))
+	shown, err := formatCaption(r.str("caption"), r.str("parse_mode"), r.str("caption_entities"))
 	if err != nil {
 		return nil, err
-	}
-	if utf16Len(shown.text) > maxCaptionLen {
-		return nil, badRequest("message caption is too long")
 	}
 	markup, err := readMarkup(r.str("reply_markup"))
 	if err != nil {
@@ -72,6 +70,20 @@ func (s *Server) sendDocument(r *request) (any, error) {
 	}
 	c.add(m)
 	return s.publish(c, m), nil
+}
+
+// formatCaption checks a caption the way formatText checks a message's
+// text, except that a document needs no caption and Telegram allows a
+// shorter one.
+func formatCaption(caption, parseMode, entities string) (formatted, error) {
+	if !utf8.ValidString(caption) {
+		return formatted{}, badRequest("text must be encoded in UTF-8")
+	}
+	f, err := parseText(caption, parseMode, entities)
+	if err == nil && utf16Len(f.text) > maxCaptionLen {
+		err = badRequest("message caption is too long")
+	}
+	return f, err
 }
 
 // documentJSON is the document object of a message.

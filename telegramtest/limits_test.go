@@ -175,6 +175,13 @@ func TestPerSecondOverAllChats(t *testing.T) {
 	}
 }
 
+func TestSendDocumentCountsLikeSendMessage(t *testing.T) {
+	s, _ := limitedServer(t, &telegramtest.Limits{ChatEvery: time.Hour, ChatBurst: 1})
+	expect(t, s, "sendDocument", "42", 0)
+	expect(t, s, "sendMessage", "42", 3600)
+	expect(t, s, "sendDocument", "42", 3600)
+}
+
 func TestUncountedMethods(t *testing.T) {
 	s, _ := limitedServer(t, &telegramtest.Limits{ChatEvery: time.Hour, ChatBurst: 1, GroupPerMinute: 1, PerSecond: 1})
 	uncounted := []string{"getUpdates", "getMe", "getWebhookInfo", "getChat", "getMyCommands", "deleteWebhook"}

@@ -133,6 +133,11 @@ func (s *Server) editMessageText(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m.Document != nil {
+		// Telegram changes a document's caption only with
+		// editMessageCaption.
+		return nil, badRequest("there is no text in the message to edit")
+	}
 	if sameFormatted(m.shown, shown) && sameMarkup(m.ReplyMarkup, markup) {
 		return nil, notModified()
 	}
