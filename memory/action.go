@@ -178,7 +178,7 @@ func (db *DB) findAction(ctx context.Context, op, where string, arg any) (Action
 // resumed turn does not send them again and the outcome is shown in them.
 func (db *DB) SaveActionPrompt(ctx context.Context, id string, promptID, fileID int) error {
 	return db.tx(ctx, "save action prompt", func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `update actions set prompt_message_id = nullif($2, 0), file_message_id = nullif($3, 0)
+		_, err := tx.Exec(ctx, `update actions set prompt_message_id = nullif($2::bigint, 0), file_message_id = nullif($3::bigint, 0)
 			where id = $1`, id, promptID, fileID)
 		return err
 	})
@@ -396,7 +396,7 @@ func (db *DB) ActionEvents(ctx context.Context, limit int, chat int64) ([]Action
 			left join users u on u.id = a.decided_by
 			left join users r on r.id = a.requester_id
 			left join users eu on eu.id = e.actor_id
-		where $2 = 0 or a.chat_id = $2
+		where $2::bigint = 0 or a.chat_id = $2
 		order by e.at desc, e.id desc limit $1`, limit, chat)
 	if err != nil {
 		return nil, db.fail("action events", err)

@@ -33,14 +33,28 @@ type DB struct {
 	Now func() time.Time
 }
 
+// Option adjusts how Open connects.
+type Option func(*openConfig)
+
+type openConfig struct {
+	tracer *ParamCheck
+}
+
 // Open connects to the database at url and checks that it answers. The
 // error names the host and database, never the password.
-func Open(ctx context.Context, url string) (*DB, error) {
+func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		// pgx's parse errors quote the URL, password and all when it is
 		// malformed enough; say what is wrong without it.
 		return nil, ErrBadURL
+	}
+	var oc openConfig
+	for _, o := range opts {
+		o(&oc)
+	}
+	if oc.tracer != nil {
+		cfg.ConnConfig.Tracer = oc.tracer
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

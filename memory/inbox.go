@@ -39,7 +39,7 @@ func (db *DB) StoreUpdates(ctx context.Context, batch []InboxUpdate) error {
 		rows := &pgx.Batch{}
 		for _, u := range batch {
 			rows.Queue(`insert into updates (update_id, chat_id, kind, raw, received_at)
-				values ($1, nullif($2, 0), $3, $4, $5) on conflict (update_id) do nothing`,
+				values ($1, nullif($2::bigint, 0), $3, $4, $5) on conflict (update_id) do nothing`,
 				u.ID, u.ChatID, u.Kind, u.Raw, db.Now())
 		}
 		return tx.SendBatch(ctx, rows).Close()

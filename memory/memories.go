@@ -330,7 +330,7 @@ func vectorRanking(ctx context.Context, tx pgx.Tx, s Shelf, vec []float32, now t
 	}
 	cond, args := s.where(3)
 	rows, err := tx.Query(ctx, `select m.id, m.embedding from memories m
-		where `+cond+live+` and cardinality(m.embedding) = $2`, append([]any{now, len(vec)}, args...)...)
+		where `+cond+live+` and cardinality(m.embedding) = $2::bigint`, append([]any{now, len(vec)}, args...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -58,12 +58,12 @@ func insertMessage(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Time)
 	err := tx.QueryRow(ctx, `with ins as (
 			insert into messages (chat_id, thread_id, sender_id, role, kind, text,
 				telegram_message_id, reply_to_message_id, update_id, metadata, created_at)
-			values ($1, $2, $3, $4, $5, $6, nullif($7, 0), nullif($8, 0), nullif($9, 0), $10, $11)
+			values ($1, $2, $3, $4, $5, $6, nullif($7::bigint, 0), nullif($8::bigint, 0), nullif($9::bigint, 0), $10, $11)
 			on conflict (chat_id, telegram_message_id) where telegram_message_id is not null do nothing
 			returning id, created_at)
 		select id, created_at from ins
 		union all
-		select id, created_at from messages where chat_id = $1 and telegram_message_id = nullif($7, 0)
+		select id, created_at from messages where chat_id = $1 and telegram_message_id = nullif($7::bigint, 0)
 		limit 1`,
 		m.Place.ChatID, m.Place.Thread, sender, role(m.Kind), string(m.Kind), m.Text,
 		m.TelegramID, m.ReplyTo, m.UpdateID, m.Metadata, now).Scan(&m.ID, &m.CreatedAt)

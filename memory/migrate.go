@@ -90,7 +90,7 @@ func applyMigration(ctx context.Context, conn *pgxpool.Conn, m migration) error 
 		if _, err := tx.Exec(ctx, m.sql); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, "insert into schema_migrations (version, name) values ($1, $2)", m.version, m.name)
+		_, err := tx.Exec(ctx, "insert into schema_migrations (version, name) values ($1, $2)", int32(m.version), m.name)
 		return err
 	})
 }

@@ -51,7 +51,7 @@ func (db *DB) FindUser(ctx context.Context, id int64, username string) (ryo.User
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
 	rows, err := db.pool.Query(ctx, `select `+userColumns+` from users
-		where ($1 <> 0 and id = $1) or ($2 <> '' and lower(username) = lower($2)) order by id limit 1`, id, username)
+		where ($1::bigint <> 0 and id = $1) or ($2 <> '' and lower(username) = lower($2)) order by id limit 1`, id, username)
 	if err != nil {
 		return ryo.User{}, false, db.fail("find user", err)
 	}

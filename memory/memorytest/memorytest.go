@@ -6,6 +6,11 @@
 // in parallel without seeing each other's rows; the schema is dropped when
 // the test ends. Without the variable the test is skipped, naming it, except
 // under CI=true, where a missing database is a failure.
+//
+// A store opened here checks, when its test ends, that every statement the
+// test ran with a 64-bit integer argument gives that parameter the type
+// bigint (memory.ParamCheck): a parameter PostgreSQL types as a 32-bit
+// integer refuses Telegram's real ids, whatever ids the test used.
 package memorytest
 
 import (
@@ -59,11 +64,20 @@ func OpenURL(tb testing.TB, url string) *memory.DB {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	db, err := memory.Open(ctx, url)
+	check := memory.NewParamCheck()
+	db, err := memory.Open(ctx, url, memory.WithParamCheck(check))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(db.Close)
+	// Runs before Close: every statement the test ran must take 64-bit ids.
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		for _, problem := range check.Verify(ctx, db) {
+			tb.Error(problem)
+		}
+	})
 	if _, err := db.Migrate(ctx); err != nil {
 		tb.Fatal(err)
 	}
