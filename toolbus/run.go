@@ -115,15 +115,6 @@ func Key(turn int64, round int, tool string, args json.RawMessage) string {
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
-func canonical(args json.RawMessage) []byte {
-	var v any
-	if err := json.Unmarshal(args, &v); err != nil {
-		return args
-	}
-	out, _ := json.Marshal(v) // maps marshal with sorted keys
-	return out
-}
-
 // Run validates and runs a call. A call whose key already ran returns that
 // run's result without running again. Unknown tools, invalid arguments and
 // failures come back as results the model can read, never as Go errors.

@@ -222,6 +222,44 @@ func TestArgsHashIgnoresOrderAndSpacing(t *testing.T) {
 	}
 }
 
+// Arguments are the same when their numbers have the same value, however
+// written (PostgreSQL's jsonb writes 1e2 back as 100), and different when
+// their values differ, even where a float64 cannot tell them apart.
+func TestArgsHashComparesNumbersExactly(t *testing.T) {
+	hash := func(s string) string { return toolbus.ArgsHash(json.RawMessage(s)) }
+	for _, same := range [][]string{
+		{`{"n":100}`, `{"n":1e2}`, `{"n":100.0}`, `{"n":1.00E+2}`, `{"n":10000e-2}`},
+		{`{"n":0.1}`, `{"n":0.10}`, `{"n":1e-1}`},
+		{`{"n":0}`, `{"n":-0}`, `{"n":0.0e5}`},
+		{`{"n":9007199254740991}`, `{"n":9007199254740991.0}`},
+		{`{"n":-9007199254740991}`, `{"n":-9.007199254740991e15}`},
+		{`{"n":123456789012345678901234567890}`, `{"n":1.2345678901234567890123456789e29}`},
+	} {
+		for _, s := range same[1:] {
+			if hash(s) != hash(same[0]) {
+				t.Errorf("ArgsHash(%s) differs from ArgsHash(%s)", s, same[0])
+			}
+		}
+	}
+	for _, pair := range [][2]string{
+		{`{"n":9007199254740993}`, `{"n":9007199254740992}`},
+		{`{"n":-9007199254740993}`, `{"n":-9007199254740992}`},
+		{`{"n":0.1}`, `{"n":0.1000000000000000000001}`},
+		{`{"n":1}`, `{"n":"1"}`},
+		{`{"n":1e400}`, `{"n":1e401}`},
+	} {
+		if hash(pair[0]) == hash(pair[1]) {
+			t.Errorf("ArgsHash(%s) == ArgsHash(%s)", pair[0], pair[1])
+		}
+	}
+	// Keys name the same call across releases: a number a float64 holds is
+	// written as encoding/json writes it.
+	if got, want := toolbus.Key(7123456789, 1, "t", json.RawMessage(`{"a":1.5,"b":100}`)),
+		toolbus.Key(7123456789, 1, "t", json.RawMessage(`{"b":100,"a":1.5}`)); got != want {
+		t.Errorf("Key differs for the same arguments")
+	}
+}
+
 func TestPanickingToolFails(t *testing.T) {
 	r := registry(t, spec("boom", toolbus.Mutating, func(context.Context, json.RawMessage) (any, error) { panic("oops") }))
 	if res := call(r, "boom", `{"text":"x"}`); res.Status != toolbus.StatusError || !strings.Contains(res.Error.Message, "oops") {
