@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/ryo-bot/ryo"
@@ -54,6 +55,9 @@ type Bot struct {
 	stages *stages.Orchestrator
 	poller *poller
 	me     ryo.User
+
+	queue      *dispatcher    // set by Run before any update runs
+	background sync.WaitGroup // notices sent beside the poller; Run waits for them
 }
 
 // New returns a bot; Run starts it.
@@ -94,6 +98,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	engineDone := make(chan struct{})
 	go func() { b.tg.e.run(engineCtx); close(engineDone) }()
 	defer func() { stopEngine(); <-engineDone }()
+	defer b.background.Wait()
 	if err := b.introduce(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while starting
@@ -103,16 +108,19 @@ func (b *Bot) Run(ctx context.Context) error {
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWork()
 	d := newDispatcher(work, b.cfg.Workers, b.process)
+	b.queue = d
 	if err := b.resume(ctx, d); err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while starting
 		}
 		return err
 	}
-	swept := make(chan struct{})
+	swept, rescanned := make(chan struct{}), make(chan struct{})
 	go func() { b.sweep(ctx); close(swept) }()
+	go func() { b.rescan(ctx, d); close(rescanned) }()
 	b.poll(ctx, d)
 	<-swept
+	<-rescanned
 	d.close()
 	b.drain(d, stopWork)
 	return nil
@@ -206,10 +214,9 @@ func (b *Bot) poll(ctx context.Context, d *dispatcher) {
 	failures := 0
 	for ctx.Err() == nil {
 		ups, err := b.poller.fetch(ctx, offset)
+		var stored []memory.InboxUpdate
 		if err == nil && len(ups) > 0 {
-			if err = b.db.StoreUpdates(ctx, ups); err != nil {
-				err = fmt.Errorf("store updates (Telegram keeps them until they are stored): %w", err)
-			}
+			stored, err = b.store(ctx, ups)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -224,9 +231,36 @@ func (b *Bot) poll(ctx context.Context, d *dispatcher) {
 		failures = 0
 		for _, u := range ups {
 			offset = max(offset, u.ID+1)
+		}
+		for _, u := range stored {
 			b.dispatch(d, u)
 		}
 	}
+}
+
+// store puts a batch in the inbox and returns the updates it took. An
+// update the inbox refuses is kept in the dead letter instead, logged once,
+// and its sender told; the others go on. An error means that Telegram
+// keeps the batch: nothing was confirmed.
+func (b *Bot) store(ctx context.Context, ups []memory.InboxUpdate) ([]memory.InboxUpdate, error) {
+	refused, err := b.db.StoreUpdates(ctx, ups)
+	if err != nil {
+		return nil, fmt.Errorf("store updates (Telegram keeps them until they are stored): %w", err)
+	}
+	dead := map[int64]bool{}
+	for _, r := range refused {
+		b.log.Error("the inbox refused an update; it is kept in the dead letter for an admin to retry (/deadletter)",
+			"update_id", r.Update.ID, "chat_id", r.Update.ChatID, "kind", r.Update.Kind, "reason", r.Reason)
+		b.tellRefused(ctx, r.Update)
+		dead[r.Update.ID] = true
+	}
+	var stored []memory.InboxUpdate
+	for _, u := range ups {
+		if !dead[u.ID] {
+			stored = append(stored, u)
+		}
+	}
+	return stored, nil
 }
 
 // dispatch queues an update: after the earlier ones of its chat, or on

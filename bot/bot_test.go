@@ -133,7 +133,7 @@ func TestUpdateStartedTooOftenIsGivenUp(t *testing.T) {
 	id := tg.PushUpdate(map[string]any{"message": msg})
 	raw, _ := json.Marshal(map[string]any{"update_id": id, "message": msg})
 	ups := []memory.InboxUpdate{{ID: id, ChatID: dm.ID, Kind: "message", Raw: raw}}
-	if err := db.StoreUpdates(context.Background(), ups); err != nil {
+	if _, err := db.StoreUpdates(context.Background(), ups); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
@@ -196,7 +196,7 @@ func TestCommandReplyIsNotSentTwice(t *testing.T) {
 	id := tg.PushUpdate(map[string]any{"message": msg})
 	raw, _ := json.Marshal(map[string]any{"update_id": id, "message": msg})
 	c := context.Background()
-	if err := db.StoreUpdates(c, []memory.InboxUpdate{{ID: id, ChatID: dm.ID, Kind: "message", Raw: raw}}); err != nil {
+	if _, err := db.StoreUpdates(c, []memory.InboxUpdate{{ID: id, ChatID: dm.ID, Kind: "message", Raw: raw}}); err != nil {
 		t.Fatal(err)
 	}
 	// The earlier run claimed it, sent its reply (message 2) and died.

@@ -40,6 +40,7 @@ func (b *Bot) commands() []command {
 		{name: "forget", help: "make me forget one memory: /forget <id>", run: b.forgetCmd},
 		{name: "tags", help: "the tags of the conversations: /tags, /tags <tag>, /tags rename <old> <new>, /tags delete <tag>", admin: true, run: b.tagsCmd},
 		{name: "approvals", help: "recent confirmations and who decided them", admin: true, run: b.approvals},
+		{name: "deadletter", help: "updates I could not handle: /deadletter, /deadletter retry <update id> or all", admin: true, run: b.deadLetterCmd},
 		{name: "users", help: "the people I know, with their roles", admin: true, run: b.users},
 		{name: "allow", help: "let someone use me: /allow @name, a user id, or in reply to their message", admin: true, run: b.allow},
 		{name: "ban", help: "stop someone using me: /ban @name, a user id, or in reply", admin: true, run: b.ban},

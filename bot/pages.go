@@ -36,6 +36,7 @@ const (
 	viewTags     = "tags"     // the most used tags (admins)
 	viewTagged   = "tagged"   // the messages and memories with one tag (admins)
 	viewUsers    = "users"    // the people the bot knows (admins)
+	viewDead     = "dead"     // the updates the bot could not handle (admins)
 )
 
 // viewSubject is what a view lists.
@@ -151,6 +152,9 @@ func (b *Bot) renderPage(ctx context.Context, v memory.View, n int) (page, error
 	case viewUsers:
 		title, footer = "👥 People I know, access "+b.cfg.Access, "/allow, /ban, /promote or /demote someone by @username or id."
 		lines, total, err = b.userLines(ctx, n)
+	case viewDead:
+		title, footer = "📮 Updates I could not handle, newest first", "/deadletter retry <id> or /deadletter retry all runs them again."
+		lines, total, err = b.deadLines(ctx, n)
 	default:
 		return page{}, nil
 	}

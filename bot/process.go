@@ -12,7 +12,7 @@ import (
 	"github.com/ryo-bot/ryo/stages"
 )
 
-const apology = "Sorry — something went wrong on my side while handling that message. It has been logged."
+const apology = "Sorry — something went wrong on my side while handling that message. It has been kept, and my admin can have me answer it later."
 
 // maxOutage is how long an update keeps waiting for Telegram to work again
 // before it is given up. Waiting for the database has no limit: nothing can
@@ -44,7 +44,7 @@ func (b *Bot) process(ctx context.Context, j *job) time.Duration {
 		log.Warn("update interrupted by an outage; will retry", "retry_in", wait, "err", err)
 		return wait
 	}
-	log.Error("update failed", "err", err)
+	log.Error("update failed; it is kept in the dead letter for an admin to retry (/deadletter)", "err", err)
 	b.fail(ctx, log, j, err.Error())
 	return 0
 }
@@ -65,7 +65,8 @@ func (b *Bot) claim(ctx context.Context, log *slog.Logger, j *job) (time.Duratio
 	}
 	j.claimed, j.raw, j.since = true, c.Raw, time.Time{}
 	if c.Attempts > b.cfg.MaxAttempts {
-		log.Error("giving up on an update that was started too often", "attempts", c.Attempts)
+		log.Error("giving up on an update that was started too often; it is kept in the dead letter for an admin to retry (/deadletter)",
+			"attempts", c.Attempts)
 		b.fail(ctx, log, j, fmt.Sprintf("gave up after %d attempts", c.Attempts))
 		return 0, false
 	}
@@ -105,7 +106,10 @@ func (b *Bot) handleSafely(ctx context.Context, id int64, raw []byte) (err error
 // tell: in the status message the update posted, when it got that far, so
 // that nothing is left showing "Thinking…".
 func (b *Bot) fail(ctx context.Context, log *slog.Logger, j *job, reason string) {
-	b.finish(ctx, log, j.id, memory.StateFailed, reason)
+	err := b.record(ctx, "fail update", func(ctx context.Context) error { return b.db.FailUpdate(ctx, j.id, reason) })
+	if err != nil {
+		log.Error("cannot mark update failed; it runs again at the next start", "err", err)
+	}
 	place, replyTo, ok := b.addressee(j.raw)
 	if !ok {
 		return
@@ -115,7 +119,7 @@ func (b *Bot) fail(ctx context.Context, log *slog.Logger, j *job, reason string)
 	if len(turn.Parts) > 0 && turn.Parts[0] == status {
 		status = 0 // it carries part of the answer: the apology comes on its own
 	}
-	err := idle(ctx, func() error {
+	err = idle(ctx, func() error {
 		return b.stages.Adopt(stages.Start{Place: place, ReplyTo: replyTo, Adopt: status}).Fail(ctx, apology)
 	})
 	if err != nil {

@@ -16,7 +16,7 @@ func held(t *testing.T, db *memory.DB, update int64, id, key string, expires tim
 	t.Helper()
 	c := ctx(t)
 	place := ryo.Place{ChatID: group.ID}
-	if err := db.StoreUpdates(c, []memory.InboxUpdate{{ID: update, ChatID: group.ID, Kind: "message", Raw: json.RawMessage(`{}`)}}); err != nil {
+	if _, err := db.StoreUpdates(c, []memory.InboxUpdate{{ID: update, ChatID: group.ID, Kind: "message", Raw: json.RawMessage(`{}`)}}); err != nil {
 		t.Fatal(err)
 	}
 	say(t, db, place, int(update), "delete the notes")

@@ -5,6 +5,9 @@ import (
 	"testing"
 )
 
+// Transient is transient, for tests.
+var Transient = transient
+
 // MustExec runs sql on db's pool; for tests only.
 func MustExec(t *testing.T, db *DB, sql string) {
 	t.Helper()

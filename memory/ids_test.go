@@ -54,6 +54,7 @@ func TestStoreTakesTelegramIDs(t *testing.T) {
 			checkActions(t, db, e)
 			checkMemories(t, db, e, row)
 			checkTagsAndViews(t, db, e)
+			checkDeadLetter(t, db, e)
 		})
 	}
 }
@@ -88,7 +89,7 @@ func checkInbox(t *testing.T, db *memory.DB, e edge) {
 	c := ctx(t)
 	raw := json.RawMessage(fmt.Sprintf(`{"update_id":%d,"message":{"message_id":%d,"message_thread_id":%d,"from":{"id":%d},"chat":{"id":%d},"ids":%s}}`,
 		e.update, e.message, e.thread, e.user, e.chat.ID, e.bigJSON()))
-	if err := db.StoreUpdates(c, []memory.InboxUpdate{{ID: e.update, ChatID: e.chat.ID, Kind: "message", Raw: raw}}); err != nil {
+	if _, err := db.StoreUpdates(c, []memory.InboxUpdate{{ID: e.update, ChatID: e.chat.ID, Kind: "message", Raw: raw}}); err != nil {
 		t.Fatalf("StoreUpdates: %v", err)
 	}
 	un, err := db.Unfinished(c)
@@ -311,4 +312,25 @@ func checkTagsAndViews(t *testing.T, db *memory.DB, e edge) {
 		t.Fatalf("View = %+v, %v, %v", got, ok, err)
 	}
 	sameJSON(t, "the view's subject", got.Subject, e.bigJSON())
+}
+
+func checkDeadLetter(t *testing.T, db *memory.DB, e edge) {
+	c := ctx(t)
+	id := e.update - 1
+	raw := json.RawMessage(fmt.Sprintf(`{"update_id":%d,"message":{"chat":{"id":%d},"ids":%s}}`, id, e.chat.ID, e.bigJSON()))
+	if _, err := db.StoreUpdates(c, []memory.InboxUpdate{{ID: id, ChatID: e.chat.ID, Kind: "message", Raw: raw}}); err != nil {
+		t.Fatalf("StoreUpdates: %v", err)
+	}
+	db.ClaimUpdate(c, id)
+	if err := db.FailUpdate(c, id, "failed"); err != nil {
+		t.Fatalf("FailUpdate: %v", err)
+	}
+	letters, _, err := db.DeadLetters(c, 0, 10)
+	if err != nil || len(letters) != 1 || letters[0].UpdateID != id || letters[0].ChatID != e.chat.ID {
+		t.Fatalf("DeadLetters = %+v, %v", letters, err)
+	}
+	sameJSON(t, "the dead update", letters[0].Raw, raw)
+	if u, err := db.Revive(c, id); err != nil || u.ID != id || u.ChatID != e.chat.ID {
+		t.Fatalf("Revive = %+v, %v", u, err)
+	}
 }

@@ -1,11 +1,16 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Update states.
@@ -31,19 +36,134 @@ type Claim struct {
 	Attempts int // including this one
 }
 
-// StoreUpdates stores a batch of updates in one transaction. An update already
-// in the inbox, finished or not, is left as it is: Telegram may deliver an
-// update again when it did not hear that it arrived.
-func (db *DB) StoreUpdates(ctx context.Context, batch []InboxUpdate) error {
-	return db.tx(ctx, "store updates", func(tx pgx.Tx) error {
+// Refused is an update the inbox could not store, kept in the dead letter
+// instead.
+type Refused struct {
+	Update InboxUpdate
+	Reason string
+}
+
+// StoreUpdates stores a batch of updates, in one transaction. An update
+// already in the inbox, finished or not, is left as it is: Telegram may
+// deliver an update again when it did not hear that it arrived. An update
+// the inbox refuses — PostgreSQL rejects its JSON, say — does not hold up
+// the others: the updates are then stored one by one, and each one refused
+// is kept in the dead letter, with its raw bytes and the reason, and
+// returned. An error means that nothing was stored, and that storing the
+// batch again later may work (the database is away).
+func (db *DB) StoreUpdates(ctx context.Context, batch []InboxUpdate) ([]Refused, error) {
+	err := db.tx(ctx, "store updates", func(tx pgx.Tx) error {
 		rows := &pgx.Batch{}
 		for _, u := range batch {
-			rows.Queue(`insert into updates (update_id, chat_id, kind, raw, received_at)
-				values ($1, nullif($2::bigint, 0), $3, $4, $5) on conflict (update_id) do nothing`,
-				u.ID, u.ChatID, u.Kind, u.Raw, db.Now())
+			rows.Queue(insertUpdate, u.ID, u.ChatID, u.Kind, storable(u.Raw), db.Now())
 		}
 		return tx.SendBatch(ctx, rows).Close()
 	})
+	if err == nil || transient(err) {
+		return nil, err
+	}
+	var refused []Refused
+	err = db.tx(ctx, "store updates one by one", func(tx pgx.Tx) error {
+		refused = nil
+		for _, u := range batch {
+			reason, err := storeOrBury(ctx, tx, u, db.Now())
+			if err != nil {
+				return err
+			}
+			if reason != "" {
+				refused = append(refused, Refused{Update: u, Reason: reason})
+			}
+		}
+		return nil
+	})
+	return refused, err
+}
+
+const insertUpdate = `insert into updates (update_id, chat_id, kind, raw, received_at)
+	values ($1, nullif($2::bigint, 0), $3, $4, $5) on conflict (update_id) do nothing`
+
+// storeOrBury stores u in the inbox or, when the inbox refuses it, in the
+// dead letter, and returns why it was refused ("" when it was stored).
+func storeOrBury(ctx context.Context, tx pgx.Tx, u InboxUpdate, now time.Time) (string, error) {
+	err := storeOne(ctx, tx, u, now)
+	switch {
+	case err == nil:
+		return "", nil
+	case transient(err):
+		return "", err
+	}
+	return err.Error(), bury(ctx, tx, u, err.Error(), now)
+}
+
+// storeOne stores u in the inbox, in a savepoint of tx: when it is refused,
+// tx goes on.
+func storeOne(ctx context.Context, tx pgx.Tx, u InboxUpdate, now time.Time) error {
+	return pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
+		_, err := sp.Exec(ctx, insertUpdate, u.ID, u.ChatID, u.Kind, storable(u.Raw), now)
+		return err
+	})
+}
+
+// transient reports whether err may go away if the same statement runs
+// again: the database is away or busy, or the transaction lost a race.
+// Anything else is about the data, and would fail again.
+func transient(err error) bool {
+	if unavailable(err) {
+		return true
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code[:2] {
+		case "40", "53", "55", "57", "58", "XX": // rollbacks, resources, lock waits, shutdowns, system
+			return true
+		}
+	}
+	return false
+}
+
+// storable is raw as PostgreSQL's jsonb takes it. jsonb refuses what JSON
+// allows — the escape \u0000, a lone UTF-16 surrogate such as \ud800 — and
+// bytes that are not UTF-8: such an update is written anew, each of them
+// turned into U+FFFD, so that the person is still answered. Any other raw
+// is kept as it is.
+func storable(raw json.RawMessage) json.RawMessage {
+	if utf8.Valid(raw) && !bytes.Contains(raw, []byte(`\u0000`)) &&
+		!bytes.Contains(raw, []byte(`\ud`)) && !bytes.Contains(raw, []byte(`\uD`)) {
+		return raw
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber() // numbers keep every digit
+	var v any
+	if d.Decode(&v) != nil {
+		return raw // not JSON: the inbox says why
+	}
+	var out bytes.Buffer
+	e := json.NewEncoder(&out)
+	e.SetEscapeHTML(false)
+	if e.Encode(withoutNUL(v)) != nil {
+		return raw
+	}
+	return bytes.TrimRight(out.Bytes(), "\n")
+}
+
+// withoutNUL replaces U+0000 in v's strings and keys. (Decoding already
+// turned bytes that are not UTF-8, and lone surrogates, into U+FFFD.)
+func withoutNUL(v any) any {
+	switch x := v.(type) {
+	case string:
+		return strings.ReplaceAll(x, "\x00", "\uFFFD")
+	case []any:
+		for i, e := range x {
+			x[i] = withoutNUL(e)
+		}
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[strings.ReplaceAll(k, "\x00", "\uFFFD")] = withoutNUL(e)
+		}
+		return out
+	}
+	return v
 }
 
 // Unfinished returns the updates that are pending or were being processed

@@ -80,11 +80,11 @@ func TestInboxClaimsOnceAndKeepsOrder(t *testing.T) {
 		{ID: 11, ChatID: 5, Kind: "message", Raw: json.RawMessage(`{"update_id":11}`)},
 		{ID: 13, Kind: "poll", Raw: json.RawMessage(`{"update_id":13}`)},
 	}
-	if err := db.StoreUpdates(c, batch); err != nil {
+	if _, err := db.StoreUpdates(c, batch); err != nil {
 		t.Fatal(err)
 	}
 	// Telegram may deliver the same update again: it is not stored twice.
-	if err := db.StoreUpdates(c, batch[:1]); err != nil {
+	if _, err := db.StoreUpdates(c, batch[:1]); err != nil {
 		t.Fatal(err)
 	}
 	un, err := db.Unfinished(c)
@@ -194,7 +194,7 @@ func TestFinishTurnStoresAnswerAndMarksDone(t *testing.T) {
 	c := ctx(t)
 	place := ryo.Place{ChatID: group.ID}
 	raw := json.RawMessage(`{}`)
-	if err := db.StoreUpdates(c, []memory.InboxUpdate{{ID: 9, ChatID: group.ID, Kind: "message", Raw: raw}}); err != nil {
+	if _, err := db.StoreUpdates(c, []memory.InboxUpdate{{ID: 9, ChatID: group.ID, Kind: "message", Raw: raw}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok, err := db.ClaimUpdate(c, 9); !ok || err != nil {

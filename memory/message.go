@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -45,12 +46,17 @@ func role(k ryo.Kind) string {
 	return ryo.ModelUser // people, and tool results, which are synthetic user messages
 }
 
+// storableText is s as PostgreSQL's text takes it: U+0000, which it
+// refuses, turned into U+FFFD. A model's answer may hold one.
+func storableText(s string) string { return strings.ReplaceAll(s, "\x00", "\uFFFD") }
+
 // insertMessage inserts m, or when its Telegram message is already stored,
 // returns the stored row's id and time.
 func insertMessage(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Time) (ryo.Message, error) {
 	if len(m.Metadata) == 0 {
 		m.Metadata = []byte("{}")
 	}
+	m.Text, m.Metadata = storableText(m.Text), storable(m.Metadata)
 	var sender *int64
 	if m.Sender != nil {
 		sender = &m.Sender.ID

@@ -88,7 +88,7 @@ func saveTurnAnswer(ctx context.Context, tx pgx.Tx, updateID int64, place ryo.Pl
 		values ($1, $2, $3, $4, $5, $6)
 		on conflict (update_id) do update set answer = excluded.answer, answer_metadata = excluded.answer_metadata,
 			updated_at = excluded.updated_at`,
-		updateID, place.ChatID, place.Thread, answer, meta, now)
+		updateID, place.ChatID, place.Thread, storableText(answer), storable(meta), now)
 	return err
 }
 

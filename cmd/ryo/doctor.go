@@ -52,7 +52,19 @@ func doctorDatabase(ctx context.Context, cfg Config) (string, error) {
 	case applied > known:
 		return "", fmt.Errorf("schema at %04d is newer than this ryo (%04d): run a newer ryo", applied, known)
 	}
-	return fmt.Sprintf("reachable; schema up to date (%04d)", applied), nil
+	return fmt.Sprintf("reachable; schema up to date (%04d); %s", applied, deadSummary(ctx, db)), nil
+}
+
+// deadSummary says how many updates wait in the dead letter.
+func deadSummary(ctx context.Context, db *memory.DB) string {
+	n, err := db.DeadCount(ctx)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("dead letter unreadable: %v", err)
+	case n == 0:
+		return "no update in the dead letter"
+	}
+	return fmt.Sprintf("%d update(s) in the dead letter: see them with `ryo deadletter`, retry with `ryo deadletter retry all` or /deadletter in Telegram", n)
 }
 
 func doctorOllama(ctx context.Context, cfg Config) (string, error) {

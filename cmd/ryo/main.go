@@ -66,17 +66,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitConfig
 	}
 	switch cmd {
-	case "serve", "migrate", "doctor":
+	case "serve", "migrate", "doctor", "deadletter":
 	case "healthcheck":
 		return healthcheck(ctx, lookup, stderr)
 	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, "usage: ryo [serve|migrate|doctor|healthcheck]  (settings: see .env.example)")
+		fmt.Fprintln(stdout, "usage: ryo [serve|migrate|doctor|healthcheck|deadletter [retry <update id>|all]]  (settings: see .env.example)")
 		return exitOK
 	default:
-		fmt.Fprintf(stderr, "ryo: unknown command %q (want serve, migrate, doctor or healthcheck)\n", cmd)
+		fmt.Fprintf(stderr, "ryo: unknown command %q (want serve, migrate, doctor, healthcheck or deadletter)\n", cmd)
 		return exitConfig
 	}
-	cfg, err := LoadConfig(lookup, cmd != "migrate")
+	cfg, err := LoadConfig(lookup, cmd == "serve" || cmd == "doctor")
 	if err != nil {
 		fmt.Fprintln(stderr, "ryo: config:", err)
 		return exitConfig
@@ -87,6 +87,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = migrate(ctx, cfg, log)
 	case "doctor":
 		return doctor(ctx, cfg, stdout)
+	case "deadletter":
+		return deadLetter(ctx, cfg, log, args[1:], stdout)
 	default:
 		err = NewMain(cfg, log).Run(ctx)
 	}

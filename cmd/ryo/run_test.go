@@ -51,7 +51,7 @@ func TestDoctor(t *testing.T) {
 	if code := doctor(bg(t), cfg, &out); code != exitOK {
 		t.Fatalf("doctor = %d:\n%s", code, out.String())
 	}
-	for _, want := range []string{"✓ database: reachable; schema at 0000, 0004 pending", "✓ ollama: Ollama 0.17.4 has llama3.2", "✓ telegram: @ryo_test_bot"} {
+	for _, want := range []string{"✓ database: reachable; schema at 0000, 0005 pending", "✓ ollama: Ollama 0.17.4 has llama3.2", "✓ telegram: @ryo_test_bot"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out.String())
 		}
