@@ -6,7 +6,14 @@
 // arrived, so an update is never lost to a crash or a database outage: while
 // the database is away, the offset does not move and Telegram keeps the
 // updates. (go-telegram/bot's own poller confirms updates before any handler
-// runs, which is why it is not used for intake.)
+// runs, which is why it is not used for intake.) One update the inbox
+// refuses must not hold up every chat behind it, as Telegram would send its
+// batch again forever: it is kept in the dead letter instead (memory's
+// StoreUpdates), logged once, confirmed, and its sender told; the rest of
+// the batch goes on. Updates whose handling failed for good wait there too;
+// admins list and retry them with /deadletter (deadletter.go), and updates
+// retried from the command line are picked up by a rescan of the inbox
+// every few seconds.
 //
 // The dispatcher (dispatch.go) runs the updates of one chat strictly in order,
 // one at a time, and different chats in parallel on a bounded pool. Each
@@ -15,7 +22,8 @@
 // that is done is never run twice. While the database or Telegram is away an
 // update waits and is tried again, giving its worker to other chats
 // meanwhile. A panic is recovered, logged with its stack, the update marked
-// failed and the person told something went wrong, in the status message.
+// failed (and kept in the dead letter) and the person told something went
+// wrong, in the status message.
 //
 // What the bot has shown the person is written down as it happens (the turns
 // table: the status message or reply, the answer, the parts of a long one),

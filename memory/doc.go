@@ -9,6 +9,17 @@
 // again; one left pending or processing by a crash is found again by
 // Unfinished at the next start.
 //
+// One update never holds up the others (deadletter.go). An update the inbox
+// refuses is stored in the dead letter instead, raw bytes and all, and the
+// rest of its batch goes on; one whose handling fails for good (FailUpdate)
+// waits there too, until Revive gives it back to the inbox. What
+// PostgreSQL refuses in JSON and text but Telegram or a model may send
+// (U+0000, bytes that are not UTF-8, lone surrogates) is stored as U+FFFD.
+//
+// Every statement takes Telegram's 64-bit ids: a parameter PostgreSQL
+// would type from a literal (nullif($1, 0), $1 = 0) is cast to bigint, and
+// the stores tests open check every statement they run (ParamCheck).
+//
 // Actions the person must confirm (action.go) move between states by
 // conditional updates only, so each is decided and run once; their audit
 // log is action_events. Long-term memories (memories.go) live on shelves —
