@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/ryo-bot/ryo/memory/memorytest"
 	"github.com/ryo-bot/ryo/ollamatest"
+	"github.com/ryo-bot/ryo/telegramtest"
 )
 
 // echoModel answers every question with "echo: " and its last line.
@@ -116,4 +119,54 @@ func TestFailedUpdateIsRetriedFromTheCommandLine(t *testing.T) {
 		t.Fatalf("ryo deadletter retry all = %d:\n%s", code, out.String())
 	}
 	h.answer(dm, q.ID, "echo: cake please")
+}
+
+// A message that crashes ryo every time it is handled — the process is
+// killed in the middle of it, again and again — is given up after
+// RYO_MAX_ATTEMPTS starts instead of taking ryo down forever: the person
+// gets an apology, the update waits in the dead letter, and once retried it
+// is answered.
+func TestCrashLoopIsGivenUpAndKept(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary; skipped with -short")
+	}
+	bin := filepath.Join(t.TempDir(), "ryo")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	h := newHarness(t)
+	h.env["RYO_MAX_ATTEMPTS"] = "2"
+	hold := make(chan struct{})
+	defer close(hold)
+	h.llm.Enqueue(ollamatest.Reply{Hold: hold}, ollamatest.Reply{Hold: hold})
+	var q telegramtest.Message
+	for crash := 1; crash <= 2; crash++ {
+		proc := h.startBinary(bin)
+		if crash == 1 {
+			q = h.tg.SendText(dm, alice, "a question that crashes ryo")
+		}
+		if err := h.llm.Wait(bg(t), func() bool { return len(h.llm.Requests()) == crash }); err != nil {
+			t.Fatal(err)
+		}
+		proc.Process.Kill()
+		proc.Wait()
+	}
+	h.startBinary(bin)
+	h.answer(dm, q.ID, "something went wrong on my side")
+	h.waitFor("the update in the dead letter", func() bool { n, _ := h.db().DeadCount(bg(t)); return n == 1 })
+	letters, _, _ := h.db().DeadLetters(bg(t), 0, 1)
+	if letters[0].Attempts != 3 || !strings.Contains(letters[0].Error, "gave up after 3 attempts") || len(h.llm.Requests()) != 2 {
+		t.Fatalf("dead letter = %+v after %d model calls; want it given up at the third start, without asking the model", letters, len(h.llm.Requests()))
+	}
+
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Fine now.")})
+	for _, name := range settingNames {
+		t.Setenv(name, "")
+	}
+	t.Setenv("DATABASE_URL", h.env["DATABASE_URL"])
+	var out bytes.Buffer
+	if code := run(bg(t), []string{"deadletter", "retry", strconv.FormatInt(letters[0].UpdateID, 10)}, &out, &out); code != exitOK {
+		t.Fatalf("ryo deadletter retry = %d:\n%s", code, out.String())
+	}
+	h.answer(dm, q.ID, "Fine now.")
 }
