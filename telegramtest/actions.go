@@ -4,14 +4,19 @@ package telegramtest
 const maxCallbackAnswer = 200
 
 func (s *Server) sendChatAction(r *request) (any, error) {
-	if _, err := s.chatParam(r); err != nil {
+	c, err := s.chatParam(r)
+	if err != nil {
 		return nil, err
 	}
 	if !validChatAction(r.str("action")) {
 		return nil, badRequest("wrong parameter action in request")
 	}
-	if r.int("message_thread_id"); r.err != nil {
+	asked := r.int("message_thread_id")
+	if r.err != nil {
 		return nil, r.err
+	}
+	if _, _, err := c.place(asked, 0); err != nil {
+		return nil, err
 	}
 	return true, nil
 }

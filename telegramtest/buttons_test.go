@@ -82,7 +82,7 @@ func TestPressForgedAndPushedQueries(t *testing.T) {
 		u.CallbackQuery.Message.InaccessibleMessage == nil {
 		t.Fatalf("forged press = %+v; want an inaccessible message", u.CallbackQuery)
 	}
-	s.PushUpdate(map[string]any{"callback_query": map[string]any{"id": "pushed", "from": map[string]any{"id": 42, "is_bot": false, "first_name": "A"},
+	s.PushUpdate(map[string]any{"callback_query": map[string]any{"id": "pushed", "from": map[string]any{"id": alice().ID, "is_bot": false, "first_name": "A"},
 		"chat_instance": "x", "data": "d"}})
 	for _, id := range []string{forged, "pushed"} {
 		if ok, err := b.AnswerCallbackQuery(ctx, &bot.AnswerCallbackQueryParams{CallbackQueryID: id}); !ok || err != nil {
@@ -138,14 +138,14 @@ func TestPushedQueriesAreDelivered(t *testing.T) {
 	s := newServer(t)
 	b := newBot(t, s)
 	ctx := timeout(t)
-	s.PushUpdate(map[string]any{"callback_query": map[string]any{"id": "123456-2"}})
+	s.PushUpdate(map[string]any{"callback_query": map[string]any{"id": "7012345678-2"}})
 	first := s.PressForged(aliceChat().ID, alice(), 1, "a")
-	s.PushRawUpdate(json.RawMessage(`{"update_id":5,"callback_query":{"id":"raw","from":{"id":42,"is_bot":false,"first_name":"A"},"chat_instance":"x"}}`))
+	s.PushRawUpdate(json.RawMessage(`{"update_id":5,"callback_query":{"id":"raw","from":{"id":7123456789,"is_bot":false,"first_name":"A"},"chat_instance":"x"}}`))
 	second := s.PressForged(aliceChat().ID, alice(), 1, "b")
-	if first == second || first == "123456-2" || second == "123456-2" {
+	if first == second || first == "7012345678-2" || second == "7012345678-2" {
 		t.Fatalf("press ids %q and %q; want new ones", first, second)
 	}
-	for _, id := range []string{"raw", "123456-2", first, second} {
+	for _, id := range []string{"raw", "7012345678-2", first, second} {
 		if ok, err := b.AnswerCallbackQuery(ctx, &bot.AnswerCallbackQueryParams{CallbackQueryID: id}); !ok || err != nil {
 			t.Errorf("answer %s: %v, %v", id, ok, err)
 		}

@@ -26,17 +26,19 @@ type Chat struct {
 	IsForum   bool
 }
 
-// chatLog is a known chat and its messages; msgs[i] has message id i+1.
+// chatLog is a known chat and its messages; msgs[i] has message id
+// first+i.
 type chatLog struct {
-	chat Chat
-	msgs []*stored
+	chat  Chat
+	first int
+	msgs  []*stored
 }
 
 // register makes chat known to the bot, updating its details if it was.
 func (s *Server) register(chat Chat) *chatLog {
 	c := s.chats[chat.ID]
 	if c == nil {
-		c = &chatLog{}
+		c = &chatLog{first: firstMessageID(chat.ID)}
 		s.chats[chat.ID] = c
 	}
 	c.chat = chat
@@ -81,10 +83,11 @@ func (s *Server) chatByRef(ref string) *chatLog {
 
 // get returns message id, deleted or not, or nil.
 func (c *chatLog) get(id int) *stored {
-	if id < 1 || id > len(c.msgs) {
+	i := id - c.first
+	if i < 0 || i >= len(c.msgs) {
 		return nil
 	}
-	return c.msgs[id-1]
+	return c.msgs[i]
 }
 
 // live returns message id unless it is missing or deleted.
@@ -97,23 +100,33 @@ func (c *chatLog) live(id int) *stored {
 
 // add gives m the chat's next message id and stores it.
 func (c *chatLog) add(m *stored) {
-	m.ID = len(c.msgs) + 1
+	m.ID = c.first + len(c.msgs)
 	m.ChatID = c.chat.ID
 	c.msgs = append(c.msgs, m)
 }
 
-// thread is the topic a new message lands in: the one asked for, or in a
-// forum the topic of the message it replies to. Other chats have none.
-func (c *chatLog) thread(asked, replyTo int) int {
-	if !c.chat.IsForum {
-		return 0
-	}
-	if asked == 0 {
+// place is where a new message lands in a forum: in the topic asked for,
+// which must exist, or else in the topic of the message it replies to. A
+// message in a topic that replies to nothing else replies, as Telegram
+// shows it, to the message that created the topic. Other chats have no
+// topics, and a thread asked for there is ignored.
+func (c *chatLog) place(asked, replyTo int) (thread, reply int, err error) {
+	switch {
+	case !c.chat.IsForum:
+		return 0, replyTo, nil
+	case asked != 0 && c.topic(asked) == nil:
+		return 0, 0, badRequest("message thread not found")
+	case asked != 0:
+		thread = asked
+	default:
 		if target := c.live(replyTo); target != nil {
-			return target.ThreadID
+			thread = target.ThreadID
 		}
 	}
-	return asked
+	if reply = replyTo; reply == 0 {
+		reply = thread
+	}
+	return thread, reply, nil
 }
 
 func (s *Server) getChat(r *request) (any, error) {

@@ -55,19 +55,15 @@ func (s *Server) sendDocument(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	replyTo, err := replyTarget(c, r)
+	thread, replyTo, err := botPlace(c, r)
 	if err != nil {
 		return nil, err
 	}
 	m := &stored{byBot: true, shown: shown, Message: Message{
-		ThreadID: c.thread(r.int("message_thread_id"), replyTo),
-		From:     s.opts.Bot, Text: r.str("caption"), ParseMode: r.str("parse_mode"),
+		ThreadID: thread, From: s.opts.Bot, Text: r.str("caption"), ParseMode: r.str("parse_mode"),
 		ReplyTo: replyTo, ReplyMarkup: markup, Date: s.opts.Now(),
 		Document: &Document{FileName: f.name, MimeType: f.mimeType, Data: f.data},
 	}}
-	if r.err != nil {
-		return nil, r.err
-	}
 	c.add(m)
 	return s.publish(c, m), nil
 }

@@ -22,20 +22,20 @@ func TestFailNextTooManyRequests(t *testing.T) {
 	s.FailNext("sendMessage", 2, telegramtest.TooManyRequests(7))
 
 	for i := range 2 {
-		_, err := b.SendMessage(t.Context(), &bot.SendMessageParams{ChatID: 42, Text: "x"})
+		_, err := b.SendMessage(t.Context(), &bot.SendMessageParams{ChatID: aliceChat().ID, Text: "x"})
 		var tmr *bot.TooManyRequestsError
 		if !errors.As(err, &tmr) || tmr.RetryAfter != 7 || !strings.Contains(tmr.Message, "Too Many Requests: retry after 7") {
 			t.Fatalf("call %d: err = %v, want 429 retry_after 7", i, err)
 		}
 	}
-	if _, err := b.SendMessage(t.Context(), &bot.SendMessageParams{ChatID: 42, Text: "x"}); err != nil {
+	if _, err := b.SendMessage(t.Context(), &bot.SendMessageParams{ChatID: aliceChat().ID, Text: "x"}); err != nil {
 		t.Fatalf("third call: %v", err)
 	}
 	calls := s.Calls("sendMessage")
 	if len(calls) != 3 || calls[0].Err == nil || calls[0].Err.RetryAfter != 7 || calls[2].Err != nil {
 		t.Errorf("calls = %+v", calls)
 	}
-	if n := len(s.BotMessages(42)); n != 1 {
+	if n := len(s.BotMessages(aliceChat().ID)); n != 1 {
 		t.Errorf("BotMessages = %d, want only the successful one", n)
 	}
 }
@@ -45,10 +45,11 @@ func TestFailNextCountsPerMethod(t *testing.T) {
 	b := newBot(t, s)
 	s.SendText(aliceChat(), alice(), "hi")
 	s.FailNext("editMessageText", 1, telegramtest.APIError{Code: 403, Description: "Forbidden: bot was blocked by the user"})
-	if _, err := b.SendMessage(t.Context(), &bot.SendMessageParams{ChatID: 42, Text: "x"}); err != nil {
+	sent, err := b.SendMessage(t.Context(), &bot.SendMessageParams{ChatID: aliceChat().ID, Text: "x"})
+	if err != nil {
 		t.Fatalf("sendMessage was failed by an editMessageText fault: %v", err)
 	}
-	_, err := b.EditMessageText(t.Context(), &bot.EditMessageTextParams{ChatID: 42, MessageID: 2, Text: "y"})
+	_, err = b.EditMessageText(t.Context(), &bot.EditMessageTextParams{ChatID: aliceChat().ID, MessageID: sent.ID, Text: "y"})
 	if !errors.Is(err, bot.ErrorForbidden) {
 		t.Errorf("err = %v, want forbidden", err)
 	}
@@ -110,8 +111,8 @@ func TestObserveSeesEveryAnsweredCall(t *testing.T) {
 	}})
 	defer s.Close()
 	s.SendText(aliceChat(), alice(), "hi")
-	postForm(timeout(t), t, s, "sendMessage", url.Values{"chat_id": {"42"}, "text": {"hello"}})
-	postForm(timeout(t), t, s, "sendMessage", url.Values{"chat_id": {"42"}, "text": {" "}})
+	postForm(timeout(t), t, s, "sendMessage", url.Values{"chat_id": {aliceID()}, "text": {"hello"}})
+	postForm(timeout(t), t, s, "sendMessage", url.Values{"chat_id": {aliceID()}, "text": {" "}})
 	mu.Lock()
 	defer mu.Unlock()
 	want := []string{"sendMessage hello ok", "sendMessage   Bad Request: message text is empty"}

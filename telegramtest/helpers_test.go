@@ -14,13 +14,17 @@ import (
 	"github.com/ryo-bot/ryo/telegramtest"
 )
 
-const testToken = "123456:TEST-token"
+// testToken starts with the bot's id, as a real token does.
+const (
+	testToken = "7012345678:AAE-test-token"
+	botID     = 7012345678
+)
 
 func newServer(t *testing.T) *telegramtest.Server {
 	t.Helper()
 	s := telegramtest.NewServer(telegramtest.Options{
 		Token: testToken,
-		Bot:   telegramtest.User{ID: 123456, FirstName: "Ryo", Username: "ryo_bot"},
+		Bot:   telegramtest.User{ID: botID, FirstName: "Ryo", Username: "ryo_bot"},
 	})
 	t.Cleanup(s.Close)
 	return s
@@ -43,16 +47,17 @@ func timeout(t *testing.T) context.Context {
 }
 
 func alice() telegramtest.User {
-	return telegramtest.User{ID: 42, FirstName: "Alice", Username: "alice", LanguageCode: "en"}
+	u := telegramtest.NewUser("Alice", "alice")
+	u.LanguageCode = "en"
+	return u
 }
 
-func aliceChat() telegramtest.Chat {
-	return telegramtest.Chat{ID: 42, Type: "private", FirstName: "Alice", Username: "alice"}
-}
+func aliceChat() telegramtest.Chat { return telegramtest.PrivateChat(alice()) }
 
-func groupChat() telegramtest.Chat {
-	return telegramtest.Chat{ID: -1001, Type: "supergroup", Title: "Ryo fans"}
-}
+// aliceID is alice's private chat id as a form value.
+func aliceID() string { return chatID(aliceChat().ID) }
+
+func groupChat() telegramtest.Chat { return telegramtest.NewSupergroup("Ryo fans") }
 
 // reply is the Bot API response envelope.
 type reply struct {

@@ -2,6 +2,7 @@ package telegramtest_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -45,12 +46,14 @@ func limitedServer(t *testing.T, limits *telegramtest.Limits) (*telegramtest.Ser
 	return s, clk
 }
 
-// privateChats registers n private chats with ids 1000.. and returns them.
+// privateChats registers the private chats of n people and returns their
+// ids.
 func privateChats(s *telegramtest.Server, n int) []int64 {
 	ids := make([]int64, n)
 	for i := range ids {
-		ids[i] = int64(1000 + i)
-		s.SendText(telegramtest.Chat{ID: ids[i], Type: "private", FirstName: "U"}, telegramtest.User{ID: ids[i], FirstName: "U"}, "hi")
+		u := telegramtest.NewUser(fmt.Sprintf("U%d", i), "")
+		ids[i] = u.ID
+		s.SendText(telegramtest.PrivateChat(u), u, "hi")
 	}
 	return ids
 }
@@ -59,11 +62,7 @@ func privateChats(s *telegramtest.Server, n int) []int64 {
 // a 429, or 0 if the call was not refused (it may still fail otherwise).
 func try(t *testing.T, s *telegramtest.Server, method, chat string) int {
 	t.Helper()
-	form := url.Values{
-		"chat_id": {chat}, "text": {"x"}, "action": {"typing"}, "draft_id": {"1"}, "message_id": {"1"},
-		"callback_query_id": {"q"}, "commands": {`[{"command":"a","description":"b"}]`},
-	}
-	r := postForm(timeout(t), t, s, method, form)
+	r := postForm(timeout(t), t, s, method, callParams(method, chat))
 	if r.status != http.StatusTooManyRequests {
 		return 0
 	}
@@ -72,6 +71,32 @@ func try(t *testing.T, s *telegramtest.Server, method, chat string) int {
 		t.Errorf("%s refused with %+v", method, r)
 	}
 	return r.Parameters.RetryAfter
+}
+
+// callParams are the parameters try sends: what method takes, so that the
+// call gets past the Bot API's checks to flood control.
+func callParams(method, chat string) url.Values {
+	all := url.Values{
+		"chat_id": {chat}, "text": {"x"}, "action": {"typing"}, "draft_id": {"1"}, "message_id": {"1"},
+		"callback_query_id": {"q"}, "commands": {`[{"command":"a","description":"b"}]`},
+		"document": {"BQACAgIAAxkBAAIBZ2ZmZmZmZmZmZmZm"}, // a file_id: the fake refuses it, after counting the call
+	}
+	takes := map[string][]string{
+		"sendMessage":         {"chat_id", "text"},
+		"sendChatAction":      {"chat_id", "action"},
+		"editMessageText":     {"chat_id", "message_id", "text"},
+		"sendMessageDraft":    {"chat_id", "draft_id", "text"},
+		"deleteMessage":       {"chat_id", "message_id"},
+		"sendDocument":        {"chat_id", "document"},
+		"getChat":             {"chat_id"},
+		"answerCallbackQuery": {"callback_query_id"},
+		"setMyCommands":       {"commands"},
+	}
+	form := url.Values{}
+	for _, name := range takes[method] {
+		form[name] = all[name]
+	}
+	return form
 }
 
 // expect calls method in chat and checks its retry_after (0: not refused).
@@ -86,25 +111,25 @@ func chatID(id int64) string { return strconv.FormatInt(id, 10) }
 
 func TestChatBurstThenSpacing(t *testing.T) {
 	s, clk := limitedServer(t, &telegramtest.Limits{ChatEvery: 5 * time.Second, ChatBurst: 3})
-	expect(t, s, "sendMessage", "42", 0)
-	expect(t, s, "sendChatAction", "42", 0)
+	expect(t, s, "sendMessage", aliceID(), 0)
+	expect(t, s, "sendChatAction", aliceID(), 0)
 	expect(t, s, "editMessageText", "@alice", 0) // the same chat by username
-	expect(t, s, "sendMessageDraft", "42", 5)
+	expect(t, s, "sendMessageDraft", aliceID(), 5)
 	expect(t, s, "sendMessage", chatID(groupChat().ID), 0) // other chats have their own bucket
 
 	clk.advance(2500 * time.Millisecond)
-	expect(t, s, "deleteMessage", "42", 3) // 2.5 s left
+	expect(t, s, "deleteMessage", aliceID(), 3) // 2.5 s left
 	clk.advance(2200 * time.Millisecond)
-	expect(t, s, "sendMessage", "42", 1) // 0.3 s left
+	expect(t, s, "sendMessage", aliceID(), 1) // 0.3 s left
 	clk.advance(300 * time.Millisecond)
-	expect(t, s, "sendMessage", "42", 0)
-	expect(t, s, "sendMessage", "42", 5)
+	expect(t, s, "sendMessage", aliceID(), 0)
+	expect(t, s, "sendMessage", aliceID(), 5)
 
 	clk.advance(time.Hour) // the bucket is full again, and no fuller
 	for range 3 {
-		expect(t, s, "sendMessage", "42", 0)
+		expect(t, s, "sendMessage", aliceID(), 0)
 	}
-	expect(t, s, "sendMessage", "42", 5)
+	expect(t, s, "sendMessage", aliceID(), 5)
 	if n := len(s.Refused()); n != 5 {
 		t.Errorf("Refused = %d calls, want 5", n)
 	}
@@ -113,17 +138,17 @@ func TestChatBurstThenSpacing(t *testing.T) {
 func TestGroupPerMinute(t *testing.T) {
 	s, clk := limitedServer(t, new(telegramtest.TelegramLimits()))
 	group := chatID(groupChat().ID)
-	other := telegramtest.Chat{ID: -1002, Type: "group", Title: "Other"}
+	other := telegramtest.NewGroup("Other")
 	s.SendText(other, alice(), "hi")
 
 	for range 20 { // one a second, within the chats' own buckets
 		expect(t, s, "sendMessage", group, 0)
-		expect(t, s, "sendMessage", "42", 0)
+		expect(t, s, "sendMessage", aliceID(), 0)
 		clk.advance(time.Second)
 	}
 	expect(t, s, "sendMessage", group, 40) // the first call, at 0 s, leaves at 60 s
 	expect(t, s, "sendMessage", chatID(other.ID), 0)
-	expect(t, s, "sendMessage", "42", 0) // a private chat has no per-minute limit
+	expect(t, s, "sendMessage", aliceID(), 0) // a private chat has no per-minute limit
 
 	clk.advance(39500 * time.Millisecond)
 	expect(t, s, "sendMessage", group, 1)
@@ -177,9 +202,9 @@ func TestPerSecondOverAllChats(t *testing.T) {
 
 func TestSendDocumentCountsLikeSendMessage(t *testing.T) {
 	s, _ := limitedServer(t, &telegramtest.Limits{ChatEvery: time.Hour, ChatBurst: 1})
-	expect(t, s, "sendDocument", "42", 0)
-	expect(t, s, "sendMessage", "42", 3600)
-	expect(t, s, "sendDocument", "42", 3600)
+	expect(t, s, "sendDocument", aliceID(), 0)
+	expect(t, s, "sendMessage", aliceID(), 3600)
+	expect(t, s, "sendDocument", aliceID(), 3600)
 }
 
 func TestUncountedMethods(t *testing.T) {
@@ -187,47 +212,48 @@ func TestUncountedMethods(t *testing.T) {
 	uncounted := []string{"getUpdates", "getMe", "getWebhookInfo", "getChat", "getMyCommands", "deleteWebhook"}
 	for range 5 {
 		for _, m := range uncounted {
-			expect(t, s, m, "42", 0)
+			expect(t, s, m, aliceID(), 0)
 		}
 	}
-	expect(t, s, "sendMessage", "42", 0) // nothing was spent
-	expect(t, s, "sendMessage", "42", 3600)
+	expect(t, s, "sendMessage", aliceID(), 0) // nothing was spent
+	expect(t, s, "sendMessage", aliceID(), 3600)
 	for _, m := range uncounted {
-		expect(t, s, m, "42", 0)
+		expect(t, s, m, aliceID(), 0)
 	}
 }
 
 func TestGlobalOnlyMethods(t *testing.T) {
 	s, clk := limitedServer(t, &telegramtest.Limits{ChatEvery: time.Hour, ChatBurst: 1, PerSecond: 3})
-	expect(t, s, "answerCallbackQuery", "42", 0)
-	expect(t, s, "setMyCommands", "42", 0)
-	expect(t, s, "deleteMyCommands", "42", 0)
-	expect(t, s, "answerCallbackQuery", "42", 1)
+	expect(t, s, "answerCallbackQuery", aliceID(), 0)
+	expect(t, s, "setMyCommands", aliceID(), 0)
+	expect(t, s, "deleteMyCommands", aliceID(), 0)
+	expect(t, s, "answerCallbackQuery", aliceID(), 1)
 
 	clk.advance(time.Second)
-	expect(t, s, "sendMessage", "42", 0) // the chat's bucket was untouched
-	expect(t, s, "sendMessage", "42", 3600)
-	expect(t, s, "sendMessage", "999", 0) // an unknown chat has no bucket,
-	expect(t, s, "sendMessage", "999", 0)
-	expect(t, s, "sendMessage", "999", 1) // but counts over all chats
+	expect(t, s, "sendMessage", aliceID(), 0) // the chat's bucket was untouched
+	expect(t, s, "sendMessage", aliceID(), 3600)
+	unknown := chatID(telegramtest.NewUser("Nobody", "").ID)
+	expect(t, s, "sendMessage", unknown, 0) // an unknown chat has no bucket,
+	expect(t, s, "sendMessage", unknown, 0)
+	expect(t, s, "sendMessage", unknown, 1) // but counts over all chats
 }
 
 func TestRefusedCallsDoNotConsume(t *testing.T) {
 	s, clk := limitedServer(t, &telegramtest.Limits{ChatEvery: 10 * time.Second, ChatBurst: 1, PerSecond: 2})
-	expect(t, s, "sendMessage", "42", 0)
+	expect(t, s, "sendMessage", aliceID(), 0)
 	for range 5 {
-		expect(t, s, "sendMessage", "42", 10)
+		expect(t, s, "sendMessage", aliceID(), 10)
 	}
 	expect(t, s, "sendMessage", chatID(groupChat().ID), 0) // the 2 per second are not spent by refusals
 	clk.advance(10 * time.Second)
-	expect(t, s, "sendMessage", "42", 0)
+	expect(t, s, "sendMessage", aliceID(), 0)
 
 	refused := s.Refused()
 	if len(refused) != 5 {
 		t.Fatalf("Refused = %+v", refused)
 	}
 	for _, c := range refused {
-		if c.Method != "sendMessage" || c.Params["chat_id"] != "42" || c.Err == nil || c.Err.RetryAfter != 10 {
+		if c.Method != "sendMessage" || c.Params["chat_id"] != aliceID() || c.Err == nil || c.Err.RetryAfter != 10 {
 			t.Errorf("refused call = %+v", c)
 		}
 	}
@@ -239,9 +265,9 @@ func TestRefusedCallsDoNotConsume(t *testing.T) {
 func TestFailNextIsNotFloodControl(t *testing.T) {
 	s, _ := limitedServer(t, &telegramtest.Limits{ChatEvery: time.Minute, ChatBurst: 1})
 	s.FailNext("sendMessage", 1, telegramtest.TooManyRequests(9))
-	expect(t, s, "sendMessage", "42", 9)
-	expect(t, s, "sendMessage", "42", 0) // the injected fault consumed nothing
-	expect(t, s, "sendMessage", "42", 60)
+	expect(t, s, "sendMessage", aliceID(), 9)
+	expect(t, s, "sendMessage", aliceID(), 0) // the injected fault consumed nothing
+	expect(t, s, "sendMessage", aliceID(), 60)
 	if refused := s.Refused(); len(refused) != 1 || refused[0].Err.RetryAfter != 60 {
 		t.Errorf("Refused = %+v, want only the flood-control refusal", refused)
 	}
@@ -249,18 +275,18 @@ func TestFailNextIsNotFloodControl(t *testing.T) {
 
 func TestAcceptedInvalidCallsConsume(t *testing.T) {
 	s, _ := limitedServer(t, &telegramtest.Limits{ChatEvery: time.Minute, ChatBurst: 1})
-	r := postForm(timeout(t), t, s, "sendChatAction", url.Values{"chat_id": {"42"}, "action": {"dancing"}})
+	r := postForm(timeout(t), t, s, "sendChatAction", url.Values{"chat_id": {aliceID()}, "action": {"dancing"}})
 	if r.status != http.StatusBadRequest {
 		t.Fatalf("invalid action: %+v", r)
 	}
-	expect(t, s, "sendChatAction", "42", 60)
+	expect(t, s, "sendChatAction", aliceID(), 60)
 }
 
 func TestNoLimits(t *testing.T) {
 	s := newServer(t)
 	s.SendText(aliceChat(), alice(), "hi")
 	for range 100 {
-		expect(t, s, "sendMessage", "42", 0)
+		expect(t, s, "sendMessage", aliceID(), 0)
 	}
 	if refused := s.Refused(); refused != nil {
 		t.Errorf("Refused = %+v", refused)
@@ -313,19 +339,19 @@ func TestLimitsWithGoTelegramClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.SendMessage(t.Context(), &bot.SendMessageParams{ChatID: 42, Text: "one"}); err != nil {
+	if _, err := b.SendMessage(t.Context(), &bot.SendMessageParams{ChatID: aliceChat().ID, Text: "one"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = b.SendMessage(t.Context(), &bot.SendMessageParams{ChatID: 42, Text: "two"})
+	_, err = b.SendMessage(t.Context(), &bot.SendMessageParams{ChatID: aliceChat().ID, Text: "two"})
 	var tmr *bot.TooManyRequestsError
 	if !errors.As(err, &tmr) || tmr.RetryAfter != 3 || !strings.Contains(tmr.Message, "Too Many Requests: retry after 3") {
 		t.Fatalf("err = %v, want 429 with retry_after 3", err)
 	}
 	clk.advance(3 * time.Second)
-	if _, err := b.SendMessage(t.Context(), &bot.SendMessageParams{ChatID: 42, Text: "two"}); err != nil {
+	if _, err := b.SendMessage(t.Context(), &bot.SendMessageParams{ChatID: aliceChat().ID, Text: "two"}); err != nil {
 		t.Fatalf("after retry_after: %v", err)
 	}
-	if got := s.BotMessages(42); len(got) != 2 || got[1].Text != "two" {
+	if got := s.BotMessages(aliceChat().ID); len(got) != 2 || got[1].Text != "two" {
 		t.Errorf("BotMessages = %+v", got)
 	}
 }

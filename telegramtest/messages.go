@@ -13,12 +13,16 @@ type Message struct {
 	From        User
 	Text        string          // as sent: for the bot, with its markup (see ParseMode)
 	ParseMode   string          // as sent by the bot: "", "HTML", "MarkdownV2"
-	ReplyTo     int             // id of the message this one replies to, 0 if none
+	ReplyTo     int             // id of the message this one replies to, 0 if none; see InThread
 	ReplyMarkup json.RawMessage // as sent, nil if none
 	Date        time.Time
+	UpdateID    int64     // the update that brought a user's message to the bot; 0 for the bot's
 	Document    *Document // a file the bot sent; Text is then its caption
 	Edits       int       // successful edits applied to this message
 	Deleted     bool      // deleted with deleteMessage
+	// TopicCreated is the topic this service message created
+	// (forum_topic_created), nil for other messages.
+	TopicCreated *Topic
 	// Raw is the JSON message object as Telegram shows it: for user
 	// messages the one placed in the update, for bot messages the one
 	// returned to the bot (display text and entities after parse_mode).
@@ -81,18 +85,14 @@ func (s *Server) sendMessage(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	replyTo, err := replyTarget(c, r)
+	thread, replyTo, err := botPlace(c, r)
 	if err != nil {
 		return nil, err
 	}
 	m := &stored{byBot: true, shown: shown, Message: Message{
-		ThreadID: c.thread(r.int("message_thread_id"), replyTo),
-		From:     s.opts.Bot, Text: r.str("text"), ParseMode: r.str("parse_mode"),
+		ThreadID: thread, From: s.opts.Bot, Text: r.str("text"), ParseMode: r.str("parse_mode"),
 		ReplyTo: replyTo, ReplyMarkup: markup, Date: s.opts.Now(),
 	}}
-	if r.err != nil {
-		return nil, r.err
-	}
 	c.add(m)
 	return s.publish(c, m), nil
 }
@@ -107,15 +107,27 @@ func readContent(r *request, allowEmpty bool) (formatted, json.RawMessage, error
 	return shown, markup, err
 }
 
-// replyTarget resolves reply_parameters or the legacy reply_to_message_id.
+// botPlace is the topic and the reply of a message the bot sends, from
+// message_thread_id and reply_parameters.
+func botPlace(c *chatLog, r *request) (thread, replyTo int, err error) {
+	if replyTo, err = replyTarget(c, r); err != nil {
+		return 0, 0, err
+	}
+	asked := r.int("message_thread_id")
+	if r.err != nil {
+		return 0, 0, r.err
+	}
+	return c.place(asked, replyTo)
+}
+
+// replyTarget resolves reply_parameters. (Their predecessor
+// reply_to_message_id is no longer in the Bot API, so the fake refuses it.)
 func replyTarget(c *chatLog, r *request) (int, error) {
-	ref := replyParameters{MessageID: r.int("reply_to_message_id"), AllowSendingWithoutReply: r.bool("allow_sending_without_reply")}
+	var ref replyParameters
 	if raw := r.str("reply_parameters"); raw != "" && json.Unmarshal([]byte(raw), &ref) != nil {
 		return 0, badRequest("can't parse reply parameters JSON object")
 	}
 	switch {
-	case r.err != nil:
-		return 0, r.err
 	case ref.MessageID == 0 || c.live(ref.MessageID) != nil:
 		return ref.MessageID, nil
 	case ref.AllowSendingWithoutReply:

@@ -3,6 +3,7 @@ package telegramtest_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ func TestSendMessageIsStored(t *testing.T) {
 	if err != nil {
 		t.Fatalf("SendMessage: %v", err)
 	}
-	if sent.ID != 2 || sent.Text != "Hello, Alice" || sent.From.ID != 123456 || sent.Date == 0 {
+	if sent.ID != in.ID+1 || sent.Text != "Hello, Alice" || sent.From.ID != botID || sent.Date == 0 {
 		t.Errorf("result = id %d text %q from %d date %d", sent.ID, sent.Text, sent.From.ID, sent.Date)
 	}
 	if sent.ReplyToMessage == nil || sent.ReplyToMessage.Text != "hi" || sent.ReplyToMessage.From.ID != alice().ID {
@@ -44,7 +45,7 @@ func TestSendMessageIsStored(t *testing.T) {
 	if m.Text != "<b>Hello</b>, Alice" || m.ParseMode != "HTML" || m.ReplyTo != in.ID || !strings.Contains(string(m.ReplyMarkup), "vote:yes") {
 		t.Errorf("stored = %+v", m)
 	}
-	if all := s.Messages(aliceChat().ID); len(all) != 2 || all[0].ID != 1 || all[1].ID != 2 {
+	if all := s.Messages(aliceChat().ID); len(all) != 2 || all[0].ID != in.ID || all[1].ID != sent.ID {
 		t.Errorf("Messages = %+v", all)
 	}
 }
@@ -89,7 +90,7 @@ func TestEditErrors(t *testing.T) {
 		text string
 		want string
 	}{
-		{"missing", 99, "x", "Bad Request: message to edit not found"},
+		{"missing", user.ID + 99, "x", "Bad Request: message to edit not found"},
 		{"user's", user.ID, "x", "Bad Request: message can't be edited"},
 		{"empty", user.ID, "  \n", "Bad Request: message text is empty"},
 	}
@@ -135,13 +136,13 @@ func TestSendMessageErrors(t *testing.T) {
 		params bot.SendMessageParams
 		want   string
 	}{
-		{"unknown chat", bot.SendMessageParams{ChatID: 7, Text: "x"}, "chat not found"},
-		{"empty", bot.SendMessageParams{ChatID: 42, Text: " \t"}, "message text is empty"},
-		{"empty after HTML", bot.SendMessageParams{ChatID: 42, Text: "<b></b>", ParseMode: models.ParseModeHTML}, "message text is empty"},
-		{"too long in UTF-16", bot.SendMessageParams{ChatID: 42, Text: long}, "message is too long"},
-		{"bad HTML", bot.SendMessageParams{ChatID: 42, Text: "<b>x", ParseMode: models.ParseModeHTML}, `can't parse entities: Can't find end tag corresponding to start tag "b"`},
-		{"bad MarkdownV2", bot.SendMessageParams{ChatID: 42, Text: "Done.", ParseMode: models.ParseModeMarkdown}, "can't parse entities: Character '.' is reserved"},
-		{"reply not found", bot.SendMessageParams{ChatID: 42, Text: "x", ReplyParameters: &models.ReplyParameters{MessageID: 9}}, "message to be replied not found"},
+		{"unknown chat", bot.SendMessageParams{ChatID: telegramtest.NewUser("Stranger", "").ID, Text: "x"}, "chat not found"},
+		{"empty", bot.SendMessageParams{ChatID: aliceChat().ID, Text: " \t"}, "message text is empty"},
+		{"empty after HTML", bot.SendMessageParams{ChatID: aliceChat().ID, Text: "<b></b>", ParseMode: models.ParseModeHTML}, "message text is empty"},
+		{"too long in UTF-16", bot.SendMessageParams{ChatID: aliceChat().ID, Text: long}, "message is too long"},
+		{"bad HTML", bot.SendMessageParams{ChatID: aliceChat().ID, Text: "<b>x", ParseMode: models.ParseModeHTML}, `can't parse entities: Can't find end tag corresponding to start tag "b"`},
+		{"bad MarkdownV2", bot.SendMessageParams{ChatID: aliceChat().ID, Text: "Done.", ParseMode: models.ParseModeMarkdown}, "can't parse entities: Character '.' is reserved"},
+		{"reply not found", bot.SendMessageParams{ChatID: aliceChat().ID, Text: "x", ReplyParameters: &models.ReplyParameters{MessageID: 9}}, "message to be replied not found"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -151,7 +152,7 @@ func TestSendMessageErrors(t *testing.T) {
 			}
 		})
 	}
-	if n := len(s.BotMessages(42)); n != 0 {
+	if n := len(s.BotMessages(aliceChat().ID)); n != 0 {
 		t.Errorf("BotMessages = %d after failures, want 0", n)
 	}
 }
@@ -173,7 +174,7 @@ func TestLengthIsMeasuredAfterHTML(t *testing.T) {
 		{strings.Repeat("&amp;", 4097), "HTML", false},
 	}
 	for i, tt := range tests {
-		_, err := b.SendMessage(t.Context(), &bot.SendMessageParams{ChatID: 42, Text: tt.text, ParseMode: models.ParseMode(tt.mode)})
+		_, err := b.SendMessage(t.Context(), &bot.SendMessageParams{ChatID: aliceChat().ID, Text: tt.text, ParseMode: models.ParseMode(tt.mode)})
 		if (err == nil) != tt.ok {
 			t.Errorf("case %d: err = %v, want ok=%v", i, err, tt.ok)
 		}
@@ -185,12 +186,12 @@ func TestReplyWithoutTarget(t *testing.T) {
 	b := newBot(t, s)
 	s.SendText(aliceChat(), alice(), "hi")
 	sent, err := b.SendMessage(t.Context(), &bot.SendMessageParams{
-		ChatID: 42, Text: "x", ReplyParameters: &models.ReplyParameters{MessageID: 77, AllowSendingWithoutReply: true},
+		ChatID: aliceChat().ID, Text: "x", ReplyParameters: &models.ReplyParameters{MessageID: 77, AllowSendingWithoutReply: true},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sent.ReplyToMessage != nil || s.BotMessages(42)[0].ReplyTo != 0 {
+	if sent.ReplyToMessage != nil || s.BotMessages(aliceChat().ID)[0].ReplyTo != 0 {
 		t.Errorf("reply_to_message = %+v", sent.ReplyToMessage)
 	}
 }
@@ -199,14 +200,14 @@ func TestDeleteMessage(t *testing.T) {
 	s := newServer(t)
 	b := newBot(t, s)
 	in := s.SendText(aliceChat(), alice(), "hi")
-	ok, err := b.DeleteMessage(t.Context(), &bot.DeleteMessageParams{ChatID: 42, MessageID: in.ID})
+	ok, err := b.DeleteMessage(t.Context(), &bot.DeleteMessageParams{ChatID: aliceChat().ID, MessageID: in.ID})
 	if err != nil || !ok {
 		t.Fatalf("DeleteMessage = %v, %v", ok, err)
 	}
-	if msgs := s.Messages(42); len(msgs) != 1 || !msgs[0].Deleted {
+	if msgs := s.Messages(aliceChat().ID); len(msgs) != 1 || !msgs[0].Deleted {
 		t.Errorf("Messages = %+v", msgs)
 	}
-	_, err = b.DeleteMessage(t.Context(), &bot.DeleteMessageParams{ChatID: 42, MessageID: in.ID})
+	_, err = b.DeleteMessage(t.Context(), &bot.DeleteMessageParams{ChatID: aliceChat().ID, MessageID: in.ID})
 	if err == nil || !strings.Contains(err.Error(), "message to delete not found") {
 		t.Errorf("second delete: %v", err)
 	}
@@ -215,27 +216,28 @@ func TestDeleteMessage(t *testing.T) {
 func TestForumThreads(t *testing.T) {
 	s := newServer(t)
 	b := newBot(t, s)
-	forum := telegramtest.Chat{ID: -1002, Type: "supergroup", Title: "Forum", IsForum: true}
-	in := s.SendText(forum, alice(), "question", telegramtest.InThread(5))
+	forum := telegramtest.NewForum("Forum")
+	topic := s.CreateTopic(forum, alice(), "Questions")
+	in := s.SendText(forum, alice(), "question", telegramtest.InThread(topic.ThreadID))
 	var raw struct {
 		ThreadID int  `json:"message_thread_id"`
 		IsTopic  bool `json:"is_topic_message"`
 	}
-	if err := json.Unmarshal(in.Raw, &raw); err != nil || raw.ThreadID != 5 || !raw.IsTopic {
+	if err := json.Unmarshal(in.Raw, &raw); err != nil || raw.ThreadID != topic.ThreadID || !raw.IsTopic {
 		t.Errorf("raw = %s (%v)", in.Raw, err)
 	}
 	sent, err := b.SendMessage(t.Context(), &bot.SendMessageParams{ChatID: forum.ID, Text: "answer", ReplyParameters: &models.ReplyParameters{MessageID: in.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sent.MessageThreadID != 5 || !sent.IsTopicMessage {
+	if sent.MessageThreadID != topic.ThreadID || !sent.IsTopicMessage {
 		t.Errorf("bot reply thread = %d topic = %v, want the question's topic", sent.MessageThreadID, sent.IsTopicMessage)
 	}
 	s.SendText(aliceChat(), alice(), "hi")
-	if _, err := b.SendMessage(t.Context(), &bot.SendMessageParams{ChatID: 42, Text: "x", MessageThreadID: 3}); err != nil {
+	if _, err := b.SendMessage(t.Context(), &bot.SendMessageParams{ChatID: aliceChat().ID, Text: "x", MessageThreadID: topic.ThreadID}); err != nil {
 		t.Fatalf("thread id in a non-forum chat: %v, want it ignored", err)
 	}
-	if m := s.BotMessages(42)[0]; m.ThreadID != 0 {
+	if m := s.BotMessages(aliceChat().ID)[0]; m.ThreadID != 0 {
 		t.Errorf("ThreadID = %d in a private chat, want 0", m.ThreadID)
 	}
 }
@@ -245,21 +247,23 @@ func TestRawEncodings(t *testing.T) {
 	ctx := timeout(t)
 	in := s.SendText(groupChat(), alice(), "hi")
 
-	form := url.Values{"chat_id": {"-1001"}, "text": {"via form"},
-		"reply_parameters": {`{"message_id":1}`},
+	group := chatID(groupChat().ID)
+	form := url.Values{"chat_id": {group}, "text": {"via form"},
+		"reply_parameters": {fmt.Sprintf(`{"message_id":%d}`, in.ID)},
 		"reply_markup":     {`{"inline_keyboard":[[{"text":"A","callback_data":"a"}]]}`}}
 	if r := postForm(ctx, t, s, "SENDMESSAGE", form); !r.OK {
 		t.Fatalf("form sendMessage: %d %s", r.ErrorCode, r.Description)
 	}
-	r := postJSON(ctx, t, s, "sendMessage", map[string]any{"chat_id": -1001, "text": "via json", "reply_to_message_id": in.ID})
+	r := postJSON(ctx, t, s, "sendMessage", map[string]any{"chat_id": groupChat().ID, "text": "via json",
+		"reply_parameters": map[string]any{"message_id": in.ID}})
 	if !r.OK {
 		t.Fatalf("json sendMessage: %d %s", r.ErrorCode, r.Description)
 	}
 	msgs := s.BotMessages(groupChat().ID)
-	if len(msgs) != 2 || msgs[0].Text != "via form" || msgs[0].ReplyTo != 1 || msgs[1].ReplyTo != 1 || msgs[0].ReplyMarkup == nil {
+	if len(msgs) != 2 || msgs[0].Text != "via form" || msgs[0].ReplyTo != in.ID || msgs[1].ReplyTo != in.ID || msgs[0].ReplyMarkup == nil {
 		t.Errorf("BotMessages = %+v", msgs)
 	}
-	if c := s.Calls("sendmessage"); len(c) != 2 || c[0].Method != "sendMessage" || c[1].Params["chat_id"] != "-1001" {
+	if c := s.Calls("sendmessage"); len(c) != 2 || c[0].Method != "sendMessage" || c[1].Params["chat_id"] != group {
 		t.Errorf("Calls = %+v", c)
 	}
 }
@@ -274,7 +278,7 @@ func TestInlineKeyboardRules(t *testing.T) {
 		{`not json`, "Bad Request: can't parse reply keyboard markup JSON object"},
 	}
 	for _, tt := range tests {
-		r := postJSON(ctx, t, s, "sendMessage", map[string]any{"chat_id": 42, "text": "x", "reply_markup": tt.markup})
+		r := postJSON(ctx, t, s, "sendMessage", map[string]any{"chat_id": aliceChat().ID, "text": "x", "reply_markup": tt.markup})
 		if r.OK || r.Description != tt.want || r.status != 400 {
 			t.Errorf("markup %s: got %d %q, want 400 %q", tt.markup, r.status, r.Description, tt.want)
 		}

@@ -20,7 +20,7 @@ func TestGetMe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if me.ID != 123456 || !me.IsBot || me.Username != "ryo_bot" || !me.CanJoinGroups || me.CanReadAllGroupMessages {
+	if me.ID != botID || !me.IsBot || me.Username != "ryo_bot" || !me.CanJoinGroups || me.CanReadAllGroupMessages {
 		t.Errorf("getMe = %+v", me)
 	}
 }
@@ -76,10 +76,10 @@ func TestSendChatAction(t *testing.T) {
 	s := newServer(t)
 	b := newBot(t, s)
 	s.SendText(aliceChat(), alice(), "hi")
-	if ok, err := b.SendChatAction(t.Context(), &bot.SendChatActionParams{ChatID: 42, Action: models.ChatActionTyping}); !ok || err != nil {
+	if ok, err := b.SendChatAction(t.Context(), &bot.SendChatActionParams{ChatID: aliceChat().ID, Action: models.ChatActionTyping}); !ok || err != nil {
 		t.Errorf("typing: %v, %v", ok, err)
 	}
-	_, err := b.SendChatAction(t.Context(), &bot.SendChatActionParams{ChatID: 42, Action: "dancing"})
+	_, err := b.SendChatAction(t.Context(), &bot.SendChatActionParams{ChatID: aliceChat().ID, Action: "dancing"})
 	if err == nil || !strings.Contains(err.Error(), "wrong parameter action in request") {
 		t.Errorf("dancing: %v", err)
 	}
@@ -93,17 +93,17 @@ func TestSendMessageDraft(t *testing.T) {
 	b := newBot(t, s)
 	s.SendText(aliceChat(), alice(), "hi")
 	s.SendText(groupChat(), alice(), "hi")
-	if ok, err := b.SendMessageDraft(t.Context(), &bot.SendMessageDraftParams{ChatID: 42, DraftID: "7", Text: "Thinking"}); !ok || err != nil {
+	if ok, err := b.SendMessageDraft(t.Context(), &bot.SendMessageDraftParams{ChatID: aliceChat().ID, DraftID: "7", Text: "Thinking"}); !ok || err != nil {
 		t.Errorf("private draft: %v, %v", ok, err)
 	}
-	if _, err := b.SendMessageDraft(t.Context(), &bot.SendMessageDraftParams{ChatID: 42, DraftID: "7", Text: ""}); err != nil {
+	if _, err := b.SendMessageDraft(t.Context(), &bot.SendMessageDraftParams{ChatID: aliceChat().ID, DraftID: "7", Text: ""}); err != nil {
 		t.Errorf("empty draft text: %v", err)
 	}
 	_, err := b.SendMessageDraft(t.Context(), &bot.SendMessageDraftParams{ChatID: groupChat().ID, DraftID: "7", Text: "x"})
 	if err == nil || !strings.Contains(err.Error(), "TEXTDRAFT_PEER_INVALID") {
 		t.Errorf("group draft: %v", err)
 	}
-	if _, err := b.SendMessageDraft(t.Context(), &bot.SendMessageDraftParams{ChatID: 42, DraftID: "0", Text: "x"}); err == nil {
+	if _, err := b.SendMessageDraft(t.Context(), &bot.SendMessageDraftParams{ChatID: aliceChat().ID, DraftID: "0", Text: "x"}); err == nil {
 		t.Error("draft_id 0 accepted")
 	}
 	if c := s.Calls("sendMessageDraft"); len(c) != 4 || c[0].Params["draft_id"] != "7" || c[0].Params["text"] != "Thinking" {
@@ -136,14 +136,14 @@ func TestWait(t *testing.T) {
 	s := newServer(t)
 	b := newBot(t, s)
 	s.SendText(aliceChat(), alice(), "hi")
-	go b.SendMessage(t.Context(), &bot.SendMessageParams{ChatID: 42, Text: "later"})
-	if err := s.Wait(timeout(t), func() bool { return len(s.BotMessages(42)) == 1 }); err != nil {
+	go b.SendMessage(t.Context(), &bot.SendMessageParams{ChatID: aliceChat().ID, Text: "later"})
+	if err := s.Wait(timeout(t), func() bool { return len(s.BotMessages(aliceChat().ID)) == 1 }); err != nil {
 		t.Fatal(err)
 	}
 
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
-	err := s.Wait(ctx, func() bool { return len(s.BotMessages(42)) == 2 })
+	err := s.Wait(ctx, func() bool { return len(s.BotMessages(aliceChat().ID)) == 2 })
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want deadline exceeded", err)
 	}

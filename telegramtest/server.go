@@ -38,7 +38,8 @@ type Options struct {
 // concurrent use. Create it with NewServer and stop it with Close.
 type Server struct {
 	opts    Options
-	methods map[string]endpoint
+	api     botAPI              // every published method, by lowercase name
+	methods map[string]endpoint // the ones the fake implements
 	http    *httptest.Server
 	closed  chan struct{}
 	closing sync.Once
@@ -58,9 +59,11 @@ type Server struct {
 // handler serves one Bot API method. It is called with s.mu held.
 type handler func(s *Server, r *request) (any, error)
 
+// endpoint is a method the fake implements, with its published parameters.
 type endpoint struct {
 	name   string
 	handle handler
+	spec   *methodSpec
 }
 
 // NewServer starts a fake Bot API server. It panics if opts.Token is empty.
@@ -72,9 +75,11 @@ func NewServer(opts Options) *Server {
 		opts.Now = time.Now
 	}
 	opts.Bot = botUser(opts)
+	api := loadBotAPI()
 	s := &Server{
 		opts:     opts,
-		methods:  endpoints(),
+		api:      api,
+		methods:  endpoints(api),
 		closed:   make(chan struct{}),
 		changed:  make(chan struct{}),
 		faults:   map[string]*fault{},
@@ -101,28 +106,35 @@ func (s *Server) Close() {
 	})
 }
 
-func endpoints() map[string]endpoint {
+// endpoints lists the methods the fake implements. It panics if one is not
+// a published Bot API method, since the fake must answer only what Telegram
+// would.
+func endpoints(api botAPI) map[string]endpoint {
 	list := []endpoint{
-		{"getMe", (*Server).getMe},
-		{"getUpdates", (*Server).getUpdates},
-		{"deleteWebhook", (*Server).deleteWebhook},
-		{"getWebhookInfo", (*Server).getWebhookInfo},
-		{"getChat", (*Server).getChat},
-		{"sendMessage", (*Server).sendMessage},
-		{"sendDocument", (*Server).sendDocument},
-		{"editMessageText", (*Server).editMessageText},
-		{"editMessageReplyMarkup", (*Server).editMessageReplyMarkup},
-		{"deleteMessage", (*Server).deleteMessage},
-		{"sendChatAction", (*Server).sendChatAction},
-		{"sendMessageDraft", (*Server).sendMessageDraft},
-		{"answerCallbackQuery", (*Server).answerCallbackQuery},
-		{"setMyCommands", (*Server).setMyCommands},
-		{"getMyCommands", (*Server).getMyCommands},
-		{"deleteMyCommands", (*Server).deleteMyCommands},
+		{name: "getMe", handle: (*Server).getMe},
+		{name: "getUpdates", handle: (*Server).getUpdates},
+		{name: "deleteWebhook", handle: (*Server).deleteWebhook},
+		{name: "getWebhookInfo", handle: (*Server).getWebhookInfo},
+		{name: "getChat", handle: (*Server).getChat},
+		{name: "sendMessage", handle: (*Server).sendMessage},
+		{name: "sendDocument", handle: (*Server).sendDocument},
+		{name: "editMessageText", handle: (*Server).editMessageText},
+		{name: "editMessageReplyMarkup", handle: (*Server).editMessageReplyMarkup},
+		{name: "deleteMessage", handle: (*Server).deleteMessage},
+		{name: "sendChatAction", handle: (*Server).sendChatAction},
+		{name: "sendMessageDraft", handle: (*Server).sendMessageDraft},
+		{name: "answerCallbackQuery", handle: (*Server).answerCallbackQuery},
+		{name: "setMyCommands", handle: (*Server).setMyCommands},
+		{name: "getMyCommands", handle: (*Server).getMyCommands},
+		{name: "deleteMyCommands", handle: (*Server).deleteMyCommands},
 	}
 	m := make(map[string]endpoint, len(list))
 	for _, e := range list {
-		m[strings.ToLower(e.name)] = e
+		key := strings.ToLower(e.name)
+		if e.spec = api[key]; e.spec == nil || e.spec.name != e.name {
+			panic("telegramtest: " + e.name + " is not a Bot API method")
+		}
+		m[key] = e
 	}
 	return m
 }
@@ -144,12 +156,13 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	writeResult(w, result)
 }
 
-// handle routes one request, records it as a Call, applies injected faults
-// and flood limits and runs its method.
+// handle routes one request, records it as a Call, applies injected
+// faults, checks the parameters against the Bot API, applies flood limits
+// and runs its method.
 func (s *Server) handle(ctx context.Context, path string, p params, files map[string]upload, perr error) (any, Call, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	name, h, err := s.route(path)
+	name, e, err := s.route(path)
 	call := s.record(name, p)
 	if err == nil {
 		err = perr
@@ -158,11 +171,14 @@ func (s *Server) handle(ctx context.Context, path string, p params, files map[st
 		err = s.takeFault(name)
 	}
 	if err == nil {
+		err = e.spec.check(p, files)
+	}
+	if err == nil {
 		err = s.admit(call)
 	}
 	var result any
 	if err == nil {
-		result, err = h(s, &request{ctx: ctx, p: p, files: files})
+		result, err = e.handle(s, &request{ctx: ctx, p: p, files: files})
 	}
 	s.finish(call, err)
 	done := s.calls[call]
@@ -171,20 +187,25 @@ func (s *Server) handle(ctx context.Context, path string, p params, files map[st
 }
 
 // route splits /bot<token>/<method> and finds the method, case-insensitively.
-func (s *Server) route(path string) (string, handler, error) {
+// A name the Bot API does not have gets Telegram's 404; a real method the
+// fake lacks gets a 501 that names it.
+func (s *Server) route(path string) (string, endpoint, error) {
 	rest, ok := strings.CutPrefix(path, "/bot")
 	token, name, found := strings.Cut(rest, "/")
 	if !ok || !found {
-		return path, nil, notFound()
+		return path, endpoint{}, notFound()
 	}
 	if token != s.opts.Token {
-		return name, nil, unauthorized()
+		return name, endpoint{}, unauthorized()
 	}
-	e, ok := s.methods[strings.ToLower(name)]
-	if !ok {
-		return name, nil, notFound()
+	key := strings.ToLower(name)
+	if e, ok := s.methods[key]; ok {
+		return e.name, e, nil
 	}
-	return e.name, e.handle, nil
+	if m := s.api[key]; m != nil {
+		return m.name, endpoint{}, notImplemented(m.name)
+	}
+	return name, endpoint{}, notFound()
 }
 
 // tokenID is the numeric bot id at the start of a token ("123:abc" → 123).

@@ -8,9 +8,10 @@ import (
 	"time"
 )
 
-// firstUpdateID is where update ids start, so that tests do not pass by
-// accident with offsets like 0 or 1.
-const firstUpdateID = 100000
+// firstUpdateID is where update ids start: near 10⁹, as a bot's update ids
+// are in Telegram, so that tests do not pass by accident with offsets like
+// 0 or 1 or with ids that only small numbers hold.
+const firstUpdateID = 987_654_321
 
 const maxUpdatesLimit = 100
 
@@ -104,11 +105,12 @@ func (s *Server) push(id int64, raw []byte) {
 	s.notify()
 }
 
-// enqueue assigns the next update_id to u and pushes it.
-func (s *Server) enqueue(u wireUpdate) {
+// enqueue assigns the next update_id to u, pushes it and returns the id.
+func (s *Server) enqueue(u wireUpdate) int64 {
 	u.UpdateID = s.queue.next
 	raw, _ := json.Marshal(u)
 	s.push(u.UpdateID, raw)
+	return u.UpdateID
 }
 
 func (s *Server) getUpdates(r *request) (any, error) {

@@ -3,6 +3,7 @@ package telegramtest_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -34,8 +35,8 @@ func TestLongPollReturnsUpdatePushedWhileWaiting(t *testing.T) {
 	}
 	var id int64
 	json.Unmarshal(list[0]["update_id"], &id)
-	if id < 100000 || string(list[0]["message"]) != string(sent.Raw) {
-		t.Errorf("update %d message %s, want id >= 100000 and %s", id, list[0]["message"], sent.Raw)
+	if id < 900_000_000 || string(list[0]["message"]) != string(sent.Raw) {
+		t.Errorf("update %d message %s, want an id near 10⁹ and %s", id, list[0]["message"], sent.Raw)
 	}
 }
 
@@ -47,7 +48,7 @@ func TestMessageObjectShape(t *testing.T) {
 	if err := json.Unmarshal(second.Raw, &m); err != nil {
 		t.Fatal(err)
 	}
-	if m.ID != 2 || m.Date == 0 || m.From.Username != "alice" || m.From.LanguageCode != "en" ||
+	if m.ID != first.ID+1 || m.Date == 0 || m.From.Username != "alice" || m.From.LanguageCode != "en" ||
 		m.Chat.Type != "supergroup" || m.Chat.Title != "Ryo fans" {
 		t.Errorf("message = %s", second.Raw)
 	}
@@ -142,11 +143,13 @@ func TestCloseReleasesLongPoll(t *testing.T) {
 func TestPushUpdate(t *testing.T) {
 	s := newServer(t)
 	ctx := timeout(t)
+	carol := telegramtest.NewUser("Carol", "")
 	id := s.PushUpdate(map[string]any{"callback_query": map[string]any{
-		"id": "cb1", "from": map[string]any{"id": 42, "is_bot": false, "first_name": "Alice"}, "data": "vote:yes",
-		"message": map[string]any{"message_id": 1, "date": 1700000000, "chat": map[string]any{"id": 77, "type": "private"}},
+		"id": "cb1", "from": map[string]any{"id": carol.ID, "is_bot": false, "first_name": "Carol"}, "data": "vote:yes",
+		"message": map[string]any{"message_id": 5321, "date": 1700000000, "chat": map[string]any{"id": carol.ID, "type": "private"}},
 	}})
-	s.PushRawUpdate(json.RawMessage(`{"update_id":200000,"sticker":true}`))
+	raw := fmt.Sprintf(`{"update_id":%d,"sticker":true}`, id+1000)
+	s.PushRawUpdate(json.RawMessage(raw))
 	s.PushRawUpdate(json.RawMessage(`"not an update"`))
 	next := s.SendText(aliceChat(), alice(), "after")
 
@@ -159,18 +162,18 @@ func TestPushUpdate(t *testing.T) {
 		UpdateID int64 `json:"update_id"`
 	}
 	json.Unmarshal(list[0], &first)
-	if first.UpdateID != id || id != 100000 {
+	if first.UpdateID != id || id < 900_000_000 {
 		t.Errorf("first id %d, PushUpdate returned %d", first.UpdateID, id)
 	}
-	if string(list[1]) != `{"update_id":200000,"sticker":true}` || string(list[2]) != `"not an update"` {
+	if string(list[1]) != raw || string(list[2]) != `"not an update"` {
 		t.Errorf("raw updates changed: %s %s", list[1], list[2])
 	}
-	if !strings.Contains(string(list[3]), `"update_id":200002`) || !strings.Contains(string(next.Raw), `"text":"after"`) {
+	if !strings.Contains(string(list[3]), fmt.Sprintf(`"update_id":%d`, id+1002)) || !strings.Contains(string(next.Raw), `"text":"after"`) {
 		t.Errorf("update after raw ones = %s", list[3])
 	}
 	// The chat of the callback became known, so the bot can answer there.
 	b := newBot(t, s)
-	if _, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: 77, Text: "thanks"}); err != nil {
+	if _, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: carol.ID, Text: "thanks"}); err != nil {
 		t.Errorf("reply to a pushed callback's chat: %v", err)
 	}
 }
@@ -194,7 +197,7 @@ func TestBotPollsAndReplies(t *testing.T) {
 
 	s.SendText(aliceChat(), alice(), "ping")
 	err = s.Wait(ctx, func() bool {
-		msgs := s.BotMessages(42)
+		msgs := s.BotMessages(aliceChat().ID)
 		return len(msgs) == 1 && msgs[0].Text == "echo: ping"
 	})
 	if err != nil {
@@ -208,12 +211,12 @@ func TestBotPollsAndReplies(t *testing.T) {
 func TestEditTextQueuesEditedMessage(t *testing.T) {
 	s := newServer(t)
 	m := s.SendText(aliceChat(), alice(), "teh")
-	s.EditText(42, m.ID, "the")
+	s.EditText(aliceChat().ID, m.ID, "the")
 	list := updates(t, postJSON(timeout(t), t, s, "getUpdates", poll(0, 0)))
 	if len(list) != 2 || !strings.Contains(string(list[1]["edited_message"]), `"text":"the"`) {
 		t.Fatalf("updates = %v", list)
 	}
-	if got := s.Messages(42)[0]; got.Text != "the" || got.Edits != 1 {
+	if got := s.Messages(aliceChat().ID)[0]; got.Text != "the" || got.Edits != 1 {
 		t.Errorf("message = %+v", got)
 	}
 }

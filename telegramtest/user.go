@@ -15,8 +15,11 @@ func ReplyTo(messageID int) SendOption {
 	return func(o *sendOptions) { o.replyTo = messageID }
 }
 
-// InThread posts the message in a forum topic: it sets message_thread_id
-// and is_topic_message.
+// InThread posts the message in the forum topic threadID, the ThreadID of
+// a Topic made with CreateTopic: it sets message_thread_id and
+// is_topic_message, and unless the message replies to another one, it
+// replies to the topic's creation message, as Telegram shows messages in
+// topics.
 func InThread(threadID int) SendOption {
 	return func(o *sendOptions) { o.thread = threadID }
 }
@@ -24,7 +27,9 @@ func InThread(threadID int) SendOption {
 // SendText has user from write text in chat, as a Telegram client would:
 // the chat and user become known, the message gets the chat's next id and
 // the entities Telegram detects (bot commands, @mentions), and an update
-// {"update_id":N,"message":{...}} is queued for getUpdates.
+// {"update_id":N,"message":{...}} is queued for getUpdates. It panics if
+// InThread names a topic the chat does not have, since that is a mistake
+// in the test.
 func (s *Server) SendText(chat Chat, from User, text string, opts ...SendOption) Message {
 	var o sendOptions
 	for _, opt := range opts {
@@ -33,15 +38,18 @@ func (s *Server) SendText(chat Chat, from User, text string, opts ...SendOption)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.register(chat)
-	thread := o.thread
-	if thread == 0 {
-		thread = c.thread(0, o.replyTo)
+	thread, replyTo, err := c.place(o.thread, o.replyTo)
+	if err == nil && o.thread != 0 && !chat.IsForum {
+		err = fmt.Errorf("chat %d is not a forum", chat.ID)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("telegramtest: SendText InThread(%d): %v", o.thread, err))
 	}
 	m := &stored{shown: userText(text), Message: Message{
-		ThreadID: thread, From: from, Text: text, ReplyTo: o.replyTo, Date: s.opts.Now(),
+		ThreadID: thread, From: from, Text: text, ReplyTo: replyTo, Date: s.opts.Now(),
 	}}
 	c.add(m)
-	s.enqueue(wireUpdate{Message: s.publish(c, m)})
+	m.UpdateID = s.enqueue(wireUpdate{Message: s.publish(c, m)})
 	return m.Message
 }
 

@@ -29,20 +29,21 @@ type wireChatFull struct {
 }
 
 type wireMessage struct {
-	MessageID   int             `json:"message_id"`
-	ThreadID    int             `json:"message_thread_id,omitempty"`
-	From        *wireUser       `json:"from,omitempty"`
-	Chat        wireChat        `json:"chat"`
-	Date        int64           `json:"date"`
-	EditDate    int64           `json:"edit_date,omitempty"`
-	IsTopic     bool            `json:"is_topic_message,omitempty"`
-	ReplyTo     *wireMessage    `json:"reply_to_message,omitempty"`
-	Text        string          `json:"text,omitempty"`
-	Entities    json.RawMessage `json:"entities,omitempty"`
-	Document    *wireDocument   `json:"document,omitempty"`
-	Caption     string          `json:"caption,omitempty"`
-	CaptionEnts json.RawMessage `json:"caption_entities,omitempty"`
-	ReplyMarkup json.RawMessage `json:"reply_markup,omitempty"`
+	MessageID   int               `json:"message_id"`
+	ThreadID    int               `json:"message_thread_id,omitempty"`
+	From        *wireUser         `json:"from,omitempty"`
+	Chat        wireChat          `json:"chat"`
+	Date        int64             `json:"date"`
+	EditDate    int64             `json:"edit_date,omitempty"`
+	IsTopic     bool              `json:"is_topic_message,omitempty"`
+	Topic       *wireTopicCreated `json:"forum_topic_created,omitempty"`
+	ReplyTo     *wireMessage      `json:"reply_to_message,omitempty"`
+	Text        string            `json:"text,omitempty"`
+	Entities    json.RawMessage   `json:"entities,omitempty"`
+	Document    *wireDocument     `json:"document,omitempty"`
+	Caption     string            `json:"caption,omitempty"`
+	CaptionEnts json.RawMessage   `json:"caption_entities,omitempty"`
+	ReplyMarkup json.RawMessage   `json:"reply_markup,omitempty"`
 }
 
 type wireUpdate struct {
@@ -70,6 +71,7 @@ func messageJSON(c *chatLog, m *stored, nested bool) *wireMessage {
 		Chat:        chatJSON(c.chat),
 		Date:        m.Date.Unix(),
 		IsTopic:     m.ThreadID != 0,
+		Topic:       topicJSON(m.TopicCreated),
 		Text:        m.shown.text,
 		Entities:    m.shown.entities,
 		ReplyMarkup: m.ReplyMarkup,
