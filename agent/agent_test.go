@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -59,12 +60,19 @@ func (r *results) SaveToolResult(_ context.Context, m ryo.Message, key string) (
 	return m, nil
 }
 
+// The people and chats have Telegram's id ranges, beyond 32 bits.
 var (
-	bot   = ryo.User{ID: 1, FirstName: "Ryo", Username: "ryo_bot", IsBot: true}
-	ann   = &ryo.User{ID: 2, FirstName: "Ann", Username: "ann"}
-	bob   = &ryo.User{ID: 3, FirstName: "Bob"}
-	group = ryo.Chat{ID: -5, Type: ryo.ChatSupergroup, Title: "Team"}
-	dm    = ryo.Chat{ID: 2, Type: ryo.ChatPrivate}
+	bot   = ryo.User{ID: 7234567890, FirstName: "Ryo", Username: "ryo_bot", IsBot: true}
+	ann   = &ryo.User{ID: 7123456789, FirstName: "Ann", Username: "ann"}
+	bob   = &ryo.User{ID: 7198765432, FirstName: "Bob"}
+	group = ryo.Chat{ID: -1001234567890, Type: ryo.ChatSupergroup, Title: "Team"}
+	dm    = ryo.Chat{ID: ann.ID, Type: ryo.ChatPrivate}
+)
+
+// privateUpdate and groupUpdate are the updates the turns answer.
+const (
+	privateUpdate = 987654398
+	groupUpdate   = 987654326
 )
 
 const addSchema = `{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false}`
@@ -127,7 +135,7 @@ func save(text string) string {
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 func private(text string) agent.Input {
-	return agent.Input{Bot: bot, Chat: dm, Place: ryo.Place{ChatID: dm.ID}, UpdateID: 77,
+	return agent.Input{Bot: bot, Chat: dm, Place: ryo.Place{ChatID: dm.ID}, UpdateID: privateUpdate,
 		History: []ryo.Message{{Kind: ryo.KindUser, Sender: ann, Text: text}}}
 }
 
@@ -154,6 +162,12 @@ func TestPlainReply(t *testing.T) {
 	}
 }
 
+// toolResult is what the model is shown after add(6, 36) ran in the turn
+// answering update id: the call id names the update.
+func toolResult(id int64) string {
+	return fmt.Sprintf(`__tool_result__ add {"call_id":"u%d-r1","result":{"sum":42},"status":"ok"}`, id)
+}
+
 func TestOneToolRound(t *testing.T) {
 	f := newFixture(t, add("6", "36"), reply("6 + 36 = 42"))
 	out, err := f.run(t, private("what is 6+36?"))
@@ -162,7 +176,7 @@ func TestOneToolRound(t *testing.T) {
 	}
 	second := f.model.requests[1]
 	result := lastMessage(second)
-	if result.Role != "user" || !strings.HasPrefix(result.Content, `__tool_result__ add {"call_id":"u77-r1","result":{"sum":42},"status":"ok"}`) {
+	if result.Role != "user" || !strings.HasPrefix(result.Content, toolResult(privateUpdate)) {
 		t.Fatalf("the model was shown %+v", result)
 	}
 	if got := second.Messages[len(second.Messages)-2]; got.Role != "assistant" || !strings.Contains(got.Content, `"intent":"add"`) {
@@ -254,8 +268,8 @@ func TestDeadline(t *testing.T) {
 // again; its stored result is shown.
 func TestStoredResultIsReused(t *testing.T) {
 	f := newFixture(t, add("6", "36"), reply("42"))
-	key := toolbus.Key(77, 1, "add", json.RawMessage(`{"a":6,"b":36}`))
-	f.store.byKey[key] = ryo.Message{Text: `__tool_result__ add {"call_id":"u77-r1","result":{"sum":42},"status":"ok"}`}
+	key := toolbus.Key(privateUpdate, 1, "add", json.RawMessage(`{"a":6,"b":36}`))
+	f.store.byKey[key] = ryo.Message{Text: toolResult(privateUpdate)}
 	if _, err := f.run(t, private("what is 6+36?")); err != nil || f.runs != 0 {
 		t.Fatalf("err %v, tool ran %d times; want the stored result", err, f.runs)
 	}
@@ -329,7 +343,7 @@ func TestModelAskedForConfirmation(t *testing.T) {
 	}
 	h := out.Held
 	if h == nil || h.Reason != toolbus.HoldModel || h.Call.Tool != "save" || string(h.Call.Args) != `{"text":"milk"}` ||
-		h.Call.Key != toolbus.Key(77, 0, "save", h.Call.Args) {
+		h.Call.Key != toolbus.Key(privateUpdate, 0, "save", h.Call.Args) {
 		t.Fatalf("Held = %+v", h)
 	}
 	if out.Text == "" || out.Tags[0] != "action:confirm" || strings.Contains(out.Text, "stopped there") {
@@ -369,7 +383,7 @@ func TestTagsCannotBeForged(t *testing.T) {
 }
 
 func groupTurn() agent.Input {
-	return agent.Input{Bot: bot, Chat: group, Place: ryo.Place{ChatID: group.ID}, UpdateID: 5, History: []ryo.Message{
+	return agent.Input{Bot: bot, Chat: group, Place: ryo.Place{ChatID: group.ID}, UpdateID: groupUpdate, History: []ryo.Message{
 		{Kind: ryo.KindUser, Sender: bob, Text: "lunch at noon?"},
 		{Kind: ryo.KindAssistant, Text: "Sounds good."},
 		{Kind: ryo.KindUser, Sender: ann, Text: "@ryo_bot what did Bob ask?"},

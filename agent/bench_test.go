@@ -51,9 +51,9 @@ func (m *instant) Chat(context.Context, ryo.ModelRequest) (ryo.ModelReply, error
 // the median of a turn is an upper bound for one round.
 func BenchmarkLoopRound(b *testing.B) {
 	db := memorytest.Open(b)
-	place := ryo.Place{ChatID: 42}
-	if _, err := db.SaveUserMessage(context.Background(), ryo.Chat{ID: 42, Type: ryo.ChatPrivate},
-		ryo.Message{Place: place, Kind: ryo.KindUser, Text: "what is 6+36?", TelegramID: 1}); err != nil {
+	place := ryo.Place{ChatID: 7123456789}
+	if _, err := db.SaveUserMessage(context.Background(), ryo.Chat{ID: place.ChatID, Type: ryo.ChatPrivate},
+		ryo.Message{Place: place, Kind: ryo.KindUser, Text: "what is 6+36?", TelegramID: 4821}); err != nil {
 		b.Fatal(err)
 	}
 	reg := toolbus.NewRegistry()
@@ -68,7 +68,7 @@ func BenchmarkLoopRound(b *testing.B) {
 	in.Place = place
 	var turns []time.Duration
 	for i := 0; b.Loop(); i++ {
-		in.UpdateID = int64(i + 1) // a new turn: the tool runs and its result is stored
+		in.UpdateID = int64(987654321 + i) // a new turn: the tool runs and its result is stored
 		start := time.Now()
 		if _, err := a.Run(context.Background(), in); err != nil {
 			b.Fatal(err)

@@ -49,7 +49,7 @@ func TestPromptIsValidInEveryState(t *testing.T) {
 	for _, size := range []int{10, maxInlineArgs - 20, maxInlineArgs + 1} {
 		args := json.RawMessage(`{"x":"` + strings.Repeat("<&>", size/3) + `"}`)
 		for _, state := range []string{memory.ActionPending, memory.ActionConfirmed, memory.ActionExecuted, memory.ActionCancelled, memory.ActionExpired} {
-			for _, chat := range []int64{42, -100} {
+			for _, chat := range []int64{7123456789, -1001234567890} {
 				a := memory.Action{ID: "id", Place: ryo.Place{ChatID: chat}, Tool: "wipe", Args: args, Reason: toolbus.HoldDestructive,
 					State: state, RequesterName: name, DeciderName: name, ExpiresAt: time.Now(), DecidedAt: time.Now(),
 					Summary: strings.Repeat("<Forget &>", 300)}

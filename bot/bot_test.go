@@ -20,12 +20,13 @@ import (
 	"github.com/ryo-bot/ryo/telegramtest"
 )
 
-const token = "123456789:AAHfakeTokenForTestsOnly_0123456789"
+// token starts with the bot's id, as a real one does.
+const token = "7234567890:AAHfakeTokenForTestsOnly_0123456789"
 
 var (
-	me    = telegramtest.User{ID: 500, FirstName: "Ryo", Username: "ryo_test_bot"}
-	alice = telegramtest.User{ID: 1001, FirstName: "Alice"}
-	dm    = telegramtest.Chat{ID: 1001, Type: "private", FirstName: "Alice"}
+	me    = telegramtest.User{ID: 7234567890, FirstName: "Ryo", Username: "ryo_test_bot"}
+	alice = telegramtest.NewUser("Alice", "")
+	dm    = telegramtest.PrivateChat(alice)
 )
 
 // answerFunc is an Answerer made of a function.
@@ -128,7 +129,7 @@ func TestPanicIsRecovered(t *testing.T) {
 func TestUpdateStartedTooOftenIsGivenUp(t *testing.T) {
 	tg, db := newTelegram(t, false), memorytest.Open(t)
 	// A first run stored the update and crashed twice while handling it.
-	msg := map[string]any{"message_id": 1, "date": time.Now().Unix(), "text": "poison",
+	msg := map[string]any{"message_id": 3217, "date": time.Now().Unix(), "text": "poison",
 		"chat": map[string]any{"id": dm.ID, "type": "private"}, "from": map[string]any{"id": alice.ID, "first_name": "Alice"}}
 	id := tg.PushUpdate(map[string]any{"message": msg})
 	raw, _ := json.Marshal(map[string]any{"update_id": id, "message": msg})
@@ -190,7 +191,7 @@ func TestTelegramOutageDelaysButLosesNothing(t *testing.T) {
 // marked done) does not reply twice.
 func TestCommandReplyIsNotSentTwice(t *testing.T) {
 	tg, db := newTelegram(t, false), memorytest.Open(t)
-	msg := map[string]any{"message_id": 1, "date": time.Now().Unix(), "text": "/help",
+	msg := map[string]any{"message_id": 3217, "date": time.Now().Unix(), "text": "/help",
 		"entities": []any{map[string]any{"type": "bot_command", "offset": 0, "length": 5}},
 		"chat":     map[string]any{"id": dm.ID, "type": "private"}, "from": map[string]any{"id": alice.ID, "first_name": "Alice"}}
 	id := tg.PushUpdate(map[string]any{"message": msg})
@@ -199,9 +200,9 @@ func TestCommandReplyIsNotSentTwice(t *testing.T) {
 	if _, err := db.StoreUpdates(c, []memory.InboxUpdate{{ID: id, ChatID: dm.ID, Kind: "message", Raw: raw}}); err != nil {
 		t.Fatal(err)
 	}
-	// The earlier run claimed it, sent its reply (message 2) and died.
+	// The earlier run claimed it, sent its reply (message 3218) and died.
 	db.ClaimUpdate(c, id)
-	if err := db.SaveTurnStatus(c, id, ryo.Place{ChatID: dm.ID}, 2); err != nil {
+	if err := db.SaveTurnStatus(c, id, ryo.Place{ChatID: dm.ID}, 3218); err != nil {
 		t.Fatal(err)
 	}
 	run(t, tg, db, answerFunc(func(context.Context, agent.Input) (agent.Output, error) { return agent.Output{}, nil }), 5)

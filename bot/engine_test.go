@@ -55,7 +55,7 @@ func (r *tries) times() []time.Duration {
 func startEngine(t *testing.T, l Limits) (*engine, *clocktest.Clock) {
 	t.Helper()
 	c := clocktest.New(t0)
-	e := newEngine(l, 5*time.Second, "123:SECRETTOKENxxxxxxxxxxxxxx", slog.New(slog.NewTextHandler(io.Discard, nil)), c)
+	e := newEngine(l, 5*time.Second, "7234567890:SECRETTOKENxxxxxxxxxxxxxx", slog.New(slog.NewTextHandler(io.Discard, nil)), c)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { e.run(ctx); close(done) }()
@@ -190,7 +190,7 @@ func TestEngineGivesEveryCallADeadline(t *testing.T) {
 
 func TestEngineScrubsTheToken(t *testing.T) {
 	e, c := startEngine(t, DefaultLimits())
-	r := newTries(c, errors.New("Cannot POST /bot123:SECRETTOKENxxxxxxxxxxxxxx/sendMessage"))
+	r := newTries(c, errors.New("Cannot POST /bot7234567890:SECRETTOKENxxxxxxxxxxxxxx/sendMessage"))
 	err := waitErr(t, await(e, &apiCall{chat: alicePM, class: urgent, method: "sendMessage", creating: true, call: r.call}))
 	if err == nil || strings.Contains(err.Error(), "SECRET") {
 		t.Fatalf("err = %v; want it without the token", err)

@@ -11,12 +11,12 @@ import (
 
 func TestDecodeUpdates(t *testing.T) {
 	body := `{"ok":true,"result":[
-		{"update_id":5,"message":{"message_id":1,"date":1,"chat":{"id":42,"type":"private"},"text":"hi"}},
-		{"update_id":6,"callback_query":{"id":"c","from":{"id":7},"message":{"message_id":2,"date":1,"chat":{"id":-100,"type":"group"}}}},
-		{"update_id":7,"poll":{"id":"p"}},
+		{"update_id":987654321,"message":{"message_id":4821,"date":1,"chat":{"id":7123456789,"type":"private"},"text":"hi"}},
+		{"update_id":987654322,"callback_query":{"id":"c","from":{"id":7123456789},"message":{"message_id":512377,"date":1,"chat":{"id":-1001234567890,"type":"supergroup"}}}},
+		{"update_id":987654323,"poll":{"id":"p"}},
 		{"no_id":true},
 		"not an object",
-		{"update_id":8,"message":{"chat":"broken"}}
+		{"update_id":987654324,"message":{"chat":"broken"}}
 	]}`
 	ups, err := decodeUpdates(200, []byte(body))
 	if err != nil {
@@ -25,7 +25,7 @@ func TestDecodeUpdates(t *testing.T) {
 	want := []struct {
 		id, chat int64
 		kind     string
-	}{{5, 42, "message"}, {6, -100, "callback_query"}, {7, 0, "poll"}, {8, 0, "message"}}
+	}{{987654321, 7123456789, "message"}, {987654322, -1001234567890, "callback_query"}, {987654323, 0, "poll"}, {987654324, 0, "message"}}
 	if len(ups) != len(want) {
 		t.Fatalf("got %d updates; want %d: %+v", len(ups), len(want), ups)
 	}
@@ -59,7 +59,7 @@ func TestBackoff(t *testing.T) {
 }
 
 func FuzzDecodeUpdates(f *testing.F) {
-	f.Add([]byte(`{"ok":true,"result":[{"update_id":5,"message":{"chat":{"id":42}}}]}`))
+	f.Add([]byte(`{"ok":true,"result":[{"update_id":987654321,"message":{"chat":{"id":-1001234567890}}}]}`))
 	f.Add([]byte(`{"ok":false,"error_code":429,"parameters":{"retry_after":3}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		ups, err := decodeUpdates(200, body)

@@ -11,9 +11,9 @@ import (
 var t0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 
 const (
-	alicePM int64 = 1001  // a private chat
-	bobPM   int64 = 1002  // another
-	team    int64 = -1005 // a group
+	alicePM int64 = 7123456789     // a private chat
+	bobPM   int64 = 7198765432     // another
+	team    int64 = -1001234567890 // a group
 )
 
 // fixture drives a schedule by hand: it queues jobs and records how they

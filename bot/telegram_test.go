@@ -47,8 +47,8 @@ func TestClassify(t *testing.T) {
 }
 
 func TestScrub(t *testing.T) {
-	const token = "123:AAHsecretpart_xyz0123456789"
-	err := fmt.Errorf("wrapped: %w", errors.New("Cannot POST /bot123:AAHsecretpart_xyz0123456789/getMe and AAHsecretpart_xyz0123456789"))
+	const token = "7234567890:AAHsecretpart_xyz0123456789"
+	err := fmt.Errorf("wrapped: %w", errors.New("Cannot POST /bot7234567890:AAHsecretpart_xyz0123456789/getMe and AAHsecretpart_xyz0123456789"))
 	got := scrub(err, token)
 	if got.Error() != "wrapped: Cannot POST /bot***/getMe and ***" || !errors.Is(got, errors.Unwrap(err)) {
 		t.Fatalf("scrub = %q", got)

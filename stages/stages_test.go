@@ -31,7 +31,7 @@ type chat struct {
 }
 
 func newChat() *chat {
-	return &chat{changed: make(chan struct{}), texts: map[int]string{}, replyTo: map[int]int{}, next: 100}
+	return &chat{changed: make(chan struct{}), texts: map[int]string{}, replyTo: map[int]int{}, next: question + 1}
 }
 
 func (c *chat) note(call string) {
@@ -172,9 +172,12 @@ func (c *chat) wait(t *testing.T, what string, cond func() bool) {
 }
 
 var (
-	place = ryo.Place{ChatID: 7}
+	place = ryo.Place{ChatID: -1001234567890} // ids of Telegram's size
 	t0    = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 )
+
+// question is the id of the message a turn answers.
+const question = 512_377
 
 type fixture struct {
 	chat  *chat
@@ -188,11 +191,11 @@ func setup(drafts bool) *fixture {
 	return f
 }
 
-// begin starts a turn answering message 5 and waits for its status message.
+// begin starts a turn answering the question and waits for its status message.
 func (f *fixture) begin(t *testing.T, private bool) (*stages.Turn, int) {
 	t.Helper()
 	posted := make(chan int, 1)
-	turn := f.o.Begin(context.Background(), stages.Start{Place: place, Private: private, ReplyTo: 5, DraftID: 99,
+	turn := f.o.Begin(context.Background(), stages.Start{Place: place, Private: private, ReplyTo: question, DraftID: 99,
 		Record: func(id int) error { posted <- id; return nil }})
 	var recorded int
 	select {
@@ -224,8 +227,8 @@ func (f *fixture) until(t *testing.T, what string, cond func() bool) {
 func TestQuickAnswerReplacesTheStatusMessage(t *testing.T) {
 	f := setup(false)
 	turn, status := f.begin(t, true)
-	if got := f.chat.text(status); got != "🤔 Thinking…" || f.chat.replyTo[status] != 5 {
-		t.Fatalf("status = %q replying to %d; want Thinking as a reply to 5", got, f.chat.replyTo[status])
+	if got := f.chat.text(status); got != "🤔 Thinking…" || f.chat.replyTo[status] != question {
+		t.Fatalf("status = %q replying to %d; want Thinking as a reply to %d", got, f.chat.replyTo[status], question)
 	}
 	turn.Observe(ryo.Step{Kind: ryo.StepThinking, Call: 1})
 	turn.Observe(ryo.Step{Kind: ryo.StepWriting, Reply: "Hel"})
@@ -253,7 +256,7 @@ func TestSlowAnswerArrivesAsANewMessageAndTheStatusCollapses(t *testing.T) {
 	if err != nil || len(ids) != 1 || ids[0] == status {
 		t.Fatalf("Finish = %v, %v; want a new message", ids, err)
 	}
-	if got := f.chat.text(ids[0]); got != "It is 42." || f.chat.replyTo[ids[0]] != 5 {
+	if got := f.chat.text(ids[0]); got != "It is 42." || f.chat.replyTo[ids[0]] != question {
 		t.Fatalf("answer = %q replying to %d", got, f.chat.replyTo[ids[0]])
 	}
 	if got := f.chat.text(status); got != "✅ Answered in 9.0s · used calculate" {
@@ -326,7 +329,7 @@ func TestFailingDraftsFallBackToEdits(t *testing.T) {
 func TestAnswerBeforeTheStatusMessageReplacesIt(t *testing.T) {
 	f := setup(false)
 	f.chat.holdPost = make(chan struct{})
-	turn := f.o.Begin(context.Background(), stages.Start{Place: place, Private: true, ReplyTo: 5})
+	turn := f.o.Begin(context.Background(), stages.Start{Place: place, Private: true, ReplyTo: question})
 	ids, err := turn.Finish(context.Background(), "Right away.", nil, nil, nil)
 	if err != nil || len(ids) != 1 {
 		t.Fatalf("Finish = %v, %v", ids, err)
@@ -356,8 +359,8 @@ func TestFailAndPauseResolveTheStatusMessage(t *testing.T) {
 
 func TestResumedTurnReplacesWhatItShowedAtOnce(t *testing.T) {
 	f := setup(false)
-	old, _ := f.chat.Send(context.Background(), place, 5, render.Part{Plain: "🤔 Thinking… · 45s"})
-	turn := f.o.Begin(context.Background(), stages.Start{Place: place, Private: true, ReplyTo: 5, Adopt: old, Since: t0.Add(-time.Minute)})
+	old, _ := f.chat.Send(context.Background(), place, question, render.Part{Plain: "🤔 Thinking… · 45s"})
+	turn := f.o.Begin(context.Background(), stages.Start{Place: place, Private: true, ReplyTo: question, Adopt: old, Since: t0.Add(-time.Minute)})
 	f.chat.wait(t, "the adopted status message edited", func() bool { return strings.Contains(f.chat.text(old), "Picked up again") })
 	if turn.ID() != old || f.chat.count("post") != 0 {
 		t.Fatalf("status = %d after %v; want %d adopted, nothing posted", turn.ID(), f.chat.calls, old)
@@ -373,7 +376,7 @@ func TestDeletedStatusMessageIsReplaced(t *testing.T) {
 	turn, status := f.begin(t, true)
 	f.chat.Delete(context.Background(), place, status) // the person deleted it
 	ids, err := turn.Finish(context.Background(), "answer", nil, nil, nil)
-	if got := f.chat.shown(); err != nil || len(got) != 1 || got[ids[0]] != "answer" || f.chat.replyTo[ids[0]] != 5 {
+	if got := f.chat.shown(); err != nil || len(got) != 1 || got[ids[0]] != "answer" || f.chat.replyTo[ids[0]] != question {
 		t.Fatalf("Finish after deletion = %v, %v; chat %v", ids, err, got)
 	}
 }
@@ -391,7 +394,7 @@ func TestLongAnswerIsSplitIntoReplies(t *testing.T) {
 		t.Fatalf("Finish = %v, %v; want 3 parts, the first in the status message", ids, err)
 	}
 	for i, id := range ids {
-		if !strings.HasSuffix(f.chat.text(id), fmt.Sprintf("(%d/3)", i+1)) || f.chat.replyTo[id] != 5 && id != status {
+		if !strings.HasSuffix(f.chat.text(id), fmt.Sprintf("(%d/3)", i+1)) || f.chat.replyTo[id] != question && id != status {
 			t.Fatalf("part %d = …%q", i+1, f.chat.text(id)[max(0, len(f.chat.text(id))-20):])
 		}
 	}
@@ -413,7 +416,7 @@ func TestResumedDeliverySendsMissingPartsOnly(t *testing.T) {
 		t.Fatalf("first delivery = %v, %v, recorded %v; want it to stop after part 2", first, err, recorded)
 	}
 	f.clock.Advance(time.Hour)
-	resumed := f.o.Adopt(stages.Start{Place: place, Private: true, ReplyTo: 5, Adopt: status, Since: t0})
+	resumed := f.o.Adopt(stages.Start{Place: place, Private: true, ReplyTo: question, Adopt: status, Since: t0})
 	ids, err := resumed.Finish(context.Background(), answer, nil, recorded, nil)
 	if err != nil || len(ids) != 3 || len(f.chat.shown()) != 3 || ids[0] != status {
 		t.Fatalf("resumed Finish = %v, %v; chat has %d messages; want 3 parts, none twice", ids, err, len(f.chat.shown()))

@@ -74,9 +74,9 @@ func run(r *toolbus.Registry, ctx context.Context, tool, args string) toolbus.Re
 }
 
 var (
-	ann     = ryo.User{ID: 1, FirstName: "Ann"}
-	private = ryo.WithCaller(context.Background(), ryo.Caller{Person: ann, Chat: ryo.Chat{ID: 1, Type: ryo.ChatPrivate}, Message: 9})
-	inGroup = ryo.WithCaller(context.Background(), ryo.Caller{Person: ann, Chat: ryo.Chat{ID: -5, Type: ryo.ChatSupergroup}})
+	ann     = ryo.User{ID: 7123456789, FirstName: "Ann"}
+	private = ryo.WithCaller(context.Background(), ryo.Caller{Person: ann, Chat: ryo.Chat{ID: ann.ID, Type: ryo.ChatPrivate}, Message: 4821})
+	inGroup = ryo.WithCaller(context.Background(), ryo.Caller{Person: ann, Chat: ryo.Chat{ID: -1001234567890, Type: ryo.ChatSupergroup}})
 )
 
 func TestRememberGoesOnTheConversationsShelf(t *testing.T) {
@@ -89,11 +89,11 @@ func TestRememberGoesOnTheConversationsShelf(t *testing.T) {
 		t.Fatalf("remember in a group = %+v", res)
 	}
 	mine, team := store.saved[0], store.saved[1]
-	if mine.Scope != memory.ScopeUser || mine.Owner != 1 || mine.Source != 9 || strings.Join(mine.Tags, ",") != "drinks" ||
+	if mine.Scope != memory.ScopeUser || mine.Owner != ann.ID || mine.Source != 4821 || strings.Join(mine.Tags, ",") != "drinks" ||
 		mine.Expires.Before(time.Now().AddDate(0, 0, 6)) {
 		t.Fatalf("private memory = %+v", mine)
 	}
-	if team.Scope != memory.ScopeGroup || team.Chat != -5 || !team.Expires.IsZero() {
+	if team.Scope != memory.ScopeGroup || team.Chat != -1001234567890 || !team.Expires.IsZero() {
 		t.Fatalf("group memory = %+v", team)
 	}
 	res := run(r, private, "recall", `{"query":"mondays"}`)

@@ -6,10 +6,7 @@ import (
 	"testing"
 
 	"github.com/ryo-bot/ryo/ollamatest"
-	"github.com/ryo-bot/ryo/telegramtest"
 )
-
-var bobDM = telegramtest.Chat{ID: bob.ID, Type: "private", FirstName: "Bob"}
 
 // With an allowlist, a stranger gets one polite refusal and no answer;
 // once an admin lets them in they are answered, and after a ban refused
@@ -61,7 +58,7 @@ func TestAdminCommandsAreForAdminsOnly(t *testing.T) {
 	h := newHarness(t)
 	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
 	h.start()
-	for _, cmd := range []string{"/users", "/allow 5", "/ban 1001", "/promote 1002", "/approvals"} {
+	for _, cmd := range []string{"/users", "/allow " + fmt.Sprint(bob.ID), "/ban " + fmt.Sprint(alice.ID), "/promote " + fmt.Sprint(bob.ID), "/approvals"} {
 		q := h.tg.SendText(bobDM, bob, cmd)
 		name := strings.Fields(cmd)[0]
 		if msgs := h.answer(bobDM, q.ID, "I don't know "+name); strings.Contains(msgs[len(msgs)-1].Text, "People I know") {

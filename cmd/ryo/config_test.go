@@ -11,7 +11,12 @@ import (
 	"time"
 )
 
-const testToken = "123456789:AAHfakeTokenForTestsOnly_0123456789"
+// testToken starts with the bot's id, as a real token does; bots made
+// today have ids beyond 32 bits.
+const (
+	testToken = "7234567890:AAHfakeTokenForTestsOnly_0123456789"
+	testBotID = 7234567890
+)
 
 func env(vars map[string]string) func(string) (string, bool) {
 	return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
@@ -37,7 +42,7 @@ func TestConfigDefaults(t *testing.T) {
 func TestConfigValues(t *testing.T) {
 	vars := minimal()
 	vars["OLLAMA_HOST"] = "gpu-box"
-	vars["RYO_ADMIN_IDS"] = "12, 34"
+	vars["RYO_ADMIN_IDS"] = "123456789, 7123456789"
 	vars["RYO_HTTP_ADDR"] = "off"
 	vars["RYO_TIMEZONE"] = "Europe/Berlin"
 	vars["RYO_MODEL_TIMEOUT"] = "90s"
@@ -52,7 +57,7 @@ func TestConfigValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.OllamaHost.String() != "http://gpu-box:11434" || len(c.AdminIDs) != 2 || c.AdminIDs[1] != 34 || c.HTTPAddr != "" ||
+	if c.OllamaHost.String() != "http://gpu-box:11434" || len(c.AdminIDs) != 2 || c.AdminIDs[1] != 7123456789 || c.HTTPAddr != "" ||
 		c.Timezone.String() != "Europe/Berlin" || c.ModelTimeout != 90*time.Second || c.LogLevel != slog.LevelDebug ||
 		c.NotifyAfter != 20*time.Second || c.Drafts || !c.ConfirmChanges || c.ConfirmTTL != 2*time.Minute || !c.AdminsDecide ||
 		c.Access != "allowlist" {

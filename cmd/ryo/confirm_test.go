@@ -367,14 +367,13 @@ func TestForgedOrUnknownPresses(t *testing.T) {
 	h.tg.SendText(dm, alice, "delete secret")
 	p := h.prompt(dm)
 	a := h.action(p)
-	other := telegramtest.Chat{ID: bob.ID, Type: "private", FirstName: "Bob"}
-	h.tg.SendText(other, bob, "/start")
-	h.waitFor("bob's start", func() bool { return len(h.tg.BotMessages(other.ID)) == 1 })
+	h.tg.SendText(bobDM, bob, "/start")
+	h.waitFor("bob's start", func() bool { return len(h.tg.BotMessages(bobDM.ID)) == 1 })
 	forged := []string{
 		h.tg.PressForged(dm.ID, alice, p.ID, "act:doesnotexist:y"),
 		h.tg.PressForged(dm.ID, alice, p.ID, "act:"+a.ID+":maybe"),
 		h.tg.PressForged(dm.ID, alice, p.ID, "rm -rf /"),
-		h.tg.PressForged(other.ID, bob, h.tg.BotMessages(other.ID)[0].ID, "act:"+a.ID+":y"),
+		h.tg.PressForged(bobDM.ID, bob, h.tg.BotMessages(bobDM.ID)[0].ID, "act:"+a.ID+":y"),
 	}
 	for _, q := range forged {
 		if got := h.pressAnswer(q); got.Text != "This button no longer works." {
@@ -476,9 +475,8 @@ func TestApprovalsForAdminsOnly(t *testing.T) {
 			t.Errorf("/approvals shows %q; want %q in it", text, want)
 		}
 	}
-	other := telegramtest.Chat{ID: bob.ID, Type: "private", FirstName: "Bob"}
-	q = h.tg.SendText(other, bob, "/approvals")
-	if msgs := h.answer(other, q.ID, "I don't know /approvals"); strings.Contains(msgs[0].Text, "delete_note") {
+	q = h.tg.SendText(bobDM, bob, "/approvals")
+	if msgs := h.answer(bobDM, q.ID, "I don't know /approvals"); strings.Contains(msgs[0].Text, "delete_note") {
 		t.Fatalf("a non-admin was shown %q", msgs[0].Text)
 	}
 }

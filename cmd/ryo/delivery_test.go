@@ -265,17 +265,17 @@ func TestBurstOfChatsStaysWithinTelegramsLimits(t *testing.T) {
 	}
 	var all []asked
 	for i := 0; i < 24; i++ {
-		chat := telegramtest.Chat{ID: int64(5000 + i), Type: "private", FirstName: "P"}
-		user := telegramtest.User{ID: chat.ID, FirstName: "P"}
+		user := telegramtest.NewUser(fmt.Sprintf("P%d", i), "")
+		chat := telegramtest.PrivateChat(user)
 		for n := 1; n <= 2; n++ {
 			text := fmt.Sprintf("question %d from %d", n, chat.ID)
 			all = append(all, asked{chat, h.tg.SendText(chat, user, text), text})
 		}
 	}
 	for i := 0; i < 3; i++ {
-		group := telegramtest.Chat{ID: int64(-7000 - i), Type: "supergroup", Title: "G"}
+		group := telegramtest.NewSupergroup(fmt.Sprintf("G%d", i))
 		for n := 1; n <= 3; n++ {
-			user := telegramtest.User{ID: int64(8000 + n), FirstName: "U"}
+			user := telegramtest.NewUser(fmt.Sprintf("U%d", n), "")
 			text := fmt.Sprintf("@ryo_test_bot question %d in %d", n, group.ID)
 			all = append(all, asked{group, h.tg.SendText(group, user, text), text})
 		}

@@ -20,12 +20,15 @@ import (
 	"github.com/ryo-bot/ryo/toolbus"
 )
 
+// The people and chats of the end-to-end tests have Telegram's id ranges:
+// people and the bot beyond 32 bits, groups -100 and ten digits.
 var (
-	botUser = telegramtest.User{ID: 777000111, FirstName: "Ryo", Username: "ryo_test_bot"}
-	alice   = telegramtest.User{ID: 1001, FirstName: "Alice", Username: "alice", LanguageCode: "en"}
-	bob     = telegramtest.User{ID: 1002, FirstName: "Bob"}
-	dm      = telegramtest.Chat{ID: 1001, Type: "private", FirstName: "Alice"}
-	team    = telegramtest.Chat{ID: -1001234, Type: "supergroup", Title: "Team", IsForum: true}
+	botUser = telegramtest.User{ID: testBotID, FirstName: "Ryo", Username: "ryo_test_bot"}
+	alice   = telegramtest.NewUser("Alice", "alice")
+	bob     = telegramtest.NewUser("Bob", "")
+	dm      = telegramtest.PrivateChat(alice)
+	bobDM   = telegramtest.PrivateChat(bob)
+	team    = telegramtest.NewForum("Team")
 )
 
 // harness runs ryo's Main against a fake Telegram, a fake Ollama and a real
@@ -52,6 +55,7 @@ func newHarness(t testing.TB, options ...func(*telegramtest.Options)) *harness {
 	}
 	tg := telegramtest.NewServer(opts)
 	t.Cleanup(tg.Close)
+	t.Cleanup(func() { checkBotAPIUse(t, tg) })
 	llm := ollamatest.NewServer("llama3.2")
 	t.Cleanup(llm.Close)
 	h := &harness{t: t, tg: tg, llm: llm, logs: &syncBuffer{}}
@@ -147,6 +151,21 @@ func (h *harness) answer(chat telegramtest.Chat, id int, want string) []telegram
 		return false
 	})
 	return h.tg.BotMessages(chat.ID)
+}
+
+// checkBotAPIUse fails the test if ryo made a call the published Bot API
+// does not allow, which the fake answers in words of its own: a parameter
+// the method lacks or of the wrong type, a required one missing, or a
+// method the fake does not implement. Telegram would ignore an unknown
+// parameter and so hide such a mistake.
+func checkBotAPIUse(t testing.TB, tg *telegramtest.Server) {
+	for _, c := range tg.Calls("") {
+		if e := c.Err; e != nil && (strings.HasPrefix(e.Description, "telegramtest:") ||
+			strings.Contains(e.Description, "is not a parameter of") || strings.Contains(e.Description, "must be of type") ||
+			strings.HasPrefix(e.Description, `Bad Request: parameter "`)) {
+			t.Errorf("ryo called %s against the Bot API: %v: %s", c.Method, c.Params, e.Description)
+		}
+	}
 }
 
 func (h *harness) callSummary() string {

@@ -90,8 +90,8 @@ func BenchmarkLiveTurn(b *testing.B) {
 	chats := make([]telegramtest.Chat, b.N)
 	b.ResetTimer()
 	for i := range b.N {
-		person := telegramtest.User{ID: int64(500_000 + i), FirstName: "Person"}
-		chats[i] = telegramtest.Chat{ID: person.ID, Type: "private", FirstName: "Person"}
+		person := telegramtest.NewUser(fmt.Sprintf("Person %d", i), "")
+		chats[i] = telegramtest.PrivateChat(person)
 		start := time.Now()
 		q := h.tg.SendText(chats[i], person, fmt.Sprintf("question %d", i))
 		h.answer(chats[i], q.ID, "ok")

@@ -61,11 +61,11 @@ type loadRun struct {
 
 // converse plays one person: ask, wait for the answer, ask again.
 func (r *loadRun) converse(b *testing.B, h *harness, i int) {
-	chat := telegramtest.Chat{ID: int64(100000 + i), Type: "private", FirstName: "P"}
-	user := telegramtest.User{ID: int64(100000 + i), FirstName: "P"}
+	user := telegramtest.NewUser(fmt.Sprintf("P%d", i), "")
+	chat := telegramtest.PrivateChat(user)
 	mention := ""
 	if i%10 == 0 {
-		chat = telegramtest.Chat{ID: int64(-100000 - i), Type: "supergroup", Title: "G"}
+		chat = telegramtest.NewSupergroup(fmt.Sprintf("G%d", i))
 		mention = "@ryo_test_bot "
 	}
 	for n := 1; n <= *loadTurns; n++ {

@@ -196,11 +196,11 @@ func TestGroupAnswersOnlyWhenAddressedAndNamesSpeakers(t *testing.T) {
 	q = h.tg.SendText(team, bob, "does noon work for you?", telegramtest.ReplyTo(msgs[0].ID))
 	h.answer(team, q.ID, "Noon works.")
 
-	q = h.tg.SendText(team, alice, "@ryo_test_bot hi from the topic", telegramtest.InThread(5))
-	topic := h.answer(team, q.ID, "Topic answer.")
-	last := topic[len(topic)-1]
-	if last.ThreadID != 5 {
-		t.Fatalf("topic answer went to thread %d; want 5", last.ThreadID)
+	topic := h.tg.CreateTopic(team, bob, "Plans")
+	q = h.tg.SendText(team, alice, "@ryo_test_bot hi from the topic", telegramtest.InThread(topic.ThreadID))
+	answered := h.answer(team, q.ID, "Topic answer.")
+	if last := answered[len(answered)-1]; last.ThreadID != topic.ThreadID {
+		t.Fatalf("topic answer went to thread %d; want %d", last.ThreadID, topic.ThreadID)
 	}
 	if req := contents(h.llm.Requests()[2]); strings.Contains(req, "lunch") {
 		t.Fatalf("the topic's context holds the general chat: %s", req)
@@ -246,9 +246,10 @@ func TestModelFailuresReachTheUser(t *testing.T) {
 			if !strings.Contains(h.logs.String(), "turn failed") {
 				t.Fatal("the log does not say the turn failed")
 			}
-			if state := updateState(t, h.db(), ryo.Place{ChatID: dm.ID}); state != memory.StateFailed {
-				t.Fatalf("update state = %s; want failed (answered with an explanation, never retried)", state)
-			}
+			// The explanation is shown before the update is marked failed.
+			h.waitFor("the update marked failed (answered with an explanation, never retried)", func() bool {
+				return updateState(t, h.db(), ryo.Place{ChatID: dm.ID}) == memory.StateFailed
+			})
 		})
 	}
 }
@@ -415,7 +416,7 @@ func healthz(t *testing.T, h *harness) int {
 
 func TestRejectedTokenStopsStart(t *testing.T) {
 	h := newHarness(t)
-	h.env["TELEGRAM_BOT_TOKEN"] = "987654321:AAHsomeOtherTokenThatTheFakeRejects"
+	h.env["TELEGRAM_BOT_TOKEN"] = "7345678901:AAHsomeOtherTokenThatTheFakeRejects"
 	cfg, _ := LoadConfig(env(h.env), true)
 	err := NewMain(cfg, h.quietLogger()).Run(bg(t))
 	if err == nil || !strings.Contains(err.Error(), "rejected by Telegram") || strings.Contains(err.Error(), "AAHsome") {

@@ -9,7 +9,6 @@ import (
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/ollamatest"
-	"github.com/ryo-bot/ryo/telegramtest"
 )
 
 // call is the model asking for tool with slots.
@@ -83,26 +82,25 @@ func TestMemoriesStayWithTheirOwner(t *testing.T) {
 		Content: "The team's wifi PIN is 9999", AddedBy: alice.ID}); err != nil {
 		t.Fatal(err)
 	}
-	bobChat := telegramtest.Chat{ID: bob.ID, Type: "private", FirstName: "Bob"}
 	h.llm.Enqueue(ollamatest.Reply{Content: call("recall", `{"query":"bank PIN"}`)},
 		ollamatest.Reply{Content: envelope("I don't know any PIN of yours.")},
 		ollamatest.Reply{Content: call("forget", fmt.Sprintf(`{"memory_id":%d}`, mine.ID))})
-	q := h.tg.SendText(bobChat, bob, "what is the bank PIN?")
-	h.answer(bobChat, q.ID, "I don't know any PIN")
+	q := h.tg.SendText(bobDM, bob, "what is the bank PIN?")
+	h.answer(bobDM, q.ID, "I don't know any PIN")
 	if shown := h.newestPrompt(0); strings.Contains(shown, "4242") || strings.Contains(shown, "9999") {
 		t.Fatalf("Bob's prompt shows someone else's memory: %q", shown)
 	}
 	if result := lastToolResult(t, h, 1); !strings.Contains(result, `"memories":[]`) {
 		t.Fatalf("Bob's recall returned %q", result)
 	}
-	q = h.tg.SendText(bobChat, bob, "forget Alice's PIN")
-	p := h.prompt(bobChat)
+	q = h.tg.SendText(bobDM, bob, "forget Alice's PIN")
+	p := h.prompt(bobDM)
 	if !strings.Contains(p.Text, fmt.Sprintf("There is no memory #%d here", mine.ID)) || strings.Contains(p.Text, "4242") {
 		t.Fatalf("Bob's forget prompt = %q", p.Text)
 	}
 	h.llm.Enqueue(ollamatest.Reply{Content: envelope("There was nothing to forget.")})
-	h.pressAnswer(h.press(bobChat, bob, p, "✅"))
-	h.answer(bobChat, p.ID, "nothing to forget")
+	h.pressAnswer(h.press(bobDM, bob, p, "✅"))
+	h.answer(bobDM, p.ID, "nothing to forget")
 	if _, ok, _ := h.db().Memory(bg(t), memory.PersonShelf(alice.ID), mine.ID); !ok {
 		t.Fatal("Bob's forget removed Alice's memory")
 	}
