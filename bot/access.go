@@ -63,18 +63,22 @@ func (b *Bot) admit(ctx context.Context, id int64, m *models.Message) (bool, err
 
 // target finds the person an admin command names: @username, a numeric
 // Telegram id, or the author of the message the command replies to. A
-// numeric id the bot has not seen is still a person, known by id.
+// numeric id the bot has not seen is still a person, known by id. Someone
+// who writes as a chat (an anonymous admin, or as their channel) is known by
+// that chat's id, which is negative.
 func (b *Bot) target(ctx context.Context, c call) (ryo.User, string, error) {
 	arg := strings.TrimSpace(c.args)
-	if arg == "" && c.msg.ReplyToMessage != nil && c.msg.ReplyToMessage.From != nil && !c.msg.ReplyToMessage.From.IsBot {
-		u, err := b.db.SaveUser(ctx, userOf(c.msg.ReplyToMessage.From), false)
-		return u, "", err
+	if r := repliedTo(c.msg); arg == "" && r != nil {
+		if author := senderOf(r); author != nil && !author.IsBot {
+			u, err := b.db.SaveUser(ctx, userOf(author), false)
+			return u, "", err
+		}
 	}
 	word, _, _ := strings.Cut(arg, " ")
 	var id int64
 	var username string
 	switch n, err := strconv.ParseInt(word, 10, 64); {
-	case err == nil && n > 0:
+	case err == nil && n != 0:
 		id = n
 	case strings.HasPrefix(word, "@") && len(word) > 1:
 		username = word[1:]

@@ -25,6 +25,43 @@ func chatOf(c models.Chat) ryo.Chat {
 	return ryo.Chat{ID: c.ID, Type: ryo.ChatType(c.Type), Title: title, Username: c.Username, IsForum: c.IsForum}
 }
 
+// senderOf is who wrote m, or nil when it names no one. A message sent on
+// behalf of a chat — by an anonymous group admin, by someone posting as
+// their channel, or forwarded by a linked channel — comes from that chat:
+// Telegram then puts a stand-in in from (GroupAnonymousBot, Channel_Bot,
+// Telegram). The chat stands for the person, with its (negative) id and its
+// title as their name, so that history names them and access applies.
+func senderOf(m *models.Message) *models.User {
+	if c := m.SenderChat; c != nil && c.ID != 0 {
+		return &models.User{ID: c.ID, FirstName: chatOf(*c).Title, Username: c.Username}
+	}
+	if m.From == nil || m.From.ID == 0 {
+		return nil
+	}
+	return m.From
+}
+
+// withSender returns m with from as its author, where the rest of the bot
+// reads it; m itself is left as it is.
+func withSender(m *models.Message, from *models.User) *models.Message {
+	if m.From == from {
+		return m
+	}
+	c := *m
+	c.From = from
+	return &c
+}
+
+// repliedTo is the message m replies to, or nil. In a forum topic Telegram
+// makes every message a reply to the topic's creation; that is no reply to
+// anyone.
+func repliedTo(m *models.Message) *models.Message {
+	if r := m.ReplyToMessage; r != nil && r.ForumTopicCreated == nil {
+		return r
+	}
+	return nil
+}
+
 // placeOf is where a message was written: its chat, and its forum topic when
 // it belongs to one.
 func placeOf(m *models.Message) ryo.Place {
@@ -39,7 +76,7 @@ func placeOf(m *models.Message) ryo.Place {
 // UTF-16 code units, not bytes.
 func entityText(text string, e models.MessageEntity) string {
 	units := utf16.Encode([]rune(text))
-	if e.Offset < 0 || e.Length < 0 || e.Offset+e.Length > len(units) {
+	if e.Offset < 0 || e.Length < 0 || e.Offset > len(units) || e.Length > len(units)-e.Offset {
 		return ""
 	}
 	return string(utf16.Decode(units[e.Offset : e.Offset+e.Length]))

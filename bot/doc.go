@@ -49,10 +49,20 @@
 // deadline. A turn waiting for the engine gives its worker to
 // other chats meanwhile.
 //
-// Routing (route.go) sends commands to their handlers (commands.go), text
-// addressed to the bot to a turn (turn.go), keeps unaddressed group text as
-// context, and answers what it cannot read politely. In groups the bot
-// answers only when mentioned by @username or replied to. A turn is shown
+// Routing (route.go) decides what each update is in one place, classify,
+// which reads nothing but the update: a command for this bot, a message
+// meant for the bot (a turn, turn.go), group text kept as context, media it
+// answers politely that it cannot read, a button press, the bot's own
+// membership — or ignored on purpose, with the reason logged (edits,
+// channel posts, business messages, other bots, service messages, kinds it
+// does not know). In groups the bot answers only when mentioned by
+// @username or replied to; in a forum topic every message replies to the
+// topic's creation, which is no reply to anyone. A message sent on behalf
+// of a chat — an anonymous admin, someone writing as their channel — comes
+// from that chat, whose id stands for the person; a linked channel's
+// automatic forward is context, never a question. go-telegram's models are
+// older than the Bot API: an update that does not decode whole is read
+// field by field (decode.go), the fields left out named in the log. A turn is shown
 // live by stages, which talks to Telegram through the engine (telegram.go
 // implements its Messenger); answers are sent as HTML from render, and as
 // plain text if Telegram refuses the HTML after all.

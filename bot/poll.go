@@ -119,13 +119,34 @@ func inboxUpdate(raw json.RawMessage) (memory.InboxUpdate, bool) {
 	if err := json.Unmarshal(fields["update_id"], &u.ID); err != nil || u.ID <= 0 {
 		return memory.InboxUpdate{}, false
 	}
-	for kind, body := range fields {
-		if kind != "update_id" {
-			u.Kind, u.ChatID = kind, chatOfRaw(body)
-			break
-		}
+	if kind, ok := firstKind(raw); ok {
+		u.Kind, u.ChatID = kind, chatOfRaw(fields[kind])
 	}
 	return u, true
+}
+
+// firstKind is the first key of an update other than update_id, in the
+// order Telegram wrote them: an update has one, but should one ever come
+// with two, its kind, and so its chat's queue, must not depend on chance.
+func firstKind(raw json.RawMessage) (string, bool) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return "", false
+	}
+	for d.More() {
+		t, err := d.Token()
+		if err != nil {
+			return "", false
+		}
+		if key, _ := t.(string); key != "update_id" {
+			return key, true
+		}
+		var skip json.RawMessage
+		if d.Decode(&skip) != nil {
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // chatOfRaw finds the chat an update's body belongs to: its own chat, or the

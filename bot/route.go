@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/go-telegram/bot/models"
@@ -16,60 +17,189 @@ const (
 	staleButton     = "This button no longer works."
 )
 
-// errMalformed marks an update that does not decode as a Telegram update.
+// errMalformed marks an update that is not a JSON object.
 var errMalformed = errors.New("malformed update")
 
-// handle routes one update.
+// verdict is what the bot does with an update.
+type verdict int
+
+const (
+	verdictIgnore     verdict = iota // nothing stored, nothing sent; the update is done
+	verdictKeep                      // a group message not meant for the bot: stored as context, no reply
+	verdictAnswer                    // a message meant for the bot: answered, if its sender may use the bot
+	verdictUnreadable                // media meant for the bot: a fixed reply says it reads only text
+	verdictCommand                   // a command for this bot
+	verdictPress                     // a button press: answered, whatever its data
+	verdictMembership                // the bot was added to, removed from or blocked in a chat
+)
+
+var verdictNames = [...]string{"ignore", "keep", "answer", "unreadable", "command", "press", "membership"}
+
+func (v verdict) String() string {
+	if v < 0 || int(v) >= len(verdictNames) {
+		return "unknown"
+	}
+	return verdictNames[v]
+}
+
+// route is what an update is to the bot, why, and what it carries.
+type route struct {
+	what   verdict
+	why    string
+	msg    *models.Message // keep, answer, unreadable, command: with its sender in From (see senderOf)
+	cmd    parsedCommand
+	press  *models.CallbackQuery
+	member *models.ChatMemberUpdated
+}
+
+func ignored(why string) route { return route{what: verdictIgnore, why: why} }
+
+// handle runs one update: it reads it, decides what it is, and does that.
 func (b *Bot) handle(ctx context.Context, id int64, raw json.RawMessage) error {
-	var upd models.Update
-	if err := json.Unmarshal(raw, &upd); err != nil {
-		return errors.Join(errMalformed, err)
+	upd, skipped, err := decodeUpdate(raw)
+	if err != nil {
+		return err
 	}
-	switch {
-	case upd.Message != nil:
-		return b.onMessage(ctx, id, upd.Message)
-	case upd.CallbackQuery != nil:
-		return b.onPress(ctx, id, upd.CallbackQuery)
-	case upd.MyChatMember != nil:
-		return b.onMembership(ctx, upd.MyChatMember)
+	if len(skipped) > 0 {
+		b.log.Warn("update read in part: fields in a shape this version does not know were left out",
+			"update_id", id, "fields", skipped)
 	}
-	// Edits, and kinds the bot does not act on, are ignored on purpose.
-	b.log.Debug("ignoring update", "update_id", id)
+	r := b.classify(&upd)
+	switch r.what {
+	case verdictKeep:
+		return b.keepAsContext(ctx, id, r.msg)
+	case verdictAnswer, verdictUnreadable:
+		return b.answerMessage(ctx, id, r)
+	case verdictCommand:
+		return b.runCommand(ctx, id, r.msg, r.cmd)
+	case verdictPress:
+		return b.onPress(ctx, id, r.press)
+	case verdictMembership:
+		return b.onMembership(ctx, r.member)
+	}
+	b.log.Debug("ignoring update", "update_id", id, "why", r.why)
 	return nil
 }
 
-func (b *Bot) onMessage(ctx context.Context, id int64, m *models.Message) error {
-	if m.From == nil || m.From.IsBot {
-		return nil // channels posting as themselves, other bots
-	}
-	if c, ok := b.parseCommand(m); ok {
-		return b.runCommand(ctx, id, m, c)
-	}
-	text, _ := textOf(m)
-	addressed := b.addressed(m)
-	media := m.Text == "" && hasMedia(m)
+// classify decides what an update is. It reads nothing but the update and
+// who the bot is, so every shape can be tested and fuzzed without a
+// network; the table of shapes in shapes_test.go follows it row by row.
+func (b *Bot) classify(upd *models.Update) route {
 	switch {
-	case media && !addressed, !media && strings.TrimSpace(text) == "":
-		return nil // service messages (joins, pins, topic changes), and media not meant for the bot
-	case !addressed:
-		return b.keepAsContext(ctx, id, m)
+	case upd.Message != nil:
+		return b.classifyMessage(upd.Message)
+	case upd.CallbackQuery != nil:
+		// Stale, inline or under a message too old to show: every press
+		// is answered, so that no spinner is left turning.
+		return route{what: verdictPress, why: "a button press", press: upd.CallbackQuery}
+	case upd.MyChatMember != nil:
+		return classifyMembership(upd.MyChatMember)
+	case upd.EditedMessage != nil:
+		return ignored("an edit: a message is answered once, as first written")
+	case upd.ChannelPost != nil, upd.EditedChannelPost != nil:
+		return ignored("a channel post: the bot does not talk in channels")
+	case upd.BusinessConnection != nil, upd.BusinessMessage != nil, upd.EditedBusinessMessage != nil,
+		upd.DeletedBusinessMessages != nil:
+		return ignored("business mode: the bot does not answer for a business account")
+	case upd.ChatMember != nil, upd.ChatJoinRequest != nil, upd.ChatBoost != nil, upd.RemovedChatBoost != nil:
+		return ignored("other people's membership and boosts: nothing for the bot to do")
+	case upd.MessageReaction != nil, upd.MessageReactionCount != nil, upd.Poll != nil, upd.PollAnswer != nil:
+		return ignored("reactions and polls: the bot does not read them")
+	case upd.InlineQuery != nil, upd.ChosenInlineResult != nil:
+		return ignored("inline mode: the bot has none")
+	case upd.ShippingQuery != nil, upd.PreCheckoutQuery != nil, upd.PurchasedPaidMedia != nil:
+		return ignored("payments: the bot sells nothing")
 	}
-	if ok, err := b.admit(ctx, id, m); !ok || err != nil {
-		return err
+	return ignored("a kind of update this version does not know")
+}
+
+// classifyMessage decides what a new message is.
+func (b *Bot) classifyMessage(m *models.Message) route {
+	from := senderOf(m)
+	switch {
+	case !knownChat(m.Chat) || m.Chat.Type == models.ChatTypeChannel:
+		return ignored("no chat the bot talks in: missing, a channel, or a kind this version does not know")
+	case from == nil:
+		return ignored("no sender")
+	case from.IsBot:
+		return ignored("another bot: two bots must never talk to each other in a loop")
 	}
-	if media {
-		return b.replyOnce(ctx, id, placeOf(m), m.ID, cannotReadMedia)
+	m = withSender(m, from)
+	text, _ := textOf(m)
+	cmd, isCmd := b.parseCommand(m)
+	switch {
+	case m.IsAutomaticForward:
+		// A channel post that mentions the bot must not make it answer
+		// in the discussion group.
+		return asContext(m, "a post of the linked channel, forwarded to its discussion group: context, never a question")
+	case isCmd:
+		return b.classifyCommand(m, cmd)
+	case startsWithCommand(m):
+		return ignored("a command for another bot")
+	case !b.addressed(m):
+		return asContext(m, "a group message not meant for the bot: kept as context")
+	case m.Text == "" && hasMedia(m):
+		return route{what: verdictUnreadable, why: "media meant for the bot, which reads only text", msg: m}
+	case strings.TrimSpace(text) == "":
+		return ignored("nothing to read: a service message, or content this version does not know")
 	}
-	return b.turn(ctx, id, m)
+	return route{what: verdictAnswer, why: "a message meant for the bot", msg: m}
+}
+
+// asContext keeps a group message not meant for the bot, when it has text.
+func asContext(m *models.Message, why string) route {
+	text, _ := textOf(m)
+	switch {
+	case m.Text == "" && hasMedia(m):
+		return ignored("media not meant for the bot")
+	case strings.TrimSpace(text) == "":
+		return ignored("nothing to read: a service message (members, title, pins, topics, migration, video chats…)")
+	}
+	return route{what: verdictKeep, why: why, msg: m}
+}
+
+// classifyCommand decides about a command for this bot. A bare command the
+// bot does not know, in a group, may be another bot's: it is left alone.
+func (b *Bot) classifyCommand(m *models.Message, c parsedCommand) route {
+	known := slices.ContainsFunc(b.commands(), func(cmd command) bool { return cmd.name == c.name })
+	if !known && !c.direct && m.Chat.Type != models.ChatTypePrivate {
+		return ignored("a bare command the bot does not know, in a group: maybe another bot's")
+	}
+	return route{what: verdictCommand, why: "a command for this bot", msg: m, cmd: c}
+}
+
+// classifyMembership decides about a change of the bot's own membership.
+func classifyMembership(u *models.ChatMemberUpdated) route {
+	if !knownChat(u.Chat) {
+		return ignored("membership in no chat the bot knows")
+	}
+	return route{what: verdictMembership, why: "the bot's membership changed", member: u}
+}
+
+// knownChat reports whether c is a chat the bot can store: one with an id
+// and a kind of chat it knows.
+func knownChat(c models.Chat) bool {
+	switch c.Type {
+	case models.ChatTypePrivate, models.ChatTypeGroup, models.ChatTypeSupergroup, models.ChatTypeChannel:
+		return c.ID != 0
+	}
+	return false
+}
+
+// startsWithCommand reports whether m starts with a command, for this bot
+// or another.
+func startsWithCommand(m *models.Message) bool {
+	return len(m.Entities) > 0 && m.Entities[0].Type == models.MessageEntityTypeBotCommand && m.Entities[0].Offset == 0
 }
 
 // addressed reports whether a message is meant for the bot: every message in
-// a private chat; in groups, a mention of the bot or a reply to it.
+// a private chat; in groups, a mention of the bot or a reply to it. A post
+// its linked channel forwarded is never meant for it.
 func (b *Bot) addressed(m *models.Message) bool {
-	if m.Chat.Type == models.ChatTypePrivate {
-		return true
-	}
-	if r := m.ReplyToMessage; r != nil && r.From != nil && r.From.ID == b.me.ID {
+	switch {
+	case m.IsAutomaticForward:
+		return false
+	case m.Chat.Type == models.ChatTypePrivate, b.repliesToBot(m):
 		return true
 	}
 	text, entities := textOf(m)
@@ -88,6 +218,24 @@ func (b *Bot) addressed(m *models.Message) bool {
 	return false
 }
 
+// repliesToBot reports whether m replies to one of the bot's messages (the
+// creation of a topic the bot opened is none: see repliedTo).
+func (b *Bot) repliesToBot(m *models.Message) bool {
+	r := repliedTo(m)
+	return r != nil && r.From != nil && r.From.ID == b.me.ID
+}
+
+// answerMessage answers a message meant for the bot, if its sender may use it.
+func (b *Bot) answerMessage(ctx context.Context, id int64, r route) error {
+	if ok, err := b.admit(ctx, id, r.msg); !ok || err != nil {
+		return err
+	}
+	if r.what == verdictUnreadable {
+		return b.replyOnce(ctx, id, placeOf(r.msg), r.msg.ID, cannotReadMedia)
+	}
+	return b.turn(ctx, id, r.msg)
+}
+
 // keepAsContext stores a group message not meant for the bot, so that when
 // someone does ask, the bot knows what was said.
 func (b *Bot) keepAsContext(ctx context.Context, id int64, m *models.Message) error {
@@ -100,8 +248,8 @@ func (b *Bot) userMessage(id int64, m *models.Message) ryo.Message {
 	text, _ := textOf(m)
 	msg := ryo.Message{Place: placeOf(m), Sender: &sender, Kind: ryo.KindUser, Text: text,
 		TelegramID: m.ID, UpdateID: id}
-	if m.ReplyToMessage != nil {
-		msg.ReplyTo = m.ReplyToMessage.ID
+	if r := repliedTo(m); r != nil {
+		msg.ReplyTo = r.ID
 	}
 	return msg
 }
@@ -114,13 +262,13 @@ func (b *Bot) onMembership(ctx context.Context, u *models.ChatMemberUpdated) err
 // addressee returns where to tell the person about a failed update: only
 // for messages that were meant for the bot.
 func (b *Bot) addressee(raw json.RawMessage) (ryo.Place, int, bool) {
-	var upd models.Update
-	if json.Unmarshal(raw, &upd) != nil || upd.Message == nil || upd.Message.From == nil {
+	upd, _, err := decodeUpdate(raw)
+	if err != nil {
 		return ryo.Place{}, 0, false
 	}
-	m := upd.Message
-	if _, isCmd := b.parseCommand(m); !isCmd && !b.addressed(m) {
-		return ryo.Place{}, 0, false
+	switch r := b.classify(&upd); r.what {
+	case verdictAnswer, verdictUnreadable, verdictCommand:
+		return placeOf(r.msg), r.msg.ID, true
 	}
-	return placeOf(m), m.ID, true
+	return ryo.Place{}, 0, false
 }

@@ -81,3 +81,18 @@ func TestResetInOneTopicLeavesTheOthers(t *testing.T) {
 		t.Fatalf("the lunch topic's request = %s; want its own history, untouched by /reset in another topic", other)
 	}
 }
+
+// In a forum topic every message replies to the topic's creation, as
+// Telegram sends it: an admin's bare /ban there names nobody — it must not
+// ban whoever opened the topic.
+func TestBareBanInATopicBansNobody(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = strconv.FormatInt(alice.ID, 10)
+	h.start()
+	topic := h.tg.CreateTopic(team, bob, "Plans")
+	q := h.inTopic(topic, alice, "/ban")
+	h.answer(team, q.ID, "Name someone")
+	if u, ok, err := h.db().FindUser(bg(t), bob.ID, ""); err != nil || ok && u.Role == "banned" {
+		t.Fatalf("bob = %+v, %v, %v; want him left alone", u, ok, err)
+	}
+}
