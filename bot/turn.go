@@ -157,13 +157,22 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 		}
 		return err
 	}
+	msg := ryo.Message{Place: t.place, Kind: ryo.KindAssistant, Text: answer, TelegramID: ids[0],
+		ReplyTo: t.replyTo, UpdateID: t.id, Metadata: withMessageIDs(meta, ids)}
 	if about.Held {
+		// Stored before its buttons can be pressed: the conversation a yes
+		// goes on with must hold the answer before the tool's result.
+		err := b.record(ctx, "save held answer", func(ctx context.Context) error {
+			_, err := b.db.SaveAnswer(ctx, msg, about.Tags)
+			return err
+		})
+		if err != nil {
+			return err
+		}
 		if err := b.showAction(ctx, t); err != nil {
 			return err
 		}
 	}
-	msg := ryo.Message{Place: t.place, Kind: ryo.KindAssistant, Text: answer, TelegramID: ids[0],
-		ReplyTo: t.replyTo, UpdateID: t.id, Metadata: withMessageIDs(meta, ids)}
 	err = b.record(ctx, "finish turn", func(ctx context.Context) error {
 		_, err := b.db.FinishTurn(ctx, msg, about.Tags)
 		return err
@@ -191,12 +200,12 @@ func (b *Bot) turnFailed(ctx context.Context, log *slog.Logger, id int64, shown 
 		shown.Pause(ctx)
 		return err
 	}
-	log.Error("turn failed", "code", ryo.ErrorCode(err), "err", err)
+	log.Error("turn failed; the update is kept in the dead letter for an admin to retry (/deadletter)", "code", ryo.ErrorCode(err), "err", err)
 	if ferr := idle(ctx, func() error { return shown.Fail(ctx, ryo.ErrorMessage(err)) }); ferr != nil {
 		return ferr
 	}
 	return b.record(ctx, "finish failed turn", func(ctx context.Context) error {
-		return b.db.FinishUpdate(ctx, id, memory.StateFailed, ryo.ErrorCode(err)+": "+err.Error())
+		return b.db.FailUpdate(ctx, id, ryo.ErrorCode(err)+": "+err.Error())
 	})
 }
 

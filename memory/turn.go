@@ -93,17 +93,37 @@ func saveTurnAnswer(ctx context.Context, tx pgx.Tx, updateID int64, place ryo.Pl
 }
 
 // FinishTurn stores the bot's answer with its tags and marks its update
-// done, in one transaction: either all of it happens or none does.
+// done, in one transaction: either all of it happens or none does. An
+// answer stored already (SaveAnswer) is kept as it is.
 func (db *DB) FinishTurn(ctx context.Context, answer ryo.Message, tags []string) (ryo.Message, error) {
 	err := db.tx(ctx, "finish turn", func(tx pgx.Tx) error {
 		var err error
-		if answer, err = insertMessage(ctx, tx, answer, db.Now()); err != nil {
-			return err
-		}
-		if err := saveTags(ctx, tx, answer.ID, tags); err != nil {
+		if answer, err = saveAnswer(ctx, tx, answer, tags, db.Now()); err != nil {
 			return err
 		}
 		return finishUpdate(ctx, tx, answer.UpdateID, StateDone, "", db.Now())
 	})
 	return answer, err
+}
+
+// SaveAnswer stores the bot's delivered answer with its tags before its
+// turn is done: an answer that asks for a yes is stored before the buttons
+// that give it are shown, so that the conversation a press goes on with
+// has the answer before the tool's result. Storing it again (FinishTurn)
+// changes nothing.
+func (db *DB) SaveAnswer(ctx context.Context, answer ryo.Message, tags []string) (ryo.Message, error) {
+	err := db.tx(ctx, "save answer", func(tx pgx.Tx) error {
+		var err error
+		answer, err = saveAnswer(ctx, tx, answer, tags, db.Now())
+		return err
+	})
+	return answer, err
+}
+
+func saveAnswer(ctx context.Context, tx pgx.Tx, answer ryo.Message, tags []string, now time.Time) (ryo.Message, error) {
+	answer, err := insertMessage(ctx, tx, answer, now)
+	if err != nil {
+		return answer, err
+	}
+	return answer, saveTags(ctx, tx, answer.ID, tags)
 }
