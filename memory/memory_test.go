@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -122,8 +123,8 @@ func ids(us []memory.InboxUpdate) string {
 }
 
 var (
-	alice = ryo.User{ID: 1001, FirstName: "Alice", Username: "alice"}
-	group = ryo.Chat{ID: -100500, Type: ryo.ChatSupergroup, Title: "Team", IsForum: true}
+	alice = ryo.User{ID: 7123456789, FirstName: "Alice", Username: "alice"}
+	group = ryo.Chat{ID: -1001234567890, Type: ryo.ChatSupergroup, Title: "Team", IsForum: true}
 )
 
 func mustExec(t *testing.T, db *memory.DB, sql string) { t.Helper(); memory.MustExec(t, db, sql) }
@@ -250,7 +251,7 @@ func TestSaveUserKeepsRoleAndStart(t *testing.T) {
 	if err != nil || u.Role != ryo.RoleUser {
 		t.Fatalf("SaveUser = %+v, %v; want role user", u, err)
 	}
-	mustExec(t, db, "update users set role = 'banned' where id = 1001")
+	mustExec(t, db, fmt.Sprintf("update users set role = 'banned' where id = %d", alice.ID))
 	renamed := alice
 	renamed.FirstName = "Alicia"
 	if u, _ = db.SaveUser(c, renamed, false); u.Role != ryo.RoleBanned {
