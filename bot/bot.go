@@ -249,10 +249,13 @@ func (b *Bot) store(ctx context.Context, ups []memory.InboxUpdate) ([]memory.Inb
 	}
 	dead := map[int64]bool{}
 	for _, r := range refused {
+		dead[r.Update.ID] = true
+		if !r.First { // Telegram sent it again: it was logged and its sender told
+			continue
+		}
 		b.log.Error("the inbox refused an update; it is kept in the dead letter for an admin to retry (/deadletter)",
 			"update_id", r.Update.ID, "chat_id", r.Update.ChatID, "kind", r.Update.Kind, "reason", r.Reason)
 		b.tellRefused(ctx, r.Update)
-		dead[r.Update.ID] = true
 	}
 	var stored []memory.InboxUpdate
 	for _, u := range ups {

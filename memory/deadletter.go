@@ -30,13 +30,17 @@ type DeadLetter struct {
 	Retries  int // how often it was retried before
 }
 
-func bury(ctx context.Context, tx pgx.Tx, u InboxUpdate, reason string, now time.Time) error {
-	_, err := tx.Exec(ctx, `insert into dead_letters (update_id, chat_id, kind, raw, stage, error, died_at)
+// bury keeps u, which the inbox refused, in the dead letter, and reports
+// whether it is there for the first time: Telegram sends a batch again
+// when a crash kept it from hearing that the batch arrived.
+func bury(ctx context.Context, tx pgx.Tx, u InboxUpdate, reason string, now time.Time) (first bool, err error) {
+	err = tx.QueryRow(ctx, `insert into dead_letters (update_id, chat_id, kind, raw, stage, error, died_at)
 		values ($1, nullif($2::bigint, 0), $3, $4, 'store', $5, $6)
 		on conflict (update_id) do update set raw = excluded.raw, stage = excluded.stage, error = excluded.error,
-			died_at = excluded.died_at, retried_at = null`,
-		u.ID, u.ChatID, u.Kind, []byte(u.Raw), reason, now)
-	return err
+			died_at = excluded.died_at, retried_at = null
+		returning xmax = 0`, // a row inserted, not updated
+		u.ID, u.ChatID, u.Kind, []byte(u.Raw), reason, now).Scan(&first)
+	return first, err
 }
 
 // FailUpdate marks an update still being processed as failed, with the

@@ -52,8 +52,14 @@ func TestRefusedUpdateGoesToTheDeadLetter(t *testing.T) {
 		update(987654325, 7123456789, `{"update_id":987654325,"message":{"text":"lone \ud800 surrogate, pair \ud83d\ude00"}}`),
 	}
 	refused, err := db.StoreUpdates(c, batch)
-	if err != nil || len(refused) != 1 || refused[0].Update.ID != poison.ID || !strings.Contains(refused[0].Reason, "poisoned update") {
+	if err != nil || len(refused) != 1 || refused[0].Update.ID != poison.ID || !strings.Contains(refused[0].Reason, "poisoned update") ||
+		!refused[0].First {
 		t.Fatalf("StoreUpdates = %+v, %v; want the poisoned update refused and the rest stored", refused, err)
+	}
+	// A crash before Telegram heard of the batch: it comes again. The
+	// refused update is refused again, but is no news.
+	if again, err := db.StoreUpdates(c, batch); err != nil || len(again) != 1 || again[0].First {
+		t.Fatalf("StoreUpdates again = %+v, %v; want the same update refused, not for the first time", again, err)
 	}
 	if un, _ := db.Unfinished(c); ids(un) != "987654321,987654323,987654324,987654325" {
 		t.Fatalf("Unfinished = %s; want every update but the poisoned one", ids(un))

@@ -41,6 +41,7 @@ type Claim struct {
 type Refused struct {
 	Update InboxUpdate
 	Reason string
+	First  bool // false when it was in the dead letter already: Telegram sent it again
 }
 
 // StoreUpdates stores a batch of updates, in one transaction. An update
@@ -66,12 +67,12 @@ func (db *DB) StoreUpdates(ctx context.Context, batch []InboxUpdate) ([]Refused,
 	err = db.tx(ctx, "store updates one by one", func(tx pgx.Tx) error {
 		refused = nil
 		for _, u := range batch {
-			reason, err := storeOrBury(ctx, tx, u, db.Now())
+			r, err := storeOrBury(ctx, tx, u, db.Now())
 			if err != nil {
 				return err
 			}
-			if reason != "" {
-				refused = append(refused, Refused{Update: u, Reason: reason})
+			if r.Reason != "" {
+				refused = append(refused, r)
 			}
 		}
 		return nil
@@ -83,16 +84,17 @@ const insertUpdate = `insert into updates (update_id, chat_id, kind, raw, receiv
 	values ($1, nullif($2::bigint, 0), $3, $4, $5) on conflict (update_id) do nothing`
 
 // storeOrBury stores u in the inbox or, when the inbox refuses it, in the
-// dead letter, and returns why it was refused ("" when it was stored).
-func storeOrBury(ctx context.Context, tx pgx.Tx, u InboxUpdate, now time.Time) (string, error) {
+// dead letter, and says why it was refused (no Reason when it was stored).
+func storeOrBury(ctx context.Context, tx pgx.Tx, u InboxUpdate, now time.Time) (Refused, error) {
 	err := storeOne(ctx, tx, u, now)
 	switch {
 	case err == nil:
-		return "", nil
+		return Refused{}, nil
 	case transient(err):
-		return "", err
+		return Refused{}, err
 	}
-	return err.Error(), bury(ctx, tx, u, err.Error(), now)
+	first, berr := bury(ctx, tx, u, err.Error(), now)
+	return Refused{Update: u, Reason: err.Error(), First: first}, berr
 }
 
 // storeOne stores u in the inbox, in a savepoint of tx: when it is refused,
