@@ -213,10 +213,10 @@ func (b *Bot) poll(ctx context.Context, d *dispatcher) {
 	var offset int64
 	failures := 0
 	for ctx.Err() == nil {
-		ups, err := b.poller.fetch(ctx, offset)
+		got, err := b.poller.fetch(ctx, offset)
 		var stored []memory.InboxUpdate
-		if err == nil && len(ups) > 0 {
-			stored, err = b.store(ctx, ups)
+		if err == nil {
+			stored, err = b.store(ctx, got)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -229,23 +229,43 @@ func (b *Bot) poll(ctx context.Context, d *dispatcher) {
 			continue
 		}
 		failures = 0
-		for _, u := range ups {
+		for _, u := range got.updates {
 			offset = max(offset, u.ID+1)
 		}
 		for _, u := range stored {
 			b.dispatch(d, u)
 		}
+		if len(got.updates) == 0 && len(got.unreadable) > 0 {
+			// Nothing to confirm them with: Telegram sends them again
+			// until an update with an id comes after them.
+			sleep(ctx, unreadableWait)
+		}
 	}
 }
 
+// unreadableWait is how long the poller waits before it asks again for a
+// batch that held only updates without a readable id.
+const unreadableWait = time.Second
+
 // store puts a batch in the inbox and returns the updates it took. An
-// update the inbox refuses is kept in the dead letter instead, logged once,
-// and its sender told; the others go on. An error means that Telegram
-// keeps the batch: nothing was confirmed.
-func (b *Bot) store(ctx context.Context, ups []memory.InboxUpdate) ([]memory.InboxUpdate, error) {
-	refused, err := b.db.StoreUpdates(ctx, ups)
-	if err != nil {
-		return nil, fmt.Errorf("store updates (Telegram keeps them until they are stored): %w", err)
+// update the inbox refuses, or whose id cannot be read, is kept in the dead
+// letter instead, logged once, and its sender told; the others go on. An
+// error means that Telegram keeps the batch: nothing was confirmed.
+func (b *Bot) store(ctx context.Context, got batch) ([]memory.InboxUpdate, error) {
+	var refused []memory.Refused
+	for _, raw := range got.unreadable {
+		r, err := b.db.BuryUnreadable(ctx, raw, "no readable update_id")
+		if err != nil {
+			return nil, fmt.Errorf("keep an update without a readable id (Telegram keeps it until it is kept): %w", err)
+		}
+		refused = append(refused, r)
+	}
+	if len(got.updates) > 0 {
+		r, err := b.db.StoreUpdates(ctx, got.updates)
+		if err != nil {
+			return nil, fmt.Errorf("store updates (Telegram keeps them until they are stored): %w", err)
+		}
+		refused = append(refused, r...)
 	}
 	dead := map[int64]bool{}
 	for _, r := range refused {
@@ -258,7 +278,7 @@ func (b *Bot) store(ctx context.Context, ups []memory.InboxUpdate) ([]memory.Inb
 		b.tellRefused(ctx, r.Update)
 	}
 	var stored []memory.InboxUpdate
-	for _, u := range ups {
+	for _, u := range got.updates {
 		if !dead[u.ID] {
 			stored = append(stored, u)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ryo-bot/ryo/agent"
+	"github.com/ryo-bot/ryo/bot"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/memory/memorytest"
 )
@@ -83,5 +84,49 @@ func TestUpdatesJSONBWouldRefuseAreAnswered(t *testing.T) {
 	}
 	if n, _ := db.DeadCount(context.Background()); n != 0 {
 		t.Fatalf("%d updates in the dead letter; want none", n)
+	}
+}
+
+// An update whose first key holds the escape \u0000 is read as an update of
+// a kind the bot does not know: stored (the NUL written as U+FFFD) and
+// ignored. Neither the inbox nor the dead letter may be handed a kind
+// PostgreSQL's text refuses: that would stop intake for everyone, as the
+// batch would never be stored.
+func TestNULInAnUpdatesFirstKeyDoesNotStallIntake(t *testing.T) {
+	tg, db := newTelegram(t, false), memorytest.Open(t)
+	logs := run(t, tg, db, echo(), 5)
+	tg.PushRawUpdate(json.RawMessage(`{"update_id":987654400,"\u0000message":{"message_id":4001,"date":1763812345,` +
+		fmt.Sprintf(`"chat":{"id":%d,"type":"private"},"from":{"id":%d,"is_bot":false,"first_name":"Alice"},"text":"odd"}}`, dm.ID, alice.ID)))
+	tg.SendText(dm, alice, "hello after the odd one")
+	waitFor(t, tg, "the message after the odd update answered", botSays(tg, "You said: hello after the odd one"))
+	if strings.Contains(logs.String(), "polling Telegram failed") {
+		t.Fatalf("intake stalled on the odd update; log:\n%s", logs)
+	}
+}
+
+// An update whose update_id cannot be read (a string here: a proxy or a
+// local Bot API server could send one) is not lost: its neighbours confirm
+// it to Telegram, so it is kept in the dead letter under an id of its own,
+// logged once, and its sender told, even when Telegram sends it again.
+func TestUpdateWithoutReadableIDIsKeptInTheDeadLetter(t *testing.T) {
+	tg, db := newTelegram(t, false), memorytest.Open(t)
+	logs := run(t, tg, db, echo(), 5)
+	raw := json.RawMessage(fmt.Sprintf(`{"update_id":"987654400","message":{"message_id":4002,"date":%d,`+
+		`"chat":{"id":%d,"type":"private"},"from":{"id":%d,"is_bot":false,"first_name":"Alice"},"text":"lost words"}}`,
+		time.Now().Unix(), dm.ID, alice.ID))
+	tg.PushRawUpdate(raw)
+	tg.PushRawUpdate(raw) // sent again
+	tg.SendText(dm, alice, "and this one")
+	waitFor(t, tg, "the neighbouring message answered", botSays(tg, "You said: and this one"))
+	waitFor(t, tg, "the sender told", botSays(tg, bot.RefusedNotice))
+	letters, total, err := db.DeadLetters(context.Background(), 0, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 1 || letters[0].UpdateID != memory.UnreadableID(raw) || letters[0].UpdateID >= 0 || string(letters[0].Raw) != string(raw) {
+		t.Fatalf("dead letter = %d %+v; want the update, as sent, under a negative id of its own", total, letters)
+	}
+	if n := strings.Count(logs.String(), "the inbox refused an update"); n != 1 {
+		t.Fatalf("logged %d times; want once:\n%s", n, logs)
 	}
 }

@@ -23,3 +23,6 @@ func Verdict(me ryo.User, raw []byte) (verdict, why string, skipped []string, er
 	r := b.classify(&upd)
 	return r.what.String(), r.why, skipped, nil
 }
+
+// RefusedNotice is what the sender of an update the inbox refused is told.
+const RefusedNotice = refusedNotice

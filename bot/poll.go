@@ -48,23 +48,23 @@ func (e *apiError) Error() string { return fmt.Sprintf("telegram: %d %s", e.Code
 
 // fetch returns the updates from offset on, waiting up to the poll timeout
 // for some to arrive.
-func (p *poller) fetch(ctx context.Context, offset int64) ([]memory.InboxUpdate, error) {
+func (p *poller) fetch(ctx context.Context, offset int64) (batch, error) {
 	body, _ := json.Marshal(map[string]any{
 		"offset": offset, "timeout": int(p.timeout.Seconds()), "allowed_updates": allowedUpdates,
 	})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
 	if err != nil {
-		return nil, p.scrub(err)
+		return batch{}, p.scrub(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := p.client.Do(req)
 	if err != nil {
-		return nil, p.scrub(err)
+		return batch{}, p.scrub(err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
-		return nil, p.scrub(err)
+		return batch{}, p.scrub(err)
 	}
 	ups, err := decodeUpdates(resp.StatusCode, data)
 	return ups, scrub(err, p.token)
@@ -79,7 +79,15 @@ func (p *poller) scrub(err error) error {
 	return scrub(fmt.Errorf("getUpdates: %w", err), p.token)
 }
 
-func decodeUpdates(status int, data []byte) ([]memory.InboxUpdate, error) {
+// batch is what one getUpdates answer holds: the updates the inbox can take,
+// and those without an update_id that can be read, which only the dead
+// letter can keep.
+type batch struct {
+	updates    []memory.InboxUpdate
+	unreadable []json.RawMessage
+}
+
+func decodeUpdates(status int, data []byte) (batch, error) {
 	var resp struct {
 		OK          bool              `json:"ok"`
 		Result      []json.RawMessage `json:"result"`
@@ -90,22 +98,20 @@ func decodeUpdates(status int, data []byte) ([]memory.InboxUpdate, error) {
 		} `json:"parameters"`
 	}
 	if err := json.Unmarshal(data, &resp); err != nil {
-		return nil, fmt.Errorf("getUpdates: HTTP %d, not a Bot API answer: %.100q", status, data)
+		return batch{}, fmt.Errorf("getUpdates: HTTP %d, not a Bot API answer: %.100q", status, data)
 	}
 	if !resp.OK {
-		return nil, &apiError{Code: resp.ErrorCode, Description: resp.Description, RetryAfter: resp.Parameters.RetryAfter}
+		return batch{}, &apiError{Code: resp.ErrorCode, Description: resp.Description, RetryAfter: resp.Parameters.RetryAfter}
 	}
-	var ups []memory.InboxUpdate
+	var b batch
 	for _, raw := range resp.Result {
 		if u, ok := inboxUpdate(raw); ok {
-			ups = append(ups, u)
+			b.updates = append(b.updates, u)
+		} else {
+			b.unreadable = append(b.unreadable, raw)
 		}
 	}
-	if len(ups) == 0 && len(resp.Result) > 0 {
-		// Nothing to confirm them with: back off rather than spin.
-		return nil, fmt.Errorf("getUpdates: %d updates without a readable update_id", len(resp.Result))
-	}
-	return ups, nil
+	return b, nil
 }
 
 // inboxUpdate reads what the inbox needs from a raw update: its id, its kind
@@ -119,10 +125,25 @@ func inboxUpdate(raw json.RawMessage) (memory.InboxUpdate, bool) {
 	if err := json.Unmarshal(fields["update_id"], &u.ID); err != nil || u.ID <= 0 {
 		return memory.InboxUpdate{}, false
 	}
-	if kind, ok := firstKind(raw); ok {
+	if kind, ok := firstKind(raw); ok && kindName(kind) {
 		u.Kind, u.ChatID = kind, chatOfRaw(fields[kind])
 	}
 	return u, true
+}
+
+// kindName reports whether key can name a kind of update: Telegram's are
+// short snake_case words. Any other first key (a NUL, bytes that are not
+// UTF-8, a whole paragraph) is an update of a kind the bot does not know.
+func kindName(key string) bool {
+	if key == "" || len(key) > 64 {
+		return false
+	}
+	for _, r := range key {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '_' {
+			return false
+		}
+	}
+	return true
 }
 
 // firstKind is the first key of an update other than update_id, in the

@@ -18,9 +18,13 @@ func TestDecodeUpdates(t *testing.T) {
 		"not an object",
 		{"update_id":987654324,"message":{"chat":"broken"}}
 	]}`
-	ups, err := decodeUpdates(200, []byte(body))
+	got, err := decodeUpdates(200, []byte(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	ups := got.updates
+	if len(got.unreadable) != 2 || string(got.unreadable[0]) != `{"no_id":true}` {
+		t.Errorf("unreadable = %q; want the update without an id and the one that is no object, for the dead letter", got.unreadable)
 	}
 	want := []struct {
 		id, chat int64
@@ -45,8 +49,8 @@ func TestDecodeUpdatesErrors(t *testing.T) {
 	if _, err := decodeUpdates(502, []byte("<html>bad gateway</html>")); err == nil {
 		t.Fatal("a proxy's HTML page was taken for updates")
 	}
-	if _, err := decodeUpdates(200, []byte(`{"ok":true,"result":[{"no_id":1}]}`)); err == nil {
-		t.Fatal("a batch with nothing to confirm was accepted, which would make the poller spin")
+	if got, err := decodeUpdates(200, []byte(`{"ok":true,"result":[{"update_id":"12"}]}`)); err != nil || len(got.updates) != 0 || len(got.unreadable) != 1 {
+		t.Fatalf("an update_id that is no number = %+v, %v; want it kept for the dead letter, and nothing to confirm", got, err)
 	}
 }
 
@@ -62,9 +66,9 @@ func FuzzDecodeUpdates(f *testing.F) {
 	f.Add([]byte(`{"ok":true,"result":[{"update_id":987654321,"message":{"chat":{"id":-1001234567890}}}]}`))
 	f.Add([]byte(`{"ok":false,"error_code":429,"parameters":{"retry_after":3}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		ups, err := decodeUpdates(200, body)
+		got, err := decodeUpdates(200, body)
 		if err == nil {
-			for _, u := range ups {
+			for _, u := range got.updates {
 				if u.ID <= 0 || len(u.Raw) == 0 {
 					t.Fatalf("accepted an update without an id or body: %+v", u)
 				}

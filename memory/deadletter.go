@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -39,13 +40,37 @@ func bury(ctx context.Context, tx pgx.Tx, u InboxUpdate, reason string, now time
 		on conflict (update_id) do update set raw = excluded.raw, stage = excluded.stage, error = excluded.error,
 			died_at = excluded.died_at, retried_at = null
 		returning xmax = 0`, // a row inserted, not updated
-		u.ID, u.ChatID, u.Kind, []byte(u.Raw), reason, now).Scan(&first)
+		u.ID, u.ChatID, storableText(u.Kind), []byte(u.Raw), storableText(reason), now).Scan(&first)
 	return first, err
+}
+
+// BuryUnreadable keeps an update whose update_id cannot be read in the dead
+// letter. It has no id of Telegram's to be kept under, so it gets one of
+// its own: UnreadableID, negative (no Telegram update has one), the same
+// every time Telegram sends the same bytes again. The letter is returned,
+// with First false when it was there already.
+func (db *DB) BuryUnreadable(ctx context.Context, raw json.RawMessage, reason string) (Refused, error) {
+	u := InboxUpdate{ID: UnreadableID(raw), Kind: "unknown", Raw: raw}
+	var first bool
+	err := db.tx(ctx, "bury an unreadable update", func(tx pgx.Tx) (err error) {
+		first, err = bury(ctx, tx, u, reason, db.Now())
+		return err
+	})
+	return Refused{Update: u, Reason: reason, First: first}, err
+}
+
+// UnreadableID is the dead letter's key for an update without a readable
+// update_id: below zero, from a hash of its bytes.
+func UnreadableID(raw []byte) int64 {
+	h := fnv.New64a()
+	h.Write(raw)
+	return -int64(h.Sum64()>>2) - 1
 }
 
 // FailUpdate marks an update still being processed as failed, with the
 // reason, and keeps it in the dead letter, in one transaction.
 func (db *DB) FailUpdate(ctx context.Context, id int64, reason string) error {
+	reason = storableText(reason)
 	return db.tx(ctx, "fail update", func(tx pgx.Tx) error {
 		now := db.Now()
 		tag, err := tx.Exec(ctx, `update updates set state = 'failed', error = $2, finished_at = $3

@@ -56,7 +56,7 @@ func (db *DB) StoreUpdates(ctx context.Context, batch []InboxUpdate) ([]Refused,
 	err := db.tx(ctx, "store updates", func(tx pgx.Tx) error {
 		rows := &pgx.Batch{}
 		for _, u := range batch {
-			rows.Queue(insertUpdate, u.ID, u.ChatID, u.Kind, storable(u.Raw), db.Now())
+			rows.Queue(insertUpdate, u.ID, u.ChatID, storableText(u.Kind), storable(u.Raw), db.Now())
 		}
 		return tx.SendBatch(ctx, rows).Close()
 	})
@@ -101,7 +101,7 @@ func storeOrBury(ctx context.Context, tx pgx.Tx, u InboxUpdate, now time.Time) (
 // tx goes on.
 func storeOne(ctx context.Context, tx pgx.Tx, u InboxUpdate, now time.Time) error {
 	return pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
-		_, err := sp.Exec(ctx, insertUpdate, u.ID, u.ChatID, u.Kind, storable(u.Raw), now)
+		_, err := sp.Exec(ctx, insertUpdate, u.ID, u.ChatID, storableText(u.Kind), storable(u.Raw), now)
 		return err
 	})
 }
@@ -217,7 +217,7 @@ func (db *DB) FinishUpdate(ctx context.Context, id int64, state, reason string) 
 
 func finishUpdate(ctx context.Context, tx pgx.Tx, id int64, state, reason string, now any) error {
 	_, err := tx.Exec(ctx, `update updates set state = $2, error = $3, finished_at = $4
-		where update_id = $1 and state in ('pending', 'processing')`, id, state, reason, now)
+		where update_id = $1 and state in ('pending', 'processing')`, id, state, storableText(reason), now)
 	return err
 }
 

@@ -47,8 +47,10 @@ func role(k ryo.Kind) string {
 }
 
 // storableText is s as PostgreSQL's text takes it: U+0000, which it
-// refuses, turned into U+FFFD. A model's answer may hold one.
-func storableText(s string) string { return strings.ReplaceAll(s, "\x00", "\uFFFD") }
+// refuses, and bytes that are not UTF-8 become U+FFFD.
+func storableText(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
 
 // insertMessage inserts m, or when its Telegram message is already stored,
 // returns the stored row's id and time.
