@@ -38,6 +38,26 @@ func (b *Bot) mayTalk(u ryo.User) bool {
 	return true
 }
 
+// speaksFor reports whether person u may act for whom: whom is u, or a
+// chat u writes as. Someone who writes as a chat — an anonymous admin of a
+// group, a person posting as their channel — is known by that chat's id,
+// but their presses come from their own account: what the chat asked for,
+// any administrator of that chat may decide, as any of them could have
+// asked for it under the same name.
+func (b *Bot) speaksFor(ctx context.Context, u ryo.User, whom int64) (bool, error) {
+	if u.ID == whom {
+		return true, nil
+	}
+	if whom >= 0 {
+		return false, nil
+	}
+	ok, err := b.tg.administers(ctx, whom, u.ID)
+	if err != nil {
+		return false, fmt.Errorf("ask Telegram who administers chat %d: %w", whom, err)
+	}
+	return ok, nil
+}
+
 // admit decides whether the sender of m, a message meant for the bot, may
 // use it, as the database says now (admins change it at run time). Someone
 // who may not gets one polite refusal instead of an answer.

@@ -246,7 +246,8 @@ const (
 )
 
 // onPress handles a button press.
-func (b *Bot) onPress(ctx context.Context, update int64, q *models.CallbackQuery) error {
+func (b *Bot) onPress(ctx context.Context, j *job, q *models.CallbackQuery) error {
+	update := j.id
 	if strings.HasPrefix(q.Data, pagePrefix) {
 		return b.onPage(ctx, q)
 	}
@@ -255,7 +256,7 @@ func (b *Bot) onPress(ctx context.Context, update int64, q *models.CallbackQuery
 		b.log.Info("button press with unknown data", "update_id", update, "user_id", q.From.ID)
 		return b.answerPress(ctx, q, staleButton, false)
 	}
-	err := b.press(ctx, update, q, id, yes)
+	err := b.press(ctx, j, q, id, yes)
 	if errors.Is(err, memory.ErrUnavailable) {
 		// The press stays in the inbox and is handled when the database is
 		// back; meanwhile the spinner stops.
@@ -264,7 +265,8 @@ func (b *Bot) onPress(ctx context.Context, update int64, q *models.CallbackQuery
 	return err
 }
 
-func (b *Bot) press(ctx context.Context, update int64, q *models.CallbackQuery, id string, yes bool) error {
+func (b *Bot) press(ctx context.Context, j *job, q *models.CallbackQuery, id string, yes bool) error {
+	update := j.id
 	a, found, err := b.db.Action(ctx, id)
 	if err != nil {
 		return err
@@ -285,7 +287,11 @@ func (b *Bot) press(ctx context.Context, update int64, q *models.CallbackQuery, 
 		}
 		return b.answerPress(ctx, q, refusedBanned, true)
 	}
-	if presser.ID != a.Requester && !(b.cfg.AdminsDecide && b.isAdmin(presser)) {
+	mayDecide, err := b.speaksFor(ctx, presser, a.Requester)
+	if err != nil {
+		return err
+	}
+	if !mayDecide && !(b.cfg.AdminsDecide && b.isAdmin(presser)) {
 		log.Info("action press refused: not the person who asked")
 		if err := b.db.RefuseAction(ctx, a.ID, presser.ID); err != nil {
 			return err
@@ -320,12 +326,17 @@ func (b *Bot) press(ctx context.Context, update int64, q *models.CallbackQuery, 
 		b.settle(ctx, a)
 		return err
 	}
-	log.Info("action confirmed")
-	if err := b.answerPress(ctx, q, pressConfirmed, false); err != nil {
-		return err
+	if j.press { // not yet answered: the rest may wait in the chat's queue
+		log.Info("action confirmed")
+		if err := b.answerPress(ctx, q, pressConfirmed, false); err != nil {
+			return err
+		}
 	}
 	if a.Origin != memory.OriginModel {
 		return b.executeCommand(ctx, a, ryo.Caller{Person: ryo.User{ID: a.Requester}, Chat: b.chatOfPress(q, a), Place: a.Place})
+	}
+	if j.press {
+		return errGoOnInChat
 	}
 	replyTo := a.PromptID
 	if q.Message.Message != nil { // the prompt pressed, known even before its turn recorded it

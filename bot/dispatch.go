@@ -11,39 +11,50 @@ import (
 type job struct {
 	chat    int64
 	id      int64
+	press   bool      // a button press, on a lane of its own
 	attempt int       // 1 for the first run in this process
 	since   time.Time // when the current run of failures began; zero when none
 	claimed bool
 	raw     []byte
 }
 
+// afterRun is what became of one attempt at a job.
+type afterRun struct {
+	retryIn time.Duration // try again after this long; 0 when no attempt follows here
+	inChat  bool          // a press whose conversation goes on in its chat's queue
+}
+
 // dispatcher runs updates: those of one chat strictly in order, one at a
 // time; different chats in parallel, at most `workers` at once. Button
-// presses each run on their own, beside their chat's messages, so that a
-// press is answered at once even while a long turn runs in the chat: what a
-// press changes is decided by one atomic step in the database, which needs
-// no ordering. A chat with
-// work has one goroutine that drains its queue and exits when it is empty.
-// An update that must wait (an outage) gives its slot back while it waits,
-// so one stuck chat never holds up the others.
+// presses each run on their own, beside their chat's messages, with slots
+// of their own, so that a press is answered at once even while long turns
+// hold every worker: what a press changes is decided by one atomic step in
+// the database, which needs no ordering. When a press lets a conversation
+// go on (a yes to an action), the rest of it moves to the end of its
+// chat's queue, where it keeps its place among the chat's turns. A chat
+// with work has one goroutine that drains its queue and exits when it is
+// empty. An update that must wait (an outage) gives its slot back while it
+// waits, so one stuck chat never holds up the others.
 type dispatcher struct {
 	ctx     context.Context // ends the running updates
-	slots   chan struct{}
-	process func(ctx context.Context, j *job) (retryIn time.Duration)
+	slots   slots           // for the chats' queues
+	presses slots           // for button presses
+	process func(ctx context.Context, j *job) afterRun
 
 	mu     sync.Mutex
-	queues map[lane][]int64 // waiting update ids; a key exists while the lane's goroutine runs
-	queued map[int64]bool   // update ids waiting or running
+	queues map[lane][]*job // waiting jobs; a key exists while the lane's goroutine runs
+	queued map[int64]bool  // update ids waiting or running
 	closed bool
 	wg     sync.WaitGroup
 }
 
-func newDispatcher(ctx context.Context, workers int, process func(context.Context, *job) time.Duration) *dispatcher {
+func newDispatcher(ctx context.Context, workers int, process func(context.Context, *job) afterRun) *dispatcher {
 	return &dispatcher{
 		ctx:     ctx,
-		slots:   make(chan struct{}, workers),
+		slots:   make(slots, workers),
+		presses: make(slots, workers),
 		process: process,
-		queues:  map[lane][]int64{},
+		queues:  map[lane][]*job{},
 		queued:  map[int64]bool{},
 	}
 }
@@ -56,20 +67,28 @@ type lane struct {
 
 // enqueue adds update id of chat to the end of the chat's queue. An update
 // already waiting or running is not added twice.
-func (d *dispatcher) enqueue(chat, id int64) { d.add(lane{chat: chat}, id) }
+func (d *dispatcher) enqueue(chat, id int64) { d.add(lane{chat: chat}, &job{chat: chat, id: id}) }
 
 // enqueuePress runs button press id of chat on its own.
-func (d *dispatcher) enqueuePress(chat, id int64) { d.add(lane{chat: chat, press: id}, id) }
+func (d *dispatcher) enqueuePress(chat, id int64) {
+	d.add(lane{chat: chat, press: id}, &job{chat: chat, id: id, press: true})
+}
 
-func (d *dispatcher) add(l lane, id int64) {
+func (d *dispatcher) add(l lane, j *job) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closed || d.queued[id] {
+	if d.closed || d.queued[j.id] {
 		return
 	}
-	d.queued[id] = true
+	d.queued[j.id] = true
+	d.push(l, j)
+}
+
+// push appends j to lane l, starting the lane's goroutine if it has none.
+// d.mu is held.
+func (d *dispatcher) push(l lane, j *job) {
 	q, running := d.queues[l]
-	d.queues[l] = append(q, id)
+	d.queues[l] = append(q, j)
 	if !running {
 		d.wg.Add(1)
 		go d.run(l)
@@ -79,37 +98,52 @@ func (d *dispatcher) add(l lane, id int64) {
 func (d *dispatcher) run(l lane) {
 	defer d.wg.Done()
 	for {
-		id, ok := d.next(l)
+		j, ok := d.next(l)
 		if !ok {
 			return
 		}
-		if !d.runJob(&job{chat: l.chat, id: id}) {
+		out, ok := d.runJob(j)
+		if !ok {
 			return
 		}
 		d.mu.Lock()
-		delete(d.queued, id)
+		if out.inChat && !d.closed {
+			j.press = false
+			d.push(lane{chat: j.chat}, j) // still queued: it goes on there
+		} else {
+			delete(d.queued, j.id)
+		}
 		d.mu.Unlock()
 	}
 }
 
-// runJob runs j until it is finished, waiting between attempts without a
-// slot. It returns false when the dispatcher stops first.
-func (d *dispatcher) runJob(j *job) bool {
-	ctx := context.WithValue(d.ctx, idleKey{}, d.idle)
+// runJob runs j until it is finished, or must go on in its chat's queue,
+// waiting between attempts without a slot. It returns false when the
+// dispatcher stops first.
+func (d *dispatcher) runJob(j *job) (afterRun, bool) {
+	pool := d.slots
+	if j.press {
+		pool = d.presses
+	}
+	ctx := context.WithValue(d.ctx, idleKey{}, pool.idle)
 	for j.attempt = 1; ; j.attempt++ {
-		if !d.acquire() {
-			return false
+		if !d.acquire(pool) {
+			return afterRun{}, false
 		}
-		wait := d.process(ctx, j)
-		<-d.slots
-		if wait == 0 {
-			return true
+		out := d.process(ctx, j)
+		<-pool
+		if out.retryIn == 0 {
+			return out, true
 		}
-		if !sleep(d.ctx, wait) || d.isClosed() {
-			return false
+		if !sleep(d.ctx, out.retryIn) || d.isClosed() {
+			return afterRun{}, false
 		}
 	}
 }
+
+// slots bounds how many updates run at once: an update holds one while it
+// runs.
+type slots chan struct{}
 
 // idleKey carries, in an update's context, the way to give its slot back
 // for a while.
@@ -118,9 +152,9 @@ type idleKey struct{}
 // idle runs fn with the caller's slot given back, so that other chats'
 // updates run while it waits (for Telegram to take an answer, say); it
 // takes a slot again before it returns, whatever happened meanwhile.
-func (d *dispatcher) idle(fn func() error) error {
-	<-d.slots
-	defer func() { d.slots <- struct{}{} }()
+func (s slots) idle(fn func() error) error {
+	<-s
+	defer func() { s <- struct{}{} }()
 	return fn()
 }
 
@@ -135,15 +169,15 @@ func idle(ctx context.Context, fn func() error) error {
 	return fn()
 }
 
-// acquire takes a slot, unless the dispatcher stops first.
-func (d *dispatcher) acquire() bool {
+// acquire takes a slot of pool, unless the dispatcher stops first.
+func (d *dispatcher) acquire(pool slots) bool {
 	select {
-	case d.slots <- struct{}{}:
+	case pool <- struct{}{}:
 	case <-d.ctx.Done():
 		return false
 	}
 	if d.isClosed() {
-		<-d.slots
+		<-pool
 		return false
 	}
 	return true
@@ -156,13 +190,13 @@ func (d *dispatcher) isClosed() bool {
 }
 
 // next takes the lane's next update, or ends the lane's goroutine.
-func (d *dispatcher) next(l lane) (int64, bool) {
+func (d *dispatcher) next(l lane) (*job, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	q := d.queues[l]
 	if len(q) == 0 || d.closed {
 		delete(d.queues, l)
-		return 0, false
+		return nil, false
 	}
 	d.queues[l] = q[1:]
 	return q[0], true

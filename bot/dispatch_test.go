@@ -28,13 +28,13 @@ func (g *gate) ch(id int64) chan struct{} {
 	return g.release[id]
 }
 
-func (g *gate) process(ctx context.Context, j *job) time.Duration {
+func (g *gate) process(ctx context.Context, j *job) afterRun {
 	g.started <- j.id
 	select {
 	case <-g.ch(j.id):
 	case <-ctx.Done():
 	}
-	return 0
+	return afterRun{}
 }
 
 func (g *gate) next(t *testing.T) int64 {
@@ -107,6 +107,73 @@ func TestPressesRunBesideTheirChat(t *testing.T) {
 	d.wait()
 }
 
+// Presses have slots of their own: a press is answered while every worker
+// waits on a slow model.
+func TestPressesDoNotWaitForWorkers(t *testing.T) {
+	g := newGate()
+	d := newDispatcher(context.Background(), 1, g.process)
+	d.enqueue(1, 11)
+	g.next(t) // holds the only worker
+	d.enqueue(2, 21)
+	d.enqueuePress(3, 31)
+	if id := g.next(t); id != 31 {
+		t.Fatalf("started %d; want the press 31 while 11 holds the worker", id)
+	}
+	g.none(t) // 21 waits for the worker
+	close(g.ch(31))
+	close(g.ch(11))
+	if id := g.next(t); id != 21 {
+		t.Fatalf("started %d; want 21", id)
+	}
+	close(g.ch(21))
+	d.close()
+	d.wait()
+}
+
+// A press whose conversation goes on is decided on its own lane, then goes
+// on at the end of its chat's queue, once, with what it learned.
+func TestPressGoesOnInItsChatsQueue(t *testing.T) {
+	g := newGate()
+	runs := make(chan job, 10)
+	decided := make(chan struct{})
+	d := newDispatcher(context.Background(), 4, func(ctx context.Context, j *job) afterRun {
+		runs <- *j
+		if j.id == 12 && j.press {
+			<-decided
+			j.claimed = true
+			return afterRun{inChat: true}
+		}
+		return g.process(ctx, j)
+	})
+	d.enqueue(1, 11)
+	<-runs
+	g.next(t)
+	d.enqueuePress(1, 12)
+	if r := <-runs; r.id != 12 || !r.press {
+		t.Fatalf("ran %+v; want the press 12 on its own lane", r)
+	}
+	d.enqueue(1, 13)
+	close(decided)
+	d.enqueuePress(1, 12) // delivered again: it is still queued
+	g.none(t)
+	close(g.ch(11))
+	if r := <-runs; r.id != 13 {
+		t.Fatalf("ran %+v after 11; want 13, queued before the press went on", r)
+	}
+	g.next(t)
+	close(g.ch(13))
+	if r := <-runs; r.id != 12 || r.press || !r.claimed {
+		t.Fatalf("ran %+v; want 12 again in the chat's queue, claimed, no longer a press", r)
+	}
+	g.next(t)
+	close(g.ch(12))
+	d.close()
+	d.wait()
+	if len(runs) > 0 {
+		t.Fatalf("ran %+v once more", <-runs)
+	}
+}
+
 func TestDispatcherBoundsConcurrency(t *testing.T) {
 	g := newGate()
 	d := newDispatcher(context.Background(), 2, g.process)
@@ -173,12 +240,12 @@ func TestDispatcherCloseStopsWaitingChats(t *testing.T) {
 func TestDispatcherWaitingUpdateFreesTheSlot(t *testing.T) {
 	runs := make(chan int64, 10)
 	ctx, cancel := context.WithCancel(context.Background())
-	d := newDispatcher(ctx, 1, func(ctx context.Context, j *job) time.Duration {
+	d := newDispatcher(ctx, 1, func(ctx context.Context, j *job) afterRun {
 		runs <- j.id
 		if j.id == 11 {
-			return time.Hour // an outage: try again much later
+			return afterRun{retryIn: time.Hour} // an outage: try again much later
 		}
-		return 0
+		return afterRun{}
 	})
 	d.enqueue(1, 11)
 	if id := <-runs; id != 11 {

@@ -27,6 +27,9 @@ const (
 	pagePrefix = "pg:"
 	pageSize   = 10
 	maxRecall  = 50 // memories a search lists at most
+	// maxPage bounds the page a press may ask for: far past any list, and
+	// far below where page × pageSize would overflow.
+	maxPage = 1 << 20
 )
 
 // View kinds.
@@ -94,7 +97,7 @@ func (b *Bot) onPage(ctx context.Context, q *models.CallbackQuery) error {
 	switch {
 	case verr != nil:
 		return verr
-	case err != nil || n < 0 || !found || q.Message.Message == nil:
+	case err != nil || n < 0 || n > maxPage || !found || q.Message.Message == nil:
 		return b.answerPress(ctx, q, staleButton, false)
 	}
 	var subject viewSubject
@@ -103,7 +106,11 @@ func (b *Bot) onPage(ctx context.Context, q *models.CallbackQuery) error {
 	if err != nil {
 		return err
 	}
-	if presser.ID != v.Viewer || subject.Admin && !b.isAdmin(presser) {
+	viewer, err := b.speaksFor(ctx, presser, v.Viewer)
+	if err != nil {
+		return err
+	}
+	if !viewer || subject.Admin && !b.isAdmin(presser) {
 		return b.answerPress(ctx, q, "Only the person who asked for this list can turn its pages.", true)
 	}
 	p, err := b.renderPage(ctx, v, n)

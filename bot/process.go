@@ -20,34 +20,41 @@ const apology = "Sorry — something went wrong on my side while handling that m
 const maxOutage = 10 * time.Minute
 
 // process runs one attempt at an update: claim it (once per process), handle
-// it, mark it done or failed. It returns how long to wait before the next
-// attempt, or 0 when there is none: the update is finished, or is left
-// unfinished in the inbox for the next start (shutdown).
-func (b *Bot) process(ctx context.Context, j *job) time.Duration {
+// it, mark it done or failed. It says how long to wait before the next
+// attempt, or none: the update is finished, goes on in its chat's queue
+// (a press), or is left unfinished in the inbox for the next start
+// (shutdown).
+func (b *Bot) process(ctx context.Context, j *job) afterRun {
 	log := b.log.With("update_id", j.id, "chat_id", j.chat)
 	if !j.claimed {
 		if wait, ok := b.claim(ctx, log, j); !ok {
-			return wait
+			return afterRun{retryIn: wait}
 		}
 	}
-	err := b.handleSafely(ctx, j.id, j.raw)
+	err := b.handleSafely(ctx, j)
 	switch {
 	case err == nil:
 		b.finish(ctx, log, j.id, memory.StateDone, "")
-		return 0
+		return afterRun{}
+	case errors.Is(err, errGoOnInChat):
+		return afterRun{inChat: true}
 	case ctx.Err() != nil:
 		log.Info("update interrupted by shutdown; it resumes at the next start")
-		return 0
+		return afterRun{}
 	case errors.Is(err, memory.ErrUnavailable),
 		errors.Is(err, errTelegramUnavailable) && j.outage() < maxOutage:
 		wait := j.retryIn()
 		log.Warn("update interrupted by an outage; will retry", "retry_in", wait, "err", err)
-		return wait
+		return afterRun{retryIn: wait}
 	}
 	log.Error("update failed; it is kept in the dead letter for an admin to retry (/deadletter)", "err", err)
 	b.fail(ctx, log, j, err.Error())
-	return 0
+	return afterRun{}
 }
+
+// errGoOnInChat is returned by a press, on its own lane, whose conversation
+// goes on: the rest of it runs in its chat's queue.
+var errGoOnInChat = errors.New("the conversation goes on in the chat's queue")
 
 // claim takes the update for this process. It returns ok false, with a wait
 // when the claim should be tried again, when the update is not to run now.
@@ -92,14 +99,14 @@ func (j *job) outage() time.Duration {
 // errPanic marks a recovered panic.
 var errPanic = errors.New("panic")
 
-func (b *Bot) handleSafely(ctx context.Context, id int64, raw []byte) (err error) {
+func (b *Bot) handleSafely(ctx context.Context, j *job) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			b.log.Error("panic while handling an update", "update_id", id, "panic", r, "stack", string(debug.Stack()))
+			b.log.Error("panic while handling an update", "update_id", j.id, "panic", r, "stack", string(debug.Stack()))
 			err = fmt.Errorf("%w: %v", errPanic, r)
 		}
 	}()
-	return b.handle(ctx, id, raw)
+	return b.handle(ctx, j)
 }
 
 // fail marks the update failed and tells the person, if there is one to

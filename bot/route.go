@@ -55,8 +55,9 @@ type route struct {
 func ignored(why string) route { return route{what: verdictIgnore, why: why} }
 
 // handle runs one update: it reads it, decides what it is, and does that.
-func (b *Bot) handle(ctx context.Context, id int64, raw json.RawMessage) error {
-	upd, skipped, err := decodeUpdate(raw)
+func (b *Bot) handle(ctx context.Context, j *job) error {
+	id := j.id
+	upd, skipped, err := decodeUpdate(j.raw)
 	if err != nil {
 		return err
 	}
@@ -73,7 +74,7 @@ func (b *Bot) handle(ctx context.Context, id int64, raw json.RawMessage) error {
 	case verdictCommand:
 		return b.runCommand(ctx, id, r.msg, r.cmd)
 	case verdictPress:
-		return b.onPress(ctx, id, r.press)
+		return b.onPress(ctx, j, r.press)
 	case verdictMembership:
 		return b.onMembership(ctx, r.member)
 	}

@@ -272,6 +272,25 @@ func (t *telegram) deleteWebhook(ctx context.Context) error {
 	})
 }
 
+// administers reports whether Telegram lists user as an administrator (or
+// the creator) of chat. A chat whose members the bot cannot see, or a user
+// who is not in it, administers nothing.
+func (t *telegram) administers(ctx context.Context, chat, user int64) (bool, error) {
+	var m *models.ChatMember
+	err := t.global(ctx, "getChatMember", func(ctx context.Context) error {
+		var err error
+		m, err = t.api.GetChatMember(ctx, &tg.GetChatMemberParams{ChatID: chat, UserID: user})
+		return err
+	})
+	switch {
+	case errors.Is(err, tg.ErrorBadRequest), errors.Is(err, tg.ErrorForbidden):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return m.Type == models.ChatMemberTypeOwner || m.Type == models.ChatMemberTypeAdministrator, nil
+}
+
 // answerCallback stops the spinner of a pressed button with a short text,
 // shown as an alert the person must close when alert is set.
 func (t *telegram) answerCallback(ctx context.Context, id, text string, alert bool) error {

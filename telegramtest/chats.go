@@ -32,6 +32,8 @@ type chatLog struct {
 	chat  Chat
 	first int
 	msgs  []*stored
+	// members are the people whose status a test set (SetMember).
+	members map[int64]member
 }
 
 // register makes chat known to the bot, updating its details if it was.

@@ -116,6 +116,7 @@ func endpoints(api botAPI) map[string]endpoint {
 		{name: "deleteWebhook", handle: (*Server).deleteWebhook},
 		{name: "getWebhookInfo", handle: (*Server).getWebhookInfo},
 		{name: "getChat", handle: (*Server).getChat},
+		{name: "getChatMember", handle: (*Server).getChatMember},
 		{name: "sendMessage", handle: (*Server).sendMessage},
 		{name: "sendDocument", handle: (*Server).sendDocument},
 		{name: "editMessageText", handle: (*Server).editMessageText},

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/memory"
@@ -527,4 +528,38 @@ func TestPressWhileTheDatabaseIsAway(t *testing.T) {
 	if got := notes.runs(); len(got) != 1 {
 		t.Fatalf("deleted %v; want once", got)
 	}
+}
+
+// groupAnonymousBot is the stand-in Telegram puts in "from" of a message an
+// anonymous group admin sends.
+var groupAnonymousBot = map[string]any{"id": 1087968824, "is_bot": true, "first_name": "Group", "username": "GroupAnonymousBot"}
+
+// An anonymous administrator of a group asks for something that needs a
+// yes. The message comes as the group (sender_chat), so the group is the
+// requester; the press comes from the admin's own account. Any
+// administrator of the group may decide, as Telegram lists them; a member
+// who is no administrator may not.
+func TestAnonymousAdminDecidesTheGroupsAction(t *testing.T) {
+	h, notes := confirmHarness(t)
+	ops := telegramtest.NewSupergroup("Ops")
+	h.tg.SetMember(ops, alice, telegramtest.StatusAdministrator)
+	h.llm.Enqueue(ollamatest.Reply{Content: deleteNote("minutes")},
+		ollamatest.Reply{Content: envelope("Done — the minutes note is gone.")})
+	h.start()
+	h.tg.SendText(ops, bob, "hi all") // a member of the group, no administrator
+	opsJSON := map[string]any{"id": ops.ID, "title": ops.Title, "type": "supergroup"}
+	text := "@" + botUser.Username + " delete the minutes note"
+	h.tg.PushUpdate(map[string]any{"message": map[string]any{"message_id": 512377, "date": time.Now().Unix(),
+		"from": groupAnonymousBot, "sender_chat": opsJSON, "chat": opsJSON, "author_signature": "Alice", "text": text,
+		"entities": []any{map[string]any{"type": "mention", "offset": 0, "length": len(botUser.Username) + 1}}}})
+	p := h.prompt(ops)
+	if a := h.pressAnswer(h.press(ops, bob, p, "✅")); !a.ShowAlert || a.Text != "Only Ops can confirm or cancel this." {
+		t.Fatalf("a member who is no administrator pressed ✅ and was answered %q (alert %v)", a.Text, a.ShowAlert)
+	}
+	answer := h.pressAnswer(h.press(ops, alice, p, "✅"))
+	if a := h.action(p); answer.Text != "✅ Confirmed — doing it now." || a.State == memory.ActionPending {
+		t.Fatalf("the anonymous admin's own press was answered %q (alert %v); the action stays %s, requested by %d (the group)",
+			answer.Text, answer.ShowAlert, a.State, a.Requester)
+	}
+	h.waitFor("the note deleted", func() bool { return len(notes.runs()) == 1 })
 }
