@@ -51,7 +51,7 @@ func (b *Bot) speaksFor(ctx context.Context, u ryo.User, whom int64) (bool, erro
 	if whom >= 0 {
 		return false, nil
 	}
-	ok, err := b.tg.administers(ctx, whom, u.ID)
+	ok, err := b.tg.Administers(ctx, whom, u.ID)
 	if err != nil {
 		return false, fmt.Errorf("ask Telegram who administers chat %d: %w", whom, err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
+	"github.com/ryo-bot/ryo/bot/delivery"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/stages"
@@ -128,7 +129,7 @@ func (b *Bot) showAction(ctx context.Context, t talk) error {
 			return err
 		}
 		a.PromptID, err = b.tg.SendButtons(ctx, a.Place, replyTo, text,
-			button{"✅ Confirm", pressData(a.ID, true)}, button{"❌ Cancel", pressData(a.ID, false)})
+			delivery.Button{Text: "✅ Confirm", Data: pressData(a.ID, true)}, delivery.Button{Text: "❌ Cancel", Data: pressData(a.ID, false)})
 		return err
 	})
 	if err != nil {
@@ -371,7 +372,7 @@ func orSomeone(name string) string {
 // answerPress stops the spinner of a press. A press answered before (by
 // an interrupted run) or too old to answer is not an error: nothing spins.
 func (b *Bot) answerPress(ctx context.Context, q *models.CallbackQuery, text string, alert bool) error {
-	err := idle(ctx, func() error { return b.tg.answerCallback(ctx, q.ID, text, alert) })
+	err := idle(ctx, func() error { return b.tg.AnswerCallback(ctx, q.ID, text, alert) })
 	if errors.Is(err, tg.ErrorBadRequest) {
 		return nil
 	}
@@ -484,7 +485,7 @@ func (b *Bot) settle(ctx context.Context, a memory.Action) {
 func (b *Bot) sweep(ctx context.Context) {
 	for {
 		b.sweepOnce(ctx)
-		if !sleep(ctx, sweepEvery) {
+		if !ryo.Sleep(ctx, b.cfg.Clock, sweepEvery) {
 			return
 		}
 	}

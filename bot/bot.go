@@ -11,6 +11,8 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
+	"github.com/ryo-bot/ryo/bot/delivery"
+	"github.com/ryo-bot/ryo/bot/intake"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/stages"
 	"github.com/ryo-bot/ryo/toolbus"
@@ -37,6 +39,7 @@ type Config struct {
 	Location      *time.Location // the time zone of times shown to people
 	Access        string         // AccessOpen or AccessAllowlist
 	Embedder      tools.Embedder // for recall by meaning; nil without an embedding model
+	Clock         ryo.Clock      // the system clock when nil
 }
 
 // Answerer answers a turn; *agent.Agent is one.
@@ -51,9 +54,9 @@ type Bot struct {
 	db     *memory.DB
 	agent  Answerer
 	model  string // named in the stored metadata
-	tg     *telegram
+	tg     *delivery.Telegram
 	stages *stages.Orchestrator
-	poller *poller
+	poller *intake.Poller
 	me     ryo.User
 
 	queue      *dispatcher    // set by Run before any update runs
@@ -77,12 +80,16 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 	if cfg.Tools == nil {
 		cfg.Tools = toolbus.NewRegistry()
 	}
-	t, err := newTelegram(cfg, log)
+	if cfg.Clock == nil {
+		cfg.Clock = ryo.SystemClock{}
+	}
+	t, err := delivery.New(delivery.Options{Token: cfg.Token, APIURL: cfg.APIURL, CallTimeout: cfg.CallTimeout, Clock: cfg.Clock}, log)
 	if err != nil {
 		return nil, err
 	}
 	o := stages.New(t, stages.Config{NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts, Log: log})
-	return &Bot{cfg: cfg, log: log, db: db, agent: answerer, model: model, tg: t, stages: o, poller: newPoller(cfg)}, nil
+	return &Bot{cfg: cfg, log: log, db: db, agent: answerer, model: model, tg: t, stages: o, poller: intake.NewPoller(intake.Options{Token: cfg.Token, APIURL: cfg.APIURL, PollTimeout: cfg.PollTimeout,
+		CallTimeout: cfg.CallTimeout, Clock: cfg.Clock}, log)}, nil
 }
 
 // ErrUnauthorized is returned by Run when Telegram rejects the token.
@@ -96,7 +103,7 @@ var ErrUnauthorized = errors.New("TELEGRAM_BOT_TOKEN was rejected by Telegram (4
 func (b *Bot) Run(ctx context.Context) error {
 	engineCtx, stopEngine := context.WithCancel(context.WithoutCancel(ctx))
 	engineDone := make(chan struct{})
-	go func() { b.tg.e.run(engineCtx); close(engineDone) }()
+	go func() { b.tg.Run(engineCtx); close(engineDone) }()
 	defer func() { stopEngine(); <-engineDone }()
 	defer b.background.Wait()
 	if err := b.introduce(ctx); err != nil {
@@ -107,7 +114,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	}
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWork()
-	d := newDispatcher(work, b.cfg.Workers, b.process)
+	d := newDispatcher(work, b.cfg.Clock, b.cfg.Workers, b.process)
 	b.queue = d
 	if err := b.resume(ctx, d); err != nil {
 		if ctx.Err() != nil {
@@ -157,23 +164,23 @@ func (b *Bot) introduce(ctx context.Context) error {
 			return err
 		}
 		b.log.Warn("cannot reach Telegram; retrying", "err", err)
-		if !sleep(ctx, backoff(n)) {
+		if !ryo.Sleep(ctx, b.cfg.Clock, ryo.Backoff(n)) {
 			return fmt.Errorf("start: %w", err)
 		}
 	}
-	if err := b.tg.deleteWebhook(ctx); err != nil {
+	if err := b.tg.DeleteWebhook(ctx); err != nil {
 		b.log.Warn("could not remove a webhook; getUpdates may be refused", "err", err)
 	}
-	if err := b.tg.setCommands(ctx, b.menu()); err != nil {
+	if err := b.tg.SetCommands(ctx, b.menu()); err != nil {
 		b.log.Warn("could not set the command menu", "err", err)
 	}
 	return nil
 }
 
 func (b *Bot) getMe(ctx context.Context) (ryo.User, error) {
-	me, err := b.tg.me(ctx)
+	me, err := b.tg.Me(ctx)
 	if err != nil {
-		if isUnauthorized(err) {
+		if delivery.IsUnauthorized(err) {
 			return ryo.User{}, ErrUnauthorized
 		}
 		return ryo.User{}, err
@@ -207,61 +214,33 @@ func (b *Bot) resume(ctx context.Context, d *dispatcher) error {
 	return nil
 }
 
-// poll fetches updates until ctx ends, storing each batch before the next
-// fetch confirms it to Telegram.
+// poll fetches updates until ctx ends, and dispatches each batch once it
+// is stored, before the next fetch confirms it to Telegram.
 func (b *Bot) poll(ctx context.Context, d *dispatcher) {
-	var offset int64
-	failures := 0
-	for ctx.Err() == nil {
-		got, err := b.poller.fetch(ctx, offset)
-		var stored []memory.InboxUpdate
-		if err == nil {
-			stored, err = b.store(ctx, got)
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			failures++
-			wait := pollBackoff(err, failures)
-			b.log.Warn("polling Telegram failed", "err", err, "retry_in", wait, "failures", failures)
-			sleep(ctx, wait)
-			continue
-		}
-		failures = 0
-		for _, u := range got.updates {
-			offset = max(offset, u.ID+1)
-		}
+	b.poller.Run(ctx, func(ctx context.Context, got intake.Batch) error {
+		stored, err := b.store(ctx, got)
 		for _, u := range stored {
 			b.dispatch(d, u)
 		}
-		if len(got.updates) == 0 && len(got.unreadable) > 0 {
-			// Nothing to confirm them with: Telegram sends them again
-			// until an update with an id comes after them.
-			sleep(ctx, unreadableWait)
-		}
-	}
+		return err
+	})
 }
-
-// unreadableWait is how long the poller waits before it asks again for a
-// batch that held only updates without a readable id.
-const unreadableWait = time.Second
 
 // store puts a batch in the inbox and returns the updates it took. An
 // update the inbox refuses, or whose id cannot be read, is kept in the dead
 // letter instead, logged once, and its sender told; the others go on. An
 // error means that Telegram keeps the batch: nothing was confirmed.
-func (b *Bot) store(ctx context.Context, got batch) ([]memory.InboxUpdate, error) {
+func (b *Bot) store(ctx context.Context, got intake.Batch) ([]memory.InboxUpdate, error) {
 	var refused []memory.Refused
-	for _, raw := range got.unreadable {
+	for _, raw := range got.Unreadable {
 		r, err := b.db.BuryUnreadable(ctx, raw, "no readable update_id")
 		if err != nil {
 			return nil, fmt.Errorf("keep an update without a readable id (Telegram keeps it until it is kept): %w", err)
 		}
 		refused = append(refused, r)
 	}
-	if len(got.updates) > 0 {
-		r, err := b.db.StoreUpdates(ctx, got.updates)
+	if len(got.Updates) > 0 {
+		r, err := b.db.StoreUpdates(ctx, got.Updates)
 		if err != nil {
 			return nil, fmt.Errorf("store updates (Telegram keeps them until they are stored): %w", err)
 		}
@@ -278,7 +257,7 @@ func (b *Bot) store(ctx context.Context, got batch) ([]memory.InboxUpdate, error
 		b.tellRefused(ctx, r.Update)
 	}
 	var stored []memory.InboxUpdate
-	for _, u := range got.updates {
+	for _, u := range got.Updates {
 		if !dead[u.ID] {
 			stored = append(stored, u)
 		}
@@ -304,9 +283,9 @@ func (b *Bot) retry(ctx context.Context, what string, fn func() error) error {
 		if err == nil || !errors.Is(err, memory.ErrUnavailable) {
 			return err
 		}
-		wait := backoff(n)
+		wait := ryo.Backoff(n)
 		b.log.Warn("database unavailable; will retry", "op", what, "retry_in", wait, "err", err)
-		if !sleep(ctx, wait) {
+		if !ryo.Sleep(ctx, b.cfg.Clock, wait) {
 			return err
 		}
 	}
@@ -319,16 +298,16 @@ func (b *Bot) isAdmin(u ryo.User) bool {
 // Whoami asks Telegram who the bot with cfg's token is, and whether group
 // privacy mode hides group messages from it.
 func Whoami(ctx context.Context, cfg Config) (me ryo.User, privacy bool, err error) {
-	t, err := newTelegram(cfg, slog.New(slog.DiscardHandler))
+	t, err := delivery.New(delivery.Options{Token: cfg.Token, APIURL: cfg.APIURL, CallTimeout: cfg.CallTimeout}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return ryo.User{}, false, err
 	}
 	engineCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	go t.e.run(engineCtx)
-	u, err := t.me(ctx)
+	go t.Run(engineCtx)
+	u, err := t.Me(ctx)
 	if err != nil {
-		if isUnauthorized(err) {
+		if delivery.IsUnauthorized(err) {
 			return ryo.User{}, false, ErrUnauthorized
 		}
 		return ryo.User{}, false, err

@@ -9,6 +9,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/bot/delivery"
 	"github.com/ryo-bot/ryo/render"
 )
 
@@ -112,7 +113,7 @@ func (b *Bot) reply(ctx context.Context, c call, text string) error {
 // replyOnce sends the one reply an update gets, with buttons if any,
 // unless an earlier run of the same update already sent it, and remembers
 // it.
-func (b *Bot) replyOnce(ctx context.Context, update int64, place ryo.Place, replyTo int, text string, buttons ...button) error {
+func (b *Bot) replyOnce(ctx context.Context, update int64, place ryo.Place, replyTo int, text string, buttons ...delivery.Button) error {
 	prior, err := b.db.Turn(ctx, update)
 	if err != nil || prior.StatusMessageID != 0 {
 		return err

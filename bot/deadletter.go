@@ -175,7 +175,7 @@ const rescanEvery = 5 * time.Second
 // rescan queues, now and then, the unfinished updates in the inbox. Those
 // already queued or running are not queued twice.
 func (b *Bot) rescan(ctx context.Context, d *dispatcher) {
-	for sleep(ctx, rescanEvery) {
+	for ryo.Sleep(ctx, b.cfg.Clock, rescanEvery) {
 		unfinished, err := b.db.Unfinished(ctx)
 		if err != nil {
 			if ctx.Err() == nil {

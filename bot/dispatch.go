@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/ryo-bot/ryo"
 )
 
 // job is one update on its way through the dispatcher, with what its
@@ -37,8 +39,9 @@ type afterRun struct {
 // waits, so one stuck chat never holds up the others.
 type dispatcher struct {
 	ctx     context.Context // ends the running updates
-	slots   slots           // for the chats' queues
-	presses slots           // for button presses
+	clock   ryo.Clock
+	slots   slots // for the chats' queues
+	presses slots // for button presses
 	process func(ctx context.Context, j *job) afterRun
 
 	mu     sync.Mutex
@@ -48,9 +51,10 @@ type dispatcher struct {
 	wg     sync.WaitGroup
 }
 
-func newDispatcher(ctx context.Context, workers int, process func(context.Context, *job) afterRun) *dispatcher {
+func newDispatcher(ctx context.Context, clock ryo.Clock, workers int, process func(context.Context, *job) afterRun) *dispatcher {
 	return &dispatcher{
 		ctx:     ctx,
+		clock:   clock,
 		slots:   make(slots, workers),
 		presses: make(slots, workers),
 		process: process,
@@ -135,7 +139,7 @@ func (d *dispatcher) runJob(j *job) (afterRun, bool) {
 		if out.retryIn == 0 {
 			return out, true
 		}
-		if !sleep(d.ctx, out.retryIn) || d.isClosed() {
+		if !ryo.Sleep(d.ctx, d.clock, out.retryIn) || d.isClosed() {
 			return afterRun{}, false
 		}
 	}

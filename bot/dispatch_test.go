@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ryo-bot/ryo"
 )
 
 // gate is a process func whose calls report their start and wait to be
@@ -59,7 +61,7 @@ func (g *gate) none(t *testing.T) {
 
 func TestDispatcherKeepsChatOrderAndRunsChatsInParallel(t *testing.T) {
 	g := newGate()
-	d := newDispatcher(context.Background(), 4, g.process)
+	d := newDispatcher(context.Background(), ryo.SystemClock{}, 4, g.process)
 	d.enqueue(1, 11)
 	d.enqueue(1, 12)
 	d.enqueue(2, 21)
@@ -83,7 +85,7 @@ func TestDispatcherKeepsChatOrderAndRunsChatsInParallel(t *testing.T) {
 // presses do not wait for each other either.
 func TestPressesRunBesideTheirChat(t *testing.T) {
 	g := newGate()
-	d := newDispatcher(context.Background(), 4, g.process)
+	d := newDispatcher(context.Background(), ryo.SystemClock{}, 4, g.process)
 	d.enqueue(1, 11)
 	if id := g.next(t); id != 11 {
 		t.Fatalf("started %d; want 11", id)
@@ -111,7 +113,7 @@ func TestPressesRunBesideTheirChat(t *testing.T) {
 // waits on a slow model.
 func TestPressesDoNotWaitForWorkers(t *testing.T) {
 	g := newGate()
-	d := newDispatcher(context.Background(), 1, g.process)
+	d := newDispatcher(context.Background(), ryo.SystemClock{}, 1, g.process)
 	d.enqueue(1, 11)
 	g.next(t) // holds the only worker
 	d.enqueue(2, 21)
@@ -136,7 +138,7 @@ func TestPressGoesOnInItsChatsQueue(t *testing.T) {
 	g := newGate()
 	runs := make(chan job, 10)
 	decided := make(chan struct{})
-	d := newDispatcher(context.Background(), 4, func(ctx context.Context, j *job) afterRun {
+	d := newDispatcher(context.Background(), ryo.SystemClock{}, 4, func(ctx context.Context, j *job) afterRun {
 		runs <- *j
 		if j.id == 12 && j.press {
 			<-decided
@@ -176,7 +178,7 @@ func TestPressGoesOnInItsChatsQueue(t *testing.T) {
 
 func TestDispatcherBoundsConcurrency(t *testing.T) {
 	g := newGate()
-	d := newDispatcher(context.Background(), 2, g.process)
+	d := newDispatcher(context.Background(), ryo.SystemClock{}, 2, g.process)
 	for chat := int64(1); chat <= 3; chat++ {
 		d.enqueue(chat, chat*10)
 	}
@@ -195,7 +197,7 @@ func TestDispatcherBoundsConcurrency(t *testing.T) {
 
 func TestDispatcherDoesNotQueueAnUpdateTwice(t *testing.T) {
 	g := newGate()
-	d := newDispatcher(context.Background(), 1, g.process)
+	d := newDispatcher(context.Background(), ryo.SystemClock{}, 1, g.process)
 	d.enqueue(1, 11)
 	d.enqueue(1, 12)
 	d.enqueue(1, 12) // delivered again while waiting
@@ -213,7 +215,7 @@ func TestDispatcherDoesNotQueueAnUpdateTwice(t *testing.T) {
 func TestDispatcherCloseLeavesWaitingUpdates(t *testing.T) {
 	g := newGate()
 	ctx, cancel := context.WithCancel(context.Background())
-	d := newDispatcher(ctx, 1, g.process)
+	d := newDispatcher(ctx, ryo.SystemClock{}, 1, g.process)
 	d.enqueue(1, 11)
 	d.enqueue(1, 12)
 	g.next(t)
@@ -226,7 +228,7 @@ func TestDispatcherCloseLeavesWaitingUpdates(t *testing.T) {
 // Chats waiting for a slot do not start once the dispatcher is closed.
 func TestDispatcherCloseStopsWaitingChats(t *testing.T) {
 	g := newGate()
-	d := newDispatcher(context.Background(), 1, g.process)
+	d := newDispatcher(context.Background(), ryo.SystemClock{}, 1, g.process)
 	d.enqueue(1, 11)
 	d.enqueue(2, 21)
 	first := g.next(t)
@@ -240,7 +242,7 @@ func TestDispatcherCloseStopsWaitingChats(t *testing.T) {
 func TestDispatcherWaitingUpdateFreesTheSlot(t *testing.T) {
 	runs := make(chan int64, 10)
 	ctx, cancel := context.WithCancel(context.Background())
-	d := newDispatcher(ctx, 1, func(ctx context.Context, j *job) afterRun {
+	d := newDispatcher(ctx, ryo.SystemClock{}, 1, func(ctx context.Context, j *job) afterRun {
 		runs <- j.id
 		if j.id == 11 {
 			return afterRun{retryIn: time.Hour} // an outage: try again much later

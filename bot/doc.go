@@ -1,19 +1,15 @@
 // Package bot is ryo's Telegram adapter: it takes updates in, decides what
 // each one is, and sends what the person sees.
 //
-// Intake is durable. Our own long-poll loop (poll.go) stores every update in
-// the PostgreSQL inbox before the next getUpdates call tells Telegram it
-// arrived, so an update is never lost to a crash or a database outage: while
-// the database is away, the offset does not move and Telegram keeps the
-// updates. (go-telegram/bot's own poller confirms updates before any handler
-// runs, which is why it is not used for intake.) One update the inbox
-// refuses must not hold up every chat behind it, as Telegram would send its
-// batch again forever: it is kept in the dead letter instead (memory's
-// StoreUpdates), logged once, confirmed, and its sender told; the rest of
-// the batch goes on. Updates whose handling failed for good wait there too;
-// admins list and retry them with /deadletter (deadletter.go), and updates
-// retried from the command line are picked up by a rescan of the inbox
-// every few seconds.
+// Intake is durable: the intake package polls Telegram and hands each
+// batch on; the bot stores it in the PostgreSQL inbox before the next poll
+// confirms it to Telegram. One update the inbox refuses must not hold up
+// every chat behind it, as Telegram would send its batch again forever: it
+// is kept in the dead letter instead (memory's StoreUpdates), logged once,
+// confirmed, and its sender told; the rest of the batch goes on. Updates
+// whose handling failed for good wait there too; admins list and retry them
+// with /deadletter (deadletter.go), and updates retried from the command
+// line are picked up by a rescan of the inbox every few seconds.
 //
 // The dispatcher (dispatch.go) runs the updates of one chat strictly in order,
 // one at a time, and different chats in parallel on a bounded pool. Each
@@ -31,23 +27,9 @@
 // never sent again after a failure that leaves it unclear whether Telegram
 // took it; an edit, which is harmless to repeat, is.
 //
-// Every call to Telegram but getUpdates goes through one delivery engine
-// (engine.go, schedule.go, budget.go), so that the bot is never locked out
-// by flood control. Each chat has a budget — a token bucket of about one
-// call a second with short bursts, and twenty a minute in groups — and all
-// chats share one of thirty a second; sends, edits, drafts and chat actions
-// all draw on them, and each chat's calls go one at a time, in order.
-// Calls are ranked: final answers and prompts first and never dropped; then
-// status messages, withdrawn when the answer is ready before them; then
-// progress edits and drafts, which merge (the latest wins) and are dropped
-// first when the budget is short, keeping headroom for the rest; typing
-// last. Chats take turns fairly. A 429 pauses the chat — or everything,
-// when it comes for no chat, or from two chats at once asking the same
-// wait — for exactly its retry_after; the refused call gives its budget
-// back, waits, and goes again, never lost. Telegram's 5xx answers and
-// connections never made are retried with backoff; every call has a
-// deadline. A turn waiting for the engine gives its worker to
-// other chats meanwhile.
+// Every call to Telegram but getUpdates goes through the delivery package,
+// the one place that knows Telegram's flood limits. A turn waiting for it
+// gives its worker to other chats meanwhile.
 //
 // Routing (route.go) decides what each update is in one place, classify,
 // which reads nothing but the update: a command for this bot, a message
@@ -63,21 +45,20 @@
 // automatic forward is context, never a question. go-telegram's models are
 // older than the Bot API: an update that does not decode whole is read
 // field by field (decode.go), the fields left out named in the log. A turn is shown
-// live by stages, which talks to Telegram through the engine (telegram.go
-// implements its Messenger); answers are sent as HTML from render, and as
-// plain text if Telegram refuses the HTML after all.
+// live by stages, which talks to Telegram through delivery.
 //
 // Actions the model may only take with the person's yes (action.go) end
 // their turn: the turn stores the action with the answer, then shows it in
 // a prompt with ✅ Confirm and ❌ Cancel whose buttons carry only an opaque
-// id. Presses run beside their chat's queue, so they are answered at once
-// even while a long turn runs. Only the person who asked decides (admins
+// id. Presses run beside their chat's queue, with workers of their own, so
+// they are answered at once even while long turns hold every worker. Only the person who asked decides (admins
 // too, when allowed); the decision is one conditional update in the
 // database, so it is taken once. After the yes the tool runs and the
-// conversation goes on in a turn keyed by the press; after the no, or at
+// conversation goes on in a turn keyed by the press, at the end of the
+// chat's queue; after the no, or at
 // expiry, a cancelled result tells the model. A sweep expires old requests
 // and edits every decided prompt to show its outcome.
 //
-// SDK types (models.Update and friends) stay in this package: they are
-// translated to ryo types at the edge (convert.go).
+// SDK types (models.Update and friends) stay in this package and the two
+// under it: they are translated to ryo types at the edge (convert.go).
 package bot

@@ -11,6 +11,7 @@ import (
 	tg "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/ryo-bot/ryo/bot/delivery"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/stages"
@@ -78,13 +79,13 @@ func (b *Bot) sendView(ctx context.Context, c call, kind string, subject viewSub
 	return b.replyOnce(ctx, c.update, c.place, c.msg.ID, p.text, pageButtons(v.ID, 0, p.pages)...)
 }
 
-func pageButtons(id string, n, pages int) []button {
-	var out []button
+func pageButtons(id string, n, pages int) []delivery.Button {
+	var out []delivery.Button
 	if n > 0 {
-		out = append(out, button{"◀ Back", pagePrefix + id + ":" + strconv.Itoa(n-1)})
+		out = append(out, delivery.Button{Text: "◀ Back", Data: pagePrefix + id + ":" + strconv.Itoa(n-1)})
 	}
 	if n < pages-1 {
-		out = append(out, button{"Next ▶", pagePrefix + id + ":" + strconv.Itoa(n+1)})
+		out = append(out, delivery.Button{Text: "Next ▶", Data: pagePrefix + id + ":" + strconv.Itoa(n+1)})
 	}
 	return out
 }

@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/bot/delivery"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/stages"
 )
@@ -42,7 +44,7 @@ func (b *Bot) process(ctx context.Context, j *job) afterRun {
 		log.Info("update interrupted by shutdown; it resumes at the next start")
 		return afterRun{}
 	case errors.Is(err, memory.ErrUnavailable),
-		errors.Is(err, errTelegramUnavailable) && j.outage() < maxOutage:
+		errors.Is(err, delivery.ErrUnavailable) && j.outage() < maxOutage:
 		wait := j.retryIn()
 		log.Warn("update interrupted by an outage; will retry", "retry_in", wait, "err", err)
 		return afterRun{retryIn: wait}
@@ -85,7 +87,7 @@ func (j *job) retryIn() time.Duration {
 	if j.since.IsZero() {
 		j.since = time.Now()
 	}
-	return backoff(j.attempt)
+	return ryo.Backoff(j.attempt)
 }
 
 // outage is how long the current run of failures has lasted.

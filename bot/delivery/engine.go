@@ -1,4 +1,4 @@
-package bot
+package delivery
 
 import (
 	"context"
@@ -169,7 +169,7 @@ func (e *engine) do(ctx context.Context, j *apiCall) error {
 func (e *engine) send(j *apiCall) {
 	defer e.calls.Done()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(j.ctx), e.timeout)
-	err := scrub(j.call(ctx), e.token)
+	err := Scrub(j.call(ctx), e.token)
 	cancel()
 	e.mu.Lock()
 	now := e.clock.Now()
@@ -215,7 +215,7 @@ func (e *engine) settle(j *apiCall, err error, now time.Time) (final bool) {
 }
 
 // describe is the error a finished call reports: failures that are worth
-// trying again later are marked errTelegramUnavailable.
+// trying again later are marked ErrUnavailable.
 func (e *engine) describe(j *apiCall, err error) error {
 	if err == nil {
 		return nil
@@ -223,7 +223,7 @@ func (e *engine) describe(j *apiCall, err error) error {
 	out, _ := classify(err, j.attempts)
 	var tooMany *tg.TooManyRequestsError
 	if retryable(j.creating, out) || errors.As(err, &tooMany) {
-		return fmt.Errorf("telegram %s: %w: %w", j.method, errTelegramUnavailable, err)
+		return fmt.Errorf("telegram %s: %w: %w", j.method, ErrUnavailable, err)
 	}
 	return fmt.Errorf("telegram %s: %w", j.method, err)
 }

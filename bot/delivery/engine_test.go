@@ -1,4 +1,4 @@
-package bot
+package delivery
 
 import (
 	"context"
@@ -128,7 +128,7 @@ func TestEngineRetriesServerErrorsThenGivesUp(t *testing.T) {
 	waitTry(t, r)
 	advance(t, c, 1500*time.Millisecond)
 	err := waitErr(t, done)
-	if !errors.Is(err, errTelegramUnavailable) || len(r.times()) != callTries {
+	if !errors.Is(err, ErrUnavailable) || len(r.times()) != callTries {
 		t.Fatalf("err = %v after tries at %v; want unavailable after %d tries with backoff", err, r.times(), callTries)
 	}
 }

@@ -1,4 +1,4 @@
-package bot
+package delivery
 
 import (
 	"context"
@@ -49,11 +49,11 @@ func TestClassify(t *testing.T) {
 func TestScrub(t *testing.T) {
 	const token = "7234567890:AAHsecretpart_xyz0123456789"
 	err := fmt.Errorf("wrapped: %w", errors.New("Cannot POST /bot7234567890:AAHsecretpart_xyz0123456789/getMe and AAHsecretpart_xyz0123456789"))
-	got := scrub(err, token)
+	got := Scrub(err, token)
 	if got.Error() != "wrapped: Cannot POST /bot***/getMe and ***" || !errors.Is(got, errors.Unwrap(err)) {
 		t.Fatalf("scrub = %q", got)
 	}
-	if plain := errors.New("nothing secret"); scrub(plain, token) != plain {
+	if plain := errors.New("nothing secret"); Scrub(plain, token) != plain {
 		t.Fatal("scrub changed an error without the token")
 	}
 }

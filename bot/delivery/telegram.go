@@ -1,4 +1,4 @@
-package bot
+package delivery
 
 import (
 	"bytes"
@@ -21,61 +21,82 @@ import (
 	"github.com/ryo-bot/ryo/stages"
 )
 
-// telegram is the bot's side of the Bot API: each method is one kind of
-// call, sent through the engine. It implements stages.Messenger.
-type telegram struct {
+// Telegram is ryo's side of the Bot API: each method is one kind of call,
+// sent through the engine, which knows Telegram's limits. It implements
+// stages.Messenger. Run must be running for calls to go out.
+type Telegram struct {
 	api *tg.Bot
 	e   *engine
 	log *slog.Logger
 }
 
-func newTelegram(cfg Config, log *slog.Logger) (*telegram, error) {
-	api, err := tg.New(cfg.Token.Reveal(),
-		tg.WithServerURL(strings.TrimRight(cfg.APIURL, "/")),
+// Options say which Bot API to call, and how.
+type Options struct {
+	Token       ryo.Secret
+	APIURL      string        // the Bot API server, e.g. https://api.telegram.org
+	CallTimeout time.Duration // the deadline of one call
+	Limits      Limits        // DefaultLimits() when zero
+	Clock       ryo.Clock     // the system clock when nil
+}
+
+// New makes a client of the Bot API o names. Calls wait until Run runs.
+func New(o Options, log *slog.Logger) (*Telegram, error) {
+	api, err := tg.New(o.Token.Reveal(),
+		tg.WithServerURL(strings.TrimRight(o.APIURL, "/")),
 		tg.WithSkipGetMe(),
-		tg.WithHTTPClient(cfg.CallTimeout, &http.Client{Timeout: cfg.CallTimeout + 5*time.Second}),
-		tg.WithErrorsHandler(func(err error) { log.Debug("telegram client", "err", scrub(err, cfg.Token.Reveal())) }),
+		tg.WithHTTPClient(o.CallTimeout, &http.Client{Timeout: o.CallTimeout + 5*time.Second}),
+		tg.WithErrorsHandler(func(err error) { log.Debug("telegram client", "err", Scrub(err, o.Token.Reveal())) }),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("telegram client: %w", err)
 	}
-	return &telegram{api: api, log: log, e: newEngine(DefaultLimits(), cfg.CallTimeout, cfg.Token.Reveal(), log, ryo.SystemClock{})}, nil
+	if o.Limits == (Limits{}) {
+		o.Limits = DefaultLimits()
+	}
+	if o.Clock == nil {
+		o.Clock = ryo.SystemClock{}
+	}
+	return &Telegram{api: api, log: log, e: newEngine(o.Limits, o.CallTimeout, o.Token.Reveal(), log, o.Clock)}, nil
 }
 
+// Run sends calls until ctx ends, then ends the calls still queued and
+// waits for those in flight.
+func (t *Telegram) Run(ctx context.Context) { t.e.run(ctx) }
+
 // Post implements stages.Messenger.
-func (t *telegram) Post(ctx context.Context, place ryo.Place, replyTo int, text render.Part) (int, error) {
+func (t *Telegram) Post(ctx context.Context, place ryo.Place, replyTo int, text render.Part) (int, error) {
 	return t.send(ctx, status, place, replyTo, text, nil)
 }
 
 // Send implements stages.Messenger.
-func (t *telegram) Send(ctx context.Context, place ryo.Place, replyTo int, text render.Part) (int, error) {
+func (t *Telegram) Send(ctx context.Context, place ryo.Place, replyTo int, text render.Part) (int, error) {
 	return t.send(ctx, urgent, place, replyTo, text, nil)
 }
 
-// button is an inline keyboard button that sends data back when pressed.
-type button struct{ text, data string }
+// Button is an inline keyboard button that sends Data back when pressed.
+type Button struct{ Text, Data string }
 
 // SendButtons sends a message with a row of buttons, which must arrive.
-func (t *telegram) SendButtons(ctx context.Context, place ryo.Place, replyTo int, text render.Part, buttons ...button) (int, error) {
+func (t *Telegram) SendButtons(ctx context.Context, place ryo.Place, replyTo int, text render.Part, buttons ...Button) (int, error) {
 	return t.send(ctx, urgent, place, replyTo, text, keyboard(buttons))
 }
 
 // keyboard is a row of buttons as Telegram takes it; none (nil) leaves a
 // message without a keyboard.
-func keyboard(buttons []button) models.ReplyMarkup {
+func keyboard(buttons []Button) models.ReplyMarkup {
 	if len(buttons) == 0 {
 		return nil
 	}
 	row := make([]models.InlineKeyboardButton, len(buttons))
 	for i, b := range buttons {
-		row[i] = models.InlineKeyboardButton{Text: b.text, CallbackData: b.data}
+		row[i] = models.InlineKeyboardButton{Text: b.Text, CallbackData: b.Data}
 	}
 	return &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{row}}
 }
 
 // send posts a message. HTML that Telegram refuses is sent again as plain
 // text: a refused call certainly showed nothing.
-func (t *telegram) send(ctx context.Context, c class, place ryo.Place, replyTo int, text render.Part, markup models.ReplyMarkup) (int, error) {
+func (t *Telegram) send(ctx context.Context, c class, place ryo.Place, replyTo int, text render.Part, markup models.ReplyMarkup) (int, error) {
 	var id int
 	err := t.e.do(ctx, &apiCall{chat: place.ChatID, class: c, method: "sendMessage", creating: true, call: func(ctx context.Context) error {
 		params := &tg.SendMessageParams{ChatID: place.ChatID, MessageThreadID: place.Thread, ReplyMarkup: markup}
@@ -98,7 +119,7 @@ func (t *telegram) send(ctx context.Context, c class, place ryo.Place, replyTo i
 
 // SendFile sends data as a document named name, with a plain caption. It
 // must arrive.
-func (t *telegram) SendFile(ctx context.Context, place ryo.Place, replyTo int, name string, data []byte, caption string) (int, error) {
+func (t *Telegram) SendFile(ctx context.Context, place ryo.Place, replyTo int, name string, data []byte, caption string) (int, error) {
 	var id int
 	err := t.e.do(ctx, &apiCall{chat: place.ChatID, class: urgent, method: "sendDocument", creating: true, call: func(ctx context.Context) error {
 		params := &tg.SendDocumentParams{ChatID: place.ChatID, MessageThreadID: place.Thread, Caption: caption,
@@ -116,7 +137,7 @@ func (t *telegram) SendFile(ctx context.Context, place ryo.Place, replyTo int, n
 }
 
 // Edit implements stages.Messenger.
-func (t *telegram) Edit(ctx context.Context, place ryo.Place, id int, text render.Part) error {
+func (t *Telegram) Edit(ctx context.Context, place ryo.Place, id int, text render.Part) error {
 	err := t.e.do(ctx, t.editJob(urgent, place, id, text))
 	if refusedMarkup(err, text) {
 		t.log.Warn("Telegram refused the formatting; sending plain text", "chat_id", place.ChatID, "err", err)
@@ -126,7 +147,7 @@ func (t *telegram) Edit(ctx context.Context, place ryo.Place, id int, text rende
 }
 
 // Progress implements stages.Messenger.
-func (t *telegram) Progress(ctx context.Context, place ryo.Place, id int, text render.Part) {
+func (t *Telegram) Progress(ctx context.Context, place ryo.Place, id int, text render.Part) {
 	j := t.editJob(progress, place, id, text)
 	j.ctx, j.expires = ctx, t.e.clock.Now().Add(progressLife)
 	j.done = func(err error) {
@@ -137,11 +158,11 @@ func (t *telegram) Progress(ctx context.Context, place ryo.Place, id int, text r
 	t.e.submit(j)
 }
 
-func (t *telegram) editJob(c class, place ryo.Place, id int, text render.Part) *apiCall {
+func (t *Telegram) editJob(c class, place ryo.Place, id int, text render.Part) *apiCall {
 	return t.editWith(c, place, id, text, nil)
 }
 
-func (t *telegram) editWith(c class, place ryo.Place, id int, text render.Part, markup models.ReplyMarkup) *apiCall {
+func (t *Telegram) editWith(c class, place ryo.Place, id int, text render.Part, markup models.ReplyMarkup) *apiCall {
 	return &apiCall{chat: place.ChatID, class: c, key: messageKey(id), method: "editMessageText", call: func(ctx context.Context) error {
 		params := &tg.EditMessageTextParams{ChatID: place.ChatID, MessageID: id, ReplyMarkup: markup}
 		params.Text, params.ParseMode = content(text)
@@ -151,7 +172,7 @@ func (t *telegram) editWith(c class, place ryo.Place, id int, text render.Part, 
 }
 
 // EditButtons replaces the text and the row of buttons of message id.
-func (t *telegram) EditButtons(ctx context.Context, place ryo.Place, id int, text render.Part, buttons ...button) error {
+func (t *Telegram) EditButtons(ctx context.Context, place ryo.Place, id int, text render.Part, buttons ...Button) error {
 	return editOutcome(t.e.do(ctx, t.editWith(urgent, place, id, text, keyboard(buttons))))
 }
 
@@ -168,7 +189,7 @@ func editOutcome(err error) error {
 }
 
 // Delete implements stages.Messenger.
-func (t *telegram) Delete(ctx context.Context, place ryo.Place, id int) error {
+func (t *Telegram) Delete(ctx context.Context, place ryo.Place, id int) error {
 	err := t.e.do(ctx, &apiCall{chat: place.ChatID, class: urgent, key: messageKey(id), method: "deleteMessage",
 		call: func(ctx context.Context) error {
 			_, err := t.api.DeleteMessage(ctx, &tg.DeleteMessageParams{ChatID: place.ChatID, MessageID: id})
@@ -183,7 +204,7 @@ func (t *telegram) Delete(ctx context.Context, place ryo.Place, id int) error {
 // Draft implements stages.Messenger. Telegram refusing the method (400, or
 // 404 from a server without it) means drafts do not work there; anything
 // else only that this draft was not shown.
-func (t *telegram) Draft(ctx context.Context, place ryo.Place, draftID int64, text string, done func(error)) {
+func (t *Telegram) Draft(ctx context.Context, place ryo.Place, draftID int64, text string, done func(error)) {
 	t.e.submit(&apiCall{chat: place.ChatID, class: progress, key: "draft:" + strconv.FormatInt(draftID, 10),
 		method: "sendMessageDraft", ctx: ctx, expires: t.e.clock.Now().Add(progressLife),
 		call: func(ctx context.Context) error {
@@ -214,7 +235,7 @@ func draftsRefused(err error) bool {
 }
 
 // Typing implements stages.Messenger.
-func (t *telegram) Typing(ctx context.Context, place ryo.Place) {
+func (t *Telegram) Typing(ctx context.Context, place ryo.Place) {
 	t.e.submit(&apiCall{chat: place.ChatID, class: typing, key: "typing", method: "sendChatAction", ctx: ctx,
 		expires: t.e.clock.Now().Add(typingLife), done: func(error) {},
 		call: func(ctx context.Context) error {
@@ -243,12 +264,12 @@ func refusedMarkup(err error, p render.Part) bool {
 }
 
 // global runs a call that belongs to no chat.
-func (t *telegram) global(ctx context.Context, method string, call func(ctx context.Context) error) error {
+func (t *Telegram) global(ctx context.Context, method string, call func(ctx context.Context) error) error {
 	return t.e.do(ctx, &apiCall{class: urgent, method: method, call: call})
 }
 
-// me asks Telegram who the bot is.
-func (t *telegram) me(ctx context.Context) (*models.User, error) {
+// Me asks Telegram who the bot is.
+func (t *Telegram) Me(ctx context.Context) (*models.User, error) {
 	var me *models.User
 	err := t.global(ctx, "getMe", func(ctx context.Context) error {
 		var err error
@@ -258,24 +279,27 @@ func (t *telegram) me(ctx context.Context) (*models.User, error) {
 	return me, err
 }
 
-func (t *telegram) setCommands(ctx context.Context, cmds []models.BotCommand) error {
+// SetCommands sets the bot's command menu.
+func (t *Telegram) SetCommands(ctx context.Context, cmds []models.BotCommand) error {
 	return t.global(ctx, "setMyCommands", func(ctx context.Context) error {
 		_, err := t.api.SetMyCommands(ctx, &tg.SetMyCommandsParams{Commands: cmds})
 		return err
 	})
 }
 
-func (t *telegram) deleteWebhook(ctx context.Context) error {
+// DeleteWebhook removes a webhook, keeping the updates it holds, so that
+// getUpdates is not refused.
+func (t *Telegram) DeleteWebhook(ctx context.Context) error {
 	return t.global(ctx, "deleteWebhook", func(ctx context.Context) error {
 		_, err := t.api.DeleteWebhook(ctx, &tg.DeleteWebhookParams{DropPendingUpdates: false})
 		return err
 	})
 }
 
-// administers reports whether Telegram lists user as an administrator (or
+// Administers reports whether Telegram lists user as an administrator (or
 // the creator) of chat. A chat whose members the bot cannot see, or a user
 // who is not in it, administers nothing.
-func (t *telegram) administers(ctx context.Context, chat, user int64) (bool, error) {
+func (t *Telegram) Administers(ctx context.Context, chat, user int64) (bool, error) {
 	var m *models.ChatMember
 	err := t.global(ctx, "getChatMember", func(ctx context.Context) error {
 		var err error
@@ -291,9 +315,9 @@ func (t *telegram) administers(ctx context.Context, chat, user int64) (bool, err
 	return m.Type == models.ChatMemberTypeOwner || m.Type == models.ChatMemberTypeAdministrator, nil
 }
 
-// answerCallback stops the spinner of a pressed button with a short text,
+// AnswerCallback stops the spinner of a pressed button with a short text,
 // shown as an alert the person must close when alert is set.
-func (t *telegram) answerCallback(ctx context.Context, id, text string, alert bool) error {
+func (t *Telegram) AnswerCallback(ctx context.Context, id, text string, alert bool) error {
 	return t.global(ctx, "answerCallbackQuery", func(ctx context.Context) error {
 		_, err := t.api.AnswerCallbackQuery(ctx, &tg.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text, ShowAlert: alert})
 		return err
@@ -304,7 +328,7 @@ func isBadRequest(err error, text string) bool {
 	return errors.Is(err, tg.ErrorBadRequest) && strings.Contains(err.Error(), text)
 }
 
-func isUnauthorized(err error) bool { return errors.Is(err, tg.ErrorUnauthorized) }
+func IsUnauthorized(err error) bool { return errors.Is(err, tg.ErrorUnauthorized) }
 
 // outcome classifies a failed call.
 type outcome int
@@ -322,10 +346,10 @@ func retryable(creating bool, out outcome) bool {
 	return out == notDone || (out == unclear && !creating)
 }
 
-// errTelegramUnavailable marks calls that failed for a passing reason after
+// ErrUnavailable marks calls that failed for a passing reason after
 // their retries, in a way that is safe to try again later. The update that
 // made them is tried again rather than given up.
-var errTelegramUnavailable = errors.New("telegram unavailable")
+var ErrUnavailable = errors.New("telegram unavailable")
 
 var serverError = regexp.MustCompile(`error response from telegram for method \w+, (5\d\d) `)
 
@@ -366,7 +390,7 @@ func (e *scrubbed) Unwrap() error { return e.err }
 
 // scrub removes the bot token from err's text: a proxy or a wrong
 // TELEGRAM_API_URL may echo the request path, token and all, in its answer.
-func scrub(err error, token string) error {
+func Scrub(err error, token string) error {
 	if err == nil || token == "" {
 		return err
 	}
@@ -376,16 +400,4 @@ func scrub(err error, token string) error {
 		return err
 	}
 	return &scrubbed{err: err, msg: strings.ReplaceAll(strings.ReplaceAll(msg, token, "***"), secret, "***")}
-}
-
-// sleep waits d or until ctx ends, and reports whether it waited in full.
-func sleep(ctx context.Context, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

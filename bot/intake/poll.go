@@ -1,4 +1,4 @@
-package bot
+package intake
 
 import (
 	"bytes"
@@ -7,35 +7,95 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/bot/delivery"
 	"github.com/ryo-bot/ryo/memory"
 )
 
 // allowedUpdates are the kinds of update the bot asks Telegram for.
 var allowedUpdates = []string{"message", "edited_message", "callback_query", "my_chat_member"}
 
-// poller long-polls getUpdates and hands each batch on only after it is
-// stored: the offset that confirms a batch is sent with the next call, which
-// happens only once the batch is in the inbox.
-type poller struct {
+// Poller long-polls getUpdates and confirms a batch only after it is
+// kept: the offset that confirms a batch is sent with the next call, which
+// happens only once keep has stored it.
+type Poller struct {
 	url     string // the getUpdates URL; holds the token, never logged
 	token   string // to scrub from errors
 	timeout time.Duration
 	client  *http.Client
+	clock   ryo.Clock
+	log     *slog.Logger
 }
 
-func newPoller(cfg Config) *poller {
-	return &poller{
-		url:     strings.TrimRight(cfg.APIURL, "/") + "/bot" + cfg.Token.Reveal() + "/getUpdates",
-		token:   cfg.Token.Reveal(),
-		timeout: cfg.PollTimeout,
-		client:  &http.Client{Timeout: cfg.PollTimeout + cfg.CallTimeout},
+// Options say where to poll, and how.
+type Options struct {
+	Token       ryo.Secret
+	APIURL      string
+	PollTimeout time.Duration // how long one getUpdates waits for updates
+	CallTimeout time.Duration // added to PollTimeout for the call's deadline
+	Clock       ryo.Clock     // the system clock when nil
+}
+
+// NewPoller returns a poller of the Bot API o names.
+func NewPoller(o Options, log *slog.Logger) *Poller {
+	if o.Clock == nil {
+		o.Clock = ryo.SystemClock{}
+	}
+	return &Poller{
+		url:     strings.TrimRight(o.APIURL, "/") + "/bot" + o.Token.Reveal() + "/getUpdates",
+		token:   o.Token.Reveal(),
+		timeout: o.PollTimeout,
+		client:  &http.Client{Timeout: o.PollTimeout + o.CallTimeout},
+		clock:   o.Clock,
+		log:     log,
 	}
 }
+
+// Keep stores a batch, or fails, and then Telegram sends the batch again.
+type Keep func(ctx context.Context, b Batch) error
+
+// Run fetches updates until ctx ends, handing each batch to keep before
+// the next fetch confirms it to Telegram. Failures are logged and waited
+// out: the updates stay with Telegram meanwhile.
+func (p *Poller) Run(ctx context.Context, keep Keep) {
+	var offset int64
+	failures := 0
+	for ctx.Err() == nil {
+		got, err := p.fetch(ctx, offset)
+		if err == nil {
+			err = keep(ctx, got)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			failures++
+			wait := pollBackoff(err, failures)
+			p.log.Warn("polling Telegram failed", "err", err, "retry_in", wait, "failures", failures)
+			ryo.Sleep(ctx, p.clock, wait)
+			continue
+		}
+		failures = 0
+		for _, u := range got.Updates {
+			offset = max(offset, u.ID+1)
+		}
+		if len(got.Updates) == 0 && len(got.Unreadable) > 0 {
+			// Nothing to confirm them with: Telegram sends them again
+			// until an update with an id comes after them.
+			ryo.Sleep(ctx, p.clock, unreadableWait)
+		}
+	}
+}
+
+// unreadableWait is how long the poller waits before it asks again for a
+// batch that held only updates without a readable id.
+const unreadableWait = time.Second
 
 // apiError is an error answer of the Bot API.
 type apiError struct {
@@ -48,46 +108,46 @@ func (e *apiError) Error() string { return fmt.Sprintf("telegram: %d %s", e.Code
 
 // fetch returns the updates from offset on, waiting up to the poll timeout
 // for some to arrive.
-func (p *poller) fetch(ctx context.Context, offset int64) (batch, error) {
+func (p *Poller) fetch(ctx context.Context, offset int64) (Batch, error) {
 	body, _ := json.Marshal(map[string]any{
 		"offset": offset, "timeout": int(p.timeout.Seconds()), "allowed_updates": allowedUpdates,
 	})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
 	if err != nil {
-		return batch{}, p.scrub(err)
+		return Batch{}, p.scrub(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := p.client.Do(req)
 	if err != nil {
-		return batch{}, p.scrub(err)
+		return Batch{}, p.scrub(err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
-		return batch{}, p.scrub(err)
+		return Batch{}, p.scrub(err)
 	}
 	ups, err := decodeUpdates(resp.StatusCode, data)
-	return ups, scrub(err, p.token)
+	return ups, delivery.Scrub(err, p.token)
 }
 
 // scrub removes the token from an error that quotes the request URL.
-func (p *poller) scrub(err error) error {
+func (p *Poller) scrub(err error) error {
 	var urlErr *url.Error
 	if errors.As(err, &urlErr) {
 		urlErr.URL = strings.ReplaceAll(urlErr.URL, p.token, "***")
 	}
-	return scrub(fmt.Errorf("getUpdates: %w", err), p.token)
+	return delivery.Scrub(fmt.Errorf("getUpdates: %w", err), p.token)
 }
 
-// batch is what one getUpdates answer holds: the updates the inbox can take,
+// Batch is what one getUpdates answer holds: the updates the inbox can take,
 // and those without an update_id that can be read, which only the dead
 // letter can keep.
-type batch struct {
-	updates    []memory.InboxUpdate
-	unreadable []json.RawMessage
+type Batch struct {
+	Updates    []memory.InboxUpdate
+	Unreadable []json.RawMessage
 }
 
-func decodeUpdates(status int, data []byte) (batch, error) {
+func decodeUpdates(status int, data []byte) (Batch, error) {
 	var resp struct {
 		OK          bool              `json:"ok"`
 		Result      []json.RawMessage `json:"result"`
@@ -98,25 +158,26 @@ func decodeUpdates(status int, data []byte) (batch, error) {
 		} `json:"parameters"`
 	}
 	if err := json.Unmarshal(data, &resp); err != nil {
-		return batch{}, fmt.Errorf("getUpdates: HTTP %d, not a Bot API answer: %.100q", status, data)
+		return Batch{}, fmt.Errorf("getUpdates: HTTP %d, not a Bot API answer: %.100q", status, data)
 	}
 	if !resp.OK {
-		return batch{}, &apiError{Code: resp.ErrorCode, Description: resp.Description, RetryAfter: resp.Parameters.RetryAfter}
+		return Batch{}, &apiError{Code: resp.ErrorCode, Description: resp.Description, RetryAfter: resp.Parameters.RetryAfter}
 	}
-	var b batch
+	var b Batch
 	for _, raw := range resp.Result {
-		if u, ok := inboxUpdate(raw); ok {
-			b.updates = append(b.updates, u)
+		if u, ok := Read(raw); ok {
+			b.Updates = append(b.Updates, u)
 		} else {
-			b.unreadable = append(b.unreadable, raw)
+			b.Unreadable = append(b.Unreadable, raw)
 		}
 	}
 	return b, nil
 }
 
-// inboxUpdate reads what the inbox needs from a raw update: its id, its kind
-// and its chat. It keeps the raw bytes as they are.
-func inboxUpdate(raw json.RawMessage) (memory.InboxUpdate, bool) {
+// Read reads what the inbox needs from a raw update: its id, its kind and
+// its chat. It keeps the raw bytes as they are. ok is false when the update
+// has no id that can be read.
+func Read(raw json.RawMessage) (memory.InboxUpdate, bool) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		return memory.InboxUpdate{}, false
@@ -201,14 +262,5 @@ func pollBackoff(err error, n int) time.Duration {
 	if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
 		return time.Duration(apiErr.RetryAfter) * time.Second
 	}
-	return backoff(n)
-}
-
-// backoff doubles from half a second up to 30 seconds.
-func backoff(n int) time.Duration {
-	d := 500 * time.Millisecond
-	for i := 1; i < n && d < 30*time.Second; i++ {
-		d *= 2
-	}
-	return min(d, 30*time.Second)
+	return ryo.Backoff(n)
 }
