@@ -35,6 +35,7 @@ type Config struct {
 	Location   *time.Location // the time zone the model is told
 	MaxRounds  int            // rounds per turn, each a model call (with its repairs) and perhaps a tool; default 4
 	MaxRepairs int            // corrections of an invalid answer per round; default 2
+	Clock      ryo.Clock      // the system clock when nil
 }
 
 // Agent answers turns.
@@ -44,8 +45,6 @@ type Agent struct {
 	format  []byte         // the envelope schema sent to the model
 	final   []byte         // the same without tools, for the last round
 	answers *schema.Schema // what answers are checked against
-	// Now is the clock; tests replace it.
-	Now func() time.Time
 }
 
 // New returns an agent, with the envelope schema for its tools compiled.
@@ -56,7 +55,10 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.MaxRepairs == 0 {
 		cfg.MaxRepairs = 2
 	}
-	a := &Agent{cfg: cfg, Now: time.Now}
+	if cfg.Clock == nil {
+		cfg.Clock = ryo.SystemClock{}
+	}
+	a := &Agent{cfg: cfg}
 	for _, s := range cfg.Tools.Specs() {
 		a.tools = append(a.tools, prompts.Tool{Name: s.Name, Description: s.Description, Schema: s.Schema})
 	}

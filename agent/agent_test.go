@@ -12,6 +12,7 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
+	"github.com/ryo-bot/ryo/clocktest"
 	"github.com/ryo-bot/ryo/prompts"
 	"github.com/ryo-bot/ryo/toolbus"
 )
@@ -83,6 +84,7 @@ type fixture struct {
 	store *results
 	runs  int // calls of the add tool
 	saves int // calls of the save tool
+	clock *clocktest.Clock
 }
 
 func newFixture(t *testing.T, replies ...string) *fixture {
@@ -110,11 +112,11 @@ func newFixture(t *testing.T, replies ...string) *fixture {
 		t.Fatal(err)
 	}
 	berlin, _ := time.LoadLocation("Europe/Berlin")
-	f.agent, err = agent.New(agent.Config{Model: f.model, Prompts: set, Tools: reg, Store: f.store, Location: berlin})
+	f.clock = clocktest.New(time.Date(2026, 11, 22, 13, 5, 0, 0, time.UTC))
+	f.agent, err = agent.New(agent.Config{Model: f.model, Prompts: set, Tools: reg, Store: f.store, Location: berlin, Clock: f.clock})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.agent.Now = func() time.Time { return time.Date(2026, 11, 22, 13, 5, 0, 0, time.UTC) }
 	return f
 }
 
@@ -418,14 +420,15 @@ func TestPromptShapesHistory(t *testing.T) {
 // The prompt of the next turn starts with the same bytes as this one, up to
 // the message that was newest, so Ollama can reuse its cache.
 func TestPromptPrefixIsStableAcrossTurns(t *testing.T) {
-	a := newFixture(t).agent
+	f := newFixture(t)
+	a := f.agent
 	first := private("hello")
 	second := private("hello")
 	second.History = append(second.History,
 		ryo.Message{Kind: ryo.KindAssistant, Text: "Hi!"},
 		ryo.Message{Kind: ryo.KindUser, Sender: ann, Text: "how are you?"})
 	p1, _ := a.Prompt(first)
-	a.Now = func() time.Time { return time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC) }
+	f.clock.Advance(time.Hour + 55*time.Minute) // 15:00 UTC
 	p2, _ := a.Prompt(second)
 	if len(p1) != 2 || p1[0] != p2[0] {
 		t.Fatal("the system prompt changed between turns")

@@ -28,7 +28,7 @@ func (a *Agent) Prompt(in Input) ([]ryo.ModelMessage, error) {
 		return nil, err
 	}
 	note, err := a.cfg.Prompts.Now(prompts.Now{
-		Time:     a.Now().In(a.cfg.Location).Format("Monday, 2 January 2006, 15:04"),
+		Time:     a.cfg.Clock.Now().In(a.cfg.Location).Format("Monday, 2 January 2006, 15:04"),
 		Timezone: a.cfg.Location.String(),
 		Memories: memories(in.Memories),
 	})

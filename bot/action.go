@@ -92,7 +92,7 @@ func (b *Bot) heldAction(ctx context.Context, t talk, h *agent.Held) memory.Acti
 	summary := b.cfg.Tools.Explain(ryo.WithCaller(ctx, t.caller()), h.Call)
 	return memory.Action{ID: newActionID(), Requester: t.person.ID, CallID: h.Call.ID, Tool: h.Call.Tool, Args: h.Call.Args,
 		ArgsHash: toolbus.ArgsHash(h.Call.Args), Key: h.Call.Key, Reason: h.Reason, Summary: summary,
-		ExpiresAt: time.Now().Add(b.cfg.ConfirmTTL)}
+		ExpiresAt: b.cfg.Clock.Now().Add(b.cfg.ConfirmTTL)}
 }
 
 // showAction sends the prompt of the action turn t asked for, unless an
@@ -221,7 +221,7 @@ func (b *Bot) outcome(a memory.Action) string {
 // today.
 func (b *Bot) clock(t time.Time) string {
 	t = t.In(b.cfg.Location)
-	now := time.Now().In(b.cfg.Location)
+	now := b.cfg.Clock.Now().In(b.cfg.Location)
 	if t.Year() == now.Year() && t.YearDay() == now.YearDay() {
 		return t.Format("15:04 MST")
 	}

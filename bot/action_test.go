@@ -44,7 +44,7 @@ func TestPromptIsValidInEveryState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &Bot{cfg: Config{Tools: r, Location: time.UTC}}
+	b := &Bot{cfg: Config{Tools: r, Location: time.UTC, Clock: ryo.SystemClock{}}}
 	name := strings.Repeat("<Ж&>", 16)
 	for _, size := range []int{10, maxInlineArgs - 20, maxInlineArgs + 1} {
 		args := json.RawMessage(`{"x":"` + strings.Repeat("<&>", size/3) + `"}`)

@@ -87,7 +87,7 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 	if err != nil {
 		return nil, err
 	}
-	o := stages.New(t, stages.Config{NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts, Log: log})
+	o := stages.New(t, stages.Config{NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts, Log: log, Clock: cfg.Clock})
 	return &Bot{cfg: cfg, log: log, db: db, agent: answerer, model: model, tg: t, stages: o, poller: intake.NewPoller(intake.Options{Token: cfg.Token, APIURL: cfg.APIURL, PollTimeout: cfg.PollTimeout,
 		CallTimeout: cfg.CallTimeout, Clock: cfg.Clock}, log)}, nil
 }
@@ -138,12 +138,12 @@ func (b *Bot) Run(ctx context.Context) error {
 func (b *Bot) drain(d *dispatcher, stopWork context.CancelFunc) {
 	done := make(chan struct{})
 	go func() { d.wait(); close(done) }()
-	timer := time.NewTimer(b.cfg.ShutdownGrace)
-	defer timer.Stop()
+	fired, stop := b.cfg.Clock.Timer(b.cfg.ShutdownGrace)
+	defer stop()
 	select {
 	case <-done:
 		return
-	case <-timer.C:
+	case <-fired:
 		b.log.Warn("shutdown: cancelling turns still running; they resume at the next start")
 		stopWork()
 		<-done

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/memory"
@@ -130,7 +129,7 @@ func (b *Bot) askToForget(ctx context.Context, c call, s memory.Shelf, id int64,
 	}
 	a := memory.Action{ID: newActionID(), Requester: c.user.ID, CallID: fmt.Sprintf("u%d-cmd", c.update), Tool: "forget",
 		Args: args, ArgsHash: toolbus.ArgsHash(args), Key: toolbus.Key(c.update, 0, "forget", args), Reason: toolbus.HoldDestructive,
-		Summary: summary, Origin: origin, ExpiresAt: time.Now().Add(b.cfg.ConfirmTTL)}
+		Summary: summary, Origin: origin, ExpiresAt: b.cfg.Clock.Now().Add(b.cfg.ConfirmTTL)}
 	if _, err := b.db.SaveCommandAction(ctx, c.update, c.place, a); err != nil {
 		return err
 	}

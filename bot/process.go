@@ -44,8 +44,8 @@ func (b *Bot) process(ctx context.Context, j *job) afterRun {
 		log.Info("update interrupted by shutdown; it resumes at the next start")
 		return afterRun{}
 	case errors.Is(err, memory.ErrUnavailable),
-		errors.Is(err, delivery.ErrUnavailable) && j.outage() < maxOutage:
-		wait := j.retryIn()
+		errors.Is(err, delivery.ErrUnavailable) && j.outage(b.cfg.Clock.Now()) < maxOutage:
+		wait := j.retryIn(b.cfg.Clock.Now())
 		log.Warn("update interrupted by an outage; will retry", "retry_in", wait, "err", err)
 		return afterRun{retryIn: wait}
 	}
@@ -66,7 +66,7 @@ func (b *Bot) claim(ctx context.Context, log *slog.Logger, j *job) (time.Duratio
 	case err != nil && ctx.Err() != nil:
 		return 0, false
 	case err != nil:
-		wait := j.retryIn()
+		wait := j.retryIn(b.cfg.Clock.Now())
 		log.Warn("cannot claim update; will retry", "retry_in", wait, "err", err)
 		return wait, false
 	case !ok:
@@ -83,19 +83,19 @@ func (b *Bot) claim(ctx context.Context, log *slog.Logger, j *job) (time.Duratio
 }
 
 // retryIn starts or continues a run of failures and says when to try again.
-func (j *job) retryIn() time.Duration {
+func (j *job) retryIn(now time.Time) time.Duration {
 	if j.since.IsZero() {
-		j.since = time.Now()
+		j.since = now
 	}
 	return ryo.Backoff(j.attempt)
 }
 
 // outage is how long the current run of failures has lasted.
-func (j *job) outage() time.Duration {
+func (j *job) outage(now time.Time) time.Duration {
 	if j.since.IsZero() {
 		return 0
 	}
-	return time.Since(j.since)
+	return now.Sub(j.since)
 }
 
 // errPanic marks a recovered panic.

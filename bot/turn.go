@@ -92,7 +92,7 @@ func (b *Bot) ask(ctx context.Context, t talk, shown *stages.Turn) (string, json
 	if err != nil {
 		return "", nil, err
 	}
-	started := time.Now()
+	started := b.cfg.Clock.Now()
 	turnCtx, cancel := context.WithTimeout(ctx, b.cfg.TurnTimeout)
 	defer cancel()
 	out, err := b.agent.Run(turnCtx, agent.Input{Bot: b.me, Chat: t.chat, Place: t.place, UpdateID: t.id, History: history,
@@ -100,7 +100,7 @@ func (b *Bot) ask(ctx context.Context, t talk, shown *stages.Turn) (string, json
 	if err != nil {
 		return "", nil, err
 	}
-	meta := b.answerMetadata(out, time.Since(started))
+	meta := b.answerMetadata(out, b.cfg.Clock.Now().Sub(started))
 	err = b.record(ctx, "save answer", func(ctx context.Context) error {
 		if out.Held == nil {
 			return b.db.SaveTurnAnswer(ctx, t.id, t.place, out.Text, meta)

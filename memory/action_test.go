@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/clocktest"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/memory/memorytest"
 )
@@ -134,11 +135,13 @@ func TestCancelStoresACancelledResult(t *testing.T) {
 func TestExpiry(t *testing.T) {
 	db := memorytest.Open(t)
 	now := time.Now()
-	db.Now = func() time.Time { return now }
+	clock := clocktest.New(now)
+	db.Clock = clock
 	held(t, db, 1, "act1", "k1", now.Add(time.Minute))
 	held(t, db, 2, "act2", "k2", now.Add(time.Minute))
 	held(t, db, 3, "act3", "k3", now.Add(time.Hour))
 	now = now.Add(2 * time.Minute)
+	clock.Advance(2 * time.Minute)
 	a, ok, err := db.Decide(ctx(t), memory.Decision{ID: "act1", Actor: alice.ID, Update: 9, Confirm: true}, result("k1", "cancelled"))
 	if ok || err != nil || a.State != memory.ActionExpired {
 		t.Fatalf("late press = %+v, %v, %v; want expired", a, ok, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/ryo-bot/ryo"
 )
 
 // ErrUnavailable marks errors caused by the database being out of reach:
@@ -29,9 +30,13 @@ const DefaultQueryTimeout = 10 * time.Second
 type DB struct {
 	pool    *pgxpool.Pool
 	timeout time.Duration
-	// Now is the clock; tests replace it.
-	Now func() time.Time
+	// Clock is the time every statement writes and compares with; tests
+	// replace it.
+	Clock ryo.Clock
 }
+
+// Now is the time on db's clock.
+func (db *DB) Now() time.Time { return db.Clock.Now() }
 
 // Option adjusts how Open connects.
 type Option func(*openConfig)
@@ -60,7 +65,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to database %s: %w", where(cfg), err)
 	}
-	db := &DB{pool: pool, timeout: DefaultQueryTimeout, Now: time.Now}
+	db := &DB{pool: pool, timeout: DefaultQueryTimeout, Clock: ryo.SystemClock{}}
 	pingCtx, cancel := db.deadline(ctx)
 	defer cancel()
 	if err := pool.Ping(pingCtx); err != nil {

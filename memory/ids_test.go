@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/clocktest"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/memory/memorytest"
 )
@@ -207,7 +208,8 @@ func checkTurn(t *testing.T, db *memory.DB, e edge) {
 func checkActions(t *testing.T, db *memory.DB, e edge) {
 	c := ctx(t)
 	now := time.Now()
-	db.Now = func() time.Time { return now }
+	clock := clocktest.New(now)
+	db.Clock = clock
 	a, err := db.SaveHeldAnswer(c, e.update, e.place(), "sure", nil, memory.Action{
 		ID: "edge-yes", Requester: e.user, CallID: "c1", Tool: "wipe", Args: e.bigJSON(), ArgsHash: "h",
 		Key: "edge-yes", Reason: "destructive", ExpiresAt: now.Add(time.Hour)})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/ryo-bot/ryo"
 )
 
 // instanceLock is the advisory lock key a running ryo holds, so that a
@@ -24,7 +26,7 @@ func (db *DB) LockInstance(ctx context.Context, wait time.Duration) (release fun
 	if err != nil {
 		return nil, db.fail("lock instance", err)
 	}
-	deadline := time.Now().Add(wait)
+	deadline := db.Now().Add(wait)
 	for {
 		var ok bool
 		if err := conn.QueryRow(ctx, "select pg_try_advisory_lock($1, hashtext(current_schema()))", instanceLock).Scan(&ok); err != nil {
@@ -34,13 +36,11 @@ func (db *DB) LockInstance(ctx context.Context, wait time.Duration) (release fun
 		if ok {
 			break
 		}
-		if !time.Now().Before(deadline) {
+		if !db.Now().Before(deadline) {
 			conn.Release()
 			return nil, ErrAnotherInstance
 		}
-		select {
-		case <-time.After(200 * time.Millisecond):
-		case <-ctx.Done():
+		if !ryo.Sleep(ctx, db.Clock, 200*time.Millisecond) {
 			conn.Release()
 			return nil, ctx.Err()
 		}

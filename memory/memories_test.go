@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/clocktest"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/memory/memorytest"
 )
@@ -116,7 +117,8 @@ func TestRememberTwiceKeepsOneWithBothTags(t *testing.T) {
 func TestExpiredMemoriesAreNotRecalled(t *testing.T) {
 	db := memorytest.Open(t)
 	now := time.Now()
-	db.Now = func() time.Time { return now }
+	clock := clocktest.New(now)
+	db.Clock = clock
 	if _, err := db.Remember(ctx(t), memory.Memory{Scope: memory.ScopeUser, Owner: 1, Chat: 1, Content: "Parking spot 12 today",
 		AddedBy: 1, Expires: now.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
@@ -125,6 +127,7 @@ func TestExpiredMemoriesAreNotRecalled(t *testing.T) {
 		t.Fatalf("before expiry: %+v", got)
 	}
 	now = now.Add(2 * time.Hour)
+	clock.Advance(2 * time.Hour)
 	if got, _ := db.Recall(ctx(t), memory.PersonShelf(1), "parking", 5); len(got) != 0 {
 		t.Fatalf("after expiry: %+v", got)
 	}
@@ -133,7 +136,8 @@ func TestExpiredMemoriesAreNotRecalled(t *testing.T) {
 func TestAccess(t *testing.T) {
 	db := memorytest.Open(t)
 	now := time.Now()
-	db.Now = func() time.Time { return now }
+	clock := clocktest.New(now)
+	db.Clock = clock
 	if _, err := db.SaveUser(ctx(t), ryo.User{ID: 7, FirstName: "Eve", Username: "Eve_X"}, false); err != nil {
 		t.Fatal(err)
 	}
@@ -146,6 +150,7 @@ func TestAccess(t *testing.T) {
 		}
 	}
 	now = now.Add(25 * time.Hour)
+	clock.Advance(25 * time.Hour)
 	if tell, _ := db.Refuse(ctx(t), 7); !tell {
 		t.Fatal("not told again after a day")
 	}

@@ -77,7 +77,7 @@ func TestLiveEnvelopeFormat(t *testing.T) {
 	c := ollama.New(ollama.Config{Host: u, Model: "tiny", ConnectTimeout: 5 * time.Second,
 		FirstTokenTimeout: time.Minute, Timeout: 2 * time.Minute})
 	var specs []prompts.Tool
-	for _, s := range tools.Builtin(time.UTC, time.Now) {
+	for _, s := range tools.Builtin(time.UTC, nil) {
 		specs = append(specs, prompts.Tool{Name: s.Name, Description: s.Description, Schema: s.Schema})
 	}
 	format, err := prompts.Envelope(specs)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/schema"
 )
 
@@ -17,6 +18,7 @@ type Registry struct {
 	tools  map[string]*entry
 	order  []string
 	policy Policy
+	clock  ryo.Clock
 
 	mu   sync.Mutex
 	done map[string]Result // finished calls by idempotency key
@@ -32,13 +34,17 @@ type entry struct {
 // ConfirmDestructive. Call it while building the registry.
 func (r *Registry) SetPolicy(p Policy) { r.policy = p }
 
+// SetClock sets the clock tools' latencies are measured on; the system's
+// by default.
+func (r *Registry) SetClock(c ryo.Clock) { r.clock = c }
+
 // rememberedCalls bounds how many finished calls the registry keeps in
 // memory for idempotency; older ones are found in the store.
 const rememberedCalls = 4096
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{tools: map[string]*entry{}, done: map[string]Result{}}
+	return &Registry{tools: map[string]*entry{}, done: map[string]Result{}, clock: ryo.SystemClock{}}
 }
 
 var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)

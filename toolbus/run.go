@@ -142,9 +142,9 @@ func (r *Registry) run(ctx context.Context, c Call) Result {
 		return res.fail(StatusDenied, Errorf(CodeNeedsConfirm,
 			"%s needs the person's confirmation first; it was not done", c.Tool))
 	}
-	started := time.Now()
+	started := r.clock.Now()
 	out, err := r.attempts(ctx, e, c.Args, &res)
-	res.Latency = time.Since(started)
+	res.Latency = r.clock.Now().Sub(started)
 	if err != nil {
 		return res.failure(ctx, err, e.spec.Timeout)
 	}

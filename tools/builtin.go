@@ -4,16 +4,17 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/toolbus"
 )
 
 // Builtin returns the specs of all built-in tools, for main to register.
 // defaultZone is the owner's time zone for current_time (nil means UTC) and
-// now is its clock (nil means time.Now).
-func Builtin(defaultZone *time.Location, now func() time.Time) []toolbus.Spec {
+// c is its clock (nil means the system's).
+func Builtin(defaultZone *time.Location, c ryo.Clock) []toolbus.Spec {
 	return []toolbus.Spec{
 		Calculate(),
-		CurrentTime(defaultZone, now),
+		CurrentTime(defaultZone, c),
 		UnitConvert(),
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/toolbus"
 )
 
@@ -42,24 +43,24 @@ var zoneAliases = map[string]bool{"utc": true, "gmt": true, "z": true, "zulu": t
 
 // clock reads the time; zone is the owner's.
 type clock struct {
-	zone *time.Location
-	now  func() time.Time
+	zone  *time.Location
+	clock ryo.Clock
 }
 
 // CurrentTime returns the current_time tool. defaultZone is the owner's
-// time zone (nil means UTC) and now the clock (nil means time.Now).
-func CurrentTime(defaultZone *time.Location, now func() time.Time) toolbus.Spec {
-	c := clock{zone: defaultZone, now: now}
-	if c.zone == nil {
-		c.zone = time.UTC
+// time zone (nil means UTC) and c the clock (nil means the system's).
+func CurrentTime(defaultZone *time.Location, c ryo.Clock) toolbus.Spec {
+	cl := clock{zone: defaultZone, clock: c}
+	if cl.zone == nil {
+		cl.zone = time.UTC
 	}
-	if c.now == nil {
-		c.now = time.Now
+	if cl.clock == nil {
+		cl.clock = ryo.SystemClock{}
 	}
 	return readOnly("current_time",
 		"Get the current date, time and weekday in the owner's time zone, or in an IANA zone such as \"Asia/Tokyo\". "+
 			"Returns the zone, an RFC 3339 time, the weekday and a readable form.",
-		currentTimeSchema, c.call)
+		currentTimeSchema, cl.call)
 }
 
 func (c clock) call(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -76,7 +77,7 @@ func (c clock) call(ctx context.Context, raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := c.now().In(loc)
+	t := c.clock.Now().In(loc)
 	return CurrentTimeResult{
 		Timezone: loc.String(),
 		Time:     t.Format(time.RFC3339),

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 	_ "time/tzdata" // the zones, whatever the machine has installed
+
+	"github.com/ryo-bot/ryo/clocktest"
 )
 
 func TestCurrentTime(t *testing.T) {
@@ -11,7 +13,7 @@ func TestCurrentTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := func() time.Time { return time.Date(2026, 11, 22, 13, 5, 0, 0, time.UTC) }
+	now := clocktest.New(time.Date(2026, 11, 22, 13, 5, 0, 0, time.UTC))
 	spec := CurrentTime(berlin, now)
 	tests := []struct{ args, want string }{
 		{`{}`, `{"timezone":"Europe/Berlin","time":"2026-11-22T14:05:00+01:00","weekday":"Sunday","human":"Sunday, 22 November 2026, 14:05"}`},
@@ -40,7 +42,7 @@ func TestCurrentTimeSummer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := func() time.Time { return time.Date(2026, 7, 1, 22, 30, 0, 0, time.UTC) }
+	now := clocktest.New(time.Date(2026, 7, 1, 22, 30, 0, 0, time.UTC))
 	got, err := runTool(t, CurrentTime(berlin, now), `{}`)
 	want := `{"timezone":"Europe/Berlin","time":"2026-07-02T00:30:00+02:00","weekday":"Thursday","human":"Thursday, 2 July 2026, 00:30"}`
 	if err != nil || got != want {
@@ -60,7 +62,7 @@ func TestCurrentTimeDefaults(t *testing.T) {
 }
 
 func TestCurrentTimeErrors(t *testing.T) {
-	now := func() time.Time { return time.Date(2026, 11, 22, 13, 5, 0, 0, time.UTC) }
+	now := clocktest.New(time.Date(2026, 11, 22, 13, 5, 0, 0, time.UTC))
 	spec := CurrentTime(time.UTC, now)
 	tests := []struct{ args, code, message string }{
 		{`{"timezone":"Mars/Olympus_Mons"}`, CodeInvalidTimezone,

@@ -47,7 +47,10 @@ func Vector(ctx context.Context, e Embedder, log *slog.Logger, text string) []fl
 // on the shelf of the conversation it is called from — in a private chat
 // the person's own memories, in a group the group's — which it learns from
 // its context (ryo.CallerOf); no argument can name another shelf.
-func Memory(store Memories, embed Embedder, log *slog.Logger) []toolbus.Spec {
+func Memory(store Memories, embed Embedder, clock ryo.Clock, log *slog.Logger) []toolbus.Spec {
+	if clock == nil {
+		clock = ryo.SystemClock{}
+	}
 	return []toolbus.Spec{
 		{Name: "remember", Effect: toolbus.Mutating, Tags: []string{"memory:remember"},
 			Description: "Remember a fact for later conversations, in one short sentence; for a passing one, set expires_in_days.",
@@ -57,7 +60,7 @@ func Memory(store Memories, embed Embedder, log *slog.Logger) []toolbus.Spec {
 				"expires_in_days":{"type":"integer","minimum":1,"maximum":3650}},
 				"required":["content"],"additionalProperties":false}`),
 			Tool: toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) {
-				return remember(ctx, store, embed, log, args)
+				return remember(ctx, store, embed, clock, log, args)
 			})},
 		{Name: "recall", Effect: toolbus.ReadOnly, Tags: []string{"memory:recall"},
 			Description: "Search what you remember from earlier conversations; returns the best matches with their ids.",
@@ -90,7 +93,7 @@ func ShelfOf(c ryo.Caller) memory.Shelf {
 // errNoCaller is a tool run outside a conversation: a bug, never the model's.
 var errNoCaller = errors.New("memory tool called without a caller")
 
-func remember(ctx context.Context, store Memories, embed Embedder, log *slog.Logger, raw json.RawMessage) (any, error) {
+func remember(ctx context.Context, store Memories, embed Embedder, clock ryo.Clock, log *slog.Logger, raw json.RawMessage) (any, error) {
 	var args struct {
 		Content string   `json:"content"`
 		Tags    []string `json:"tags"`
@@ -109,7 +112,7 @@ func remember(ctx context.Context, store Memories, embed Embedder, log *slog.Log
 	shelf := ShelfOf(c)
 	var expires time.Time
 	if args.Days > 0 {
-		expires = time.Now().AddDate(0, 0, args.Days)
+		expires = clock.Now().AddDate(0, 0, args.Days)
 	}
 	m, err := store.Remember(ctx, memory.Memory{Scope: shelf.Scope, Owner: c.Person.ID, Chat: c.Chat.ID, Content: args.Content,
 		Tags: normalTags(args.Tags), Source: c.Message, AddedBy: c.Person.ID, Expires: expires,

@@ -61,7 +61,7 @@ func on(m memory.Memory, sh memory.Shelf) bool {
 func memoryTools(t *testing.T, store *shelves) *toolbus.Registry {
 	t.Helper()
 	r := toolbus.NewRegistry()
-	for _, s := range tools.Memory(store, nil, nil) {
+	for _, s := range tools.Memory(store, nil, nil, nil) {
 		if err := r.Register(s); err != nil {
 			t.Fatal(err)
 		}

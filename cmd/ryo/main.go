@@ -24,6 +24,7 @@ import (
 	"time"
 	_ "time/tzdata" // IANA zones for RYO_TIMEZONE in a static binary
 
+	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
 	"github.com/ryo-bot/ryo/bot"
 	"github.com/ryo-bot/ryo/memory"
@@ -119,6 +120,9 @@ type Main struct {
 	// Tools are tools beyond the built-in ones, registered at start.
 	Tools []toolbus.Spec
 
+	// Clock is the one clock every part reads the time from.
+	Clock ryo.Clock
+
 	// Set by Run while it runs.
 	DB       *memory.DB
 	HTTPAddr net.Addr // where /healthz listens, nil when switched off
@@ -127,7 +131,7 @@ type Main struct {
 
 // NewMain returns a program that has not started.
 func NewMain(cfg Config, log *slog.Logger) *Main {
-	return &Main{Config: cfg, Log: log, LockWait: 10 * time.Second, ready: make(chan struct{})}
+	return &Main{Config: cfg, Log: log, LockWait: 10 * time.Second, Clock: ryo.SystemClock{}, ready: make(chan struct{})}
 }
 
 // Ready is closed once Run has opened the database and started its parts.
@@ -141,6 +145,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
+	db.Clock = m.Clock
 	release, err := db.LockInstance(ctx, m.LockWait)
 	if err != nil {
 		return err
@@ -160,12 +165,12 @@ func (m *Main) Run(ctx context.Context) error {
 	if cfg.EmbedModel != "" {
 		embedder = model
 	}
-	registry, err := newRegistry(cfg, append(tools.Memory(db, embedder, log), m.Tools...))
+	registry, err := newRegistry(cfg, m.Clock, append(tools.Memory(db, embedder, m.Clock, log), m.Tools...))
 	if err != nil {
 		return err
 	}
 	answerer, err := agent.New(agent.Config{Model: model, Prompts: set, Tools: registry, Store: db,
-		Location: cfg.Timezone, MaxRounds: cfg.MaxRounds})
+		Location: cfg.Timezone, MaxRounds: cfg.MaxRounds, Clock: m.Clock})
 	if err != nil {
 		return err
 	}
@@ -175,7 +180,7 @@ func (m *Main) Run(ctx context.Context) error {
 		MaxAttempts: cfg.MaxAttempts, ShutdownGrace: cfg.ShutdownGrace, TurnTimeout: cfg.TurnTimeout,
 		NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts,
 		Tools: registry, ConfirmTTL: cfg.ConfirmTTL, AdminsDecide: cfg.AdminsDecide, Location: cfg.Timezone, Access: cfg.Access,
-		Embedder: embedder,
+		Embedder: embedder, Clock: m.Clock,
 	}, log, db, answerer, cfg.Model)
 	if err != nil {
 		return err
@@ -191,12 +196,13 @@ func (m *Main) Run(ctx context.Context) error {
 
 // newRegistry lists the tools the model may use: the built-in ones and
 // extra.
-func newRegistry(cfg Config, extra []toolbus.Spec) (*toolbus.Registry, error) {
+func newRegistry(cfg Config, clock ryo.Clock, extra []toolbus.Spec) (*toolbus.Registry, error) {
 	r := toolbus.NewRegistry()
+	r.SetClock(clock)
 	if cfg.ConfirmChanges {
 		r.SetPolicy(toolbus.ConfirmChanges)
 	}
-	for _, spec := range append(tools.Builtin(cfg.Timezone, time.Now), extra...) {
+	for _, spec := range append(tools.Builtin(cfg.Timezone, clock), extra...) {
 		if err := r.Register(spec); err != nil {
 			return nil, err
 		}
