@@ -88,9 +88,9 @@ func newActionID() string {
 
 // heldAction is the action a turn asks the person to confirm, with what
 // it will do in words when its tool can say.
-func (b *Bot) heldAction(ctx context.Context, t talk, h *agent.Held) memory.Action {
+func (b *Bot) heldAction(ctx context.Context, t talk, h *agent.Held) ryo.Action {
 	summary := b.cfg.Tools.Explain(ryo.WithCaller(ctx, t.caller()), h.Call)
-	return memory.Action{ID: newActionID(), Requester: t.person.ID, CallID: h.Call.ID, Tool: h.Call.Tool, Args: h.Call.Args,
+	return ryo.Action{ID: newActionID(), Requester: t.person.ID, CallID: h.Call.ID, Tool: h.Call.Tool, Args: h.Call.Args,
 		ArgsHash: toolbus.ArgsHash(h.Call.Args), Key: h.Call.Key, Reason: h.Reason, Summary: summary,
 		ExpiresAt: b.cfg.Clock.Now().Add(b.cfg.ConfirmTTL)}
 }
@@ -144,7 +144,7 @@ func (b *Bot) showAction(ctx context.Context, t talk) error {
 // arguments in full (or, when long, a pointer to the file that holds them,
 // returned too), why it waits, and who may decide until when — or, once
 // decided, the outcome.
-func (b *Bot) prompt(a memory.Action) (render.Part, []byte) {
+func (b *Bot) prompt(a ryo.Action) (render.Part, []byte) {
 	var p render.Builder
 	p.Text("🔐 ")
 	p.Bold("Confirm before I do this")
@@ -182,7 +182,7 @@ func (b *Bot) prompt(a memory.Action) (render.Part, []byte) {
 
 // outcome is the last line of a prompt: who may decide and until when, or
 // what came of it.
-func (b *Bot) outcome(a memory.Action) string {
+func (b *Bot) outcome(a ryo.Action) string {
 	by := func() string {
 		who := a.DeciderName
 		if who == "" {
@@ -191,7 +191,7 @@ func (b *Bot) outcome(a memory.Action) string {
 		return who + " at " + b.clock(a.DecidedAt)
 	}
 	switch a.State {
-	case memory.ActionPending:
+	case ryo.ActionPending:
 		line := "Expires at " + b.clock(a.ExpiresAt) + "."
 		if a.Place.ChatID < 0 { // a group: say whose it is
 			who := a.RequesterName
@@ -201,17 +201,17 @@ func (b *Bot) outcome(a memory.Action) string {
 			line = "Only " + who + " can confirm or cancel this. " + line
 		}
 		return line
-	case memory.ActionConfirmed:
+	case ryo.ActionConfirmed:
 		return "✅ Confirmed by " + by() + " — running it…"
-	case memory.ActionExecuted:
+	case ryo.ActionExecuted:
 		if a.ResultStatus == toolbus.StatusOK {
 			return "✅ Confirmed by " + by() + " — done."
 		}
-		if a.Origin != memory.OriginModel {
+		if a.Origin != ryo.OriginModel {
 			return "⚠️ Confirmed by " + by() + " — but it did not work."
 		}
 		return "⚠️ Confirmed by " + by() + " — but it did not work; see my answer below."
-	case memory.ActionCancelled:
+	case ryo.ActionCancelled:
 		return "❌ Cancelled by " + by() + " — nothing was done."
 	}
 	return "⌛ Expired at " + b.clock(a.ExpiresAt) + " — nothing was done."
@@ -310,18 +310,18 @@ func (b *Bot) press(ctx context.Context, j *job, q *models.CallbackQuery, id str
 	}
 	mine := decided || a.DecidedUpdate == update // this press decided it, maybe in a run that was interrupted
 	switch {
-	case !mine && a.State == memory.ActionExpired:
+	case !mine && a.State == ryo.ActionExpired:
 		log.Info("action press after expiry")
 		err := b.answerPress(ctx, q, pressExpired, true)
 		b.settle(ctx, a)
 		return err
 	case !mine:
 		verb := "confirmed"
-		if a.State == memory.ActionCancelled {
+		if a.State == ryo.ActionCancelled {
 			verb = "cancelled"
 		}
 		return b.answerPress(ctx, q, "This was already "+verb+" by "+orSomeone(a.DeciderName)+".", false)
-	case a.State == memory.ActionCancelled:
+	case a.State == ryo.ActionCancelled:
 		log.Info("action cancelled")
 		err := b.answerPress(ctx, q, pressCancelled, false)
 		b.settle(ctx, a)
@@ -333,7 +333,7 @@ func (b *Bot) press(ctx context.Context, j *job, q *models.CallbackQuery, id str
 			return err
 		}
 	}
-	if a.Origin != memory.OriginModel {
+	if a.Origin != ryo.OriginModel {
 		return b.executeCommand(ctx, a, ryo.Caller{Person: ryo.User{ID: a.Requester}, Chat: b.chatOfPress(q, a), Place: a.Place})
 	}
 	if j.press {
@@ -351,7 +351,7 @@ func (b *Bot) press(ctx context.Context, j *job, q *models.CallbackQuery, id str
 }
 
 // chatOfPress is the chat a press came from, as far as it is known.
-func (b *Bot) chatOfPress(q *models.CallbackQuery, a memory.Action) ryo.Chat {
+func (b *Bot) chatOfPress(q *models.CallbackQuery, a ryo.Action) ryo.Chat {
 	if q.Message.Message != nil {
 		return chatOf(q.Message.Message.Chat)
 	}
@@ -381,8 +381,8 @@ func (b *Bot) answerPress(ctx context.Context, q *models.CallbackQuery, text str
 
 // execute runs a confirmed action, stores its result and shows the outcome
 // in its prompt. An action an interrupted run executed is not run again.
-func (b *Bot) execute(ctx context.Context, a memory.Action, shown *stages.Turn) error {
-	if a.State == memory.ActionConfirmed {
+func (b *Bot) execute(ctx context.Context, a ryo.Action, shown *stages.Turn) error {
+	if a.State == ryo.ActionConfirmed {
 		res := b.runAction(ctx, a, shown.Observe)
 		if res.Status == toolbus.StatusCancelled && ctx.Err() != nil {
 			return ctx.Err() // shutting down: the press resumes at the next start
@@ -402,8 +402,8 @@ func (b *Bot) execute(ctx context.Context, a memory.Action, shown *stages.Turn) 
 
 // executeCommand runs a confirmed action a command asked for, and shows
 // the outcome in its prompt: there is no conversation to go on with.
-func (b *Bot) executeCommand(ctx context.Context, a memory.Action, caller ryo.Caller) error {
-	if a.State == memory.ActionConfirmed {
+func (b *Bot) executeCommand(ctx context.Context, a ryo.Action, caller ryo.Caller) error {
+	if a.State == ryo.ActionConfirmed {
 		res := b.runCommandAction(ctx, a, caller)
 		if res.Status == toolbus.StatusCancelled && ctx.Err() != nil {
 			return ctx.Err()
@@ -423,7 +423,7 @@ func (b *Bot) executeCommand(ctx context.Context, a memory.Action, caller ryo.Ca
 
 // runAction runs the tool with the arguments the person saw, through the
 // tool bus, telling observe (the turn's status message).
-func (b *Bot) runAction(ctx context.Context, a memory.Action, observe func(ryo.Step)) toolbus.Result {
+func (b *Bot) runAction(ctx context.Context, a ryo.Action, observe func(ryo.Step)) toolbus.Result {
 	observe(ryo.Step{Kind: ryo.StepTool, Tool: a.Tool, Args: a.Args})
 	var res toolbus.Result
 	if toolbus.ArgsHash(a.Args) != a.ArgsHash {
@@ -439,22 +439,22 @@ func (b *Bot) runAction(ctx context.Context, a memory.Action, observe func(ryo.S
 
 // declined is the result the model is shown for an action the person
 // cancelled.
-func declined(a memory.Action) toolbus.Result {
+func declined(a ryo.Action) toolbus.Result {
 	return toolbus.Result{CallID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Status: toolbus.StatusCancelled,
 		Error: toolbus.Errorf("declined", "the person pressed Cancel, so %s was not done", a.Tool)}
 }
 
 // expired is the result the model is shown for an action nobody decided
 // in time.
-func expired(a memory.Action) toolbus.Result {
+func expired(a ryo.Action) toolbus.Result {
 	return toolbus.Result{CallID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Status: toolbus.StatusCancelled,
 		Error: toolbus.Errorf("expired", "the person did not confirm in time, so %s was not done", a.Tool)}
 }
 
 // resultMessage is res as the tool-result message stored in a's place; none
 // for an action a command asked for, which no conversation waits on.
-func (b *Bot) resultMessage(a memory.Action, res toolbus.Result, update int64) ryo.Message {
-	if a.Origin != memory.OriginModel && a.Origin != "" {
+func (b *Bot) resultMessage(a ryo.Action, res toolbus.Result, update int64) ryo.Message {
+	if a.Origin != ryo.OriginModel && a.Origin != "" {
 		return ryo.Message{}
 	}
 	return ryo.Message{Place: a.Place, Kind: ryo.KindToolResult, Text: res.Text(), UpdateID: update, Metadata: res.Metadata()}
@@ -463,7 +463,7 @@ func (b *Bot) resultMessage(a memory.Action, res toolbus.Result, update int64) r
 // settle shows a decided action's outcome in its prompt, without buttons,
 // and remembers that it did. When Telegram cannot be reached the sweep
 // tries again later.
-func (b *Bot) settle(ctx context.Context, a memory.Action) {
+func (b *Bot) settle(ctx context.Context, a ryo.Action) {
 	if a.PromptID == 0 || a.Open() || a.Settled {
 		return
 	}
@@ -492,7 +492,7 @@ func (b *Bot) sweep(ctx context.Context) {
 }
 
 func (b *Bot) sweepOnce(ctx context.Context) {
-	expiredNow, err := b.db.ExpireActions(ctx, func(a memory.Action) ryo.Message { return b.resultMessage(a, expired(a), a.UpdateID) })
+	expiredNow, err := b.db.ExpireActions(ctx, func(a ryo.Action) ryo.Message { return b.resultMessage(a, expired(a), a.UpdateID) })
 	if err != nil {
 		if ctx.Err() == nil {
 			b.log.Warn("could not expire actions; will try again", "err", err)
@@ -539,17 +539,17 @@ func (b *Bot) approvals(ctx context.Context, c call) error {
 }
 
 // auditSymbol marks a kind of audit entry.
-func auditSymbol(event string) string {
+func auditSymbol(event ryo.AuditEvent) string {
 	switch event {
-	case "requested":
+	case ryo.EventRequested:
 		return "📝"
-	case "confirmed":
+	case ryo.EventConfirmed:
 		return "✅"
-	case "cancelled":
+	case ryo.EventCancelled:
 		return "❌"
-	case "expired":
+	case ryo.EventExpired:
 		return "⌛"
-	case "executed":
+	case ryo.EventExecuted:
 		return "⚙️"
 	}
 	return "🚫"
@@ -559,13 +559,13 @@ func auditSymbol(event string) string {
 // whom.
 func (b *Bot) auditLine(e memory.ActionEvent, withChat bool) string {
 	a := e.Action
-	line := e.At.In(b.cfg.Location).Format("2 Jan 15:04") + " " + auditSymbol(e.Event) + " " + e.Event
-	if e.Event == "executed" && e.Detail != "" {
+	line := e.At.In(b.cfg.Location).Format("2 Jan 15:04") + " " + auditSymbol(e.Event) + " " + string(e.Event)
+	if e.Event == ryo.EventExecuted && e.Detail != "" {
 		line += " (" + e.Detail + ")"
 	}
 	line += " · " + a.Tool + " " + clip(compactJSON(a.Args), 60)
 	switch {
-	case e.Event == "refused":
+	case e.Event == ryo.EventRefused:
 		line += " · pressed by " + orSomeone(e.Actor) + ", who may not decide"
 	case e.ActorID != 0 && e.ActorID != a.Requester:
 		line += " · by " + orSomeone(e.Actor) + ", asked by " + orSomeone(a.RequesterName)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ryo-bot/ryo"
-	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/telegramtest"
 	"github.com/ryo-bot/ryo/toolbus"
@@ -48,9 +47,9 @@ func TestPromptIsValidInEveryState(t *testing.T) {
 	name := strings.Repeat("<Ж&>", 16)
 	for _, size := range []int{10, maxInlineArgs - 20, maxInlineArgs + 1} {
 		args := json.RawMessage(`{"x":"` + strings.Repeat("<&>", size/3) + `"}`)
-		for _, state := range []string{memory.ActionPending, memory.ActionConfirmed, memory.ActionExecuted, memory.ActionCancelled, memory.ActionExpired} {
+		for _, state := range []ryo.ActionState{ryo.ActionPending, ryo.ActionConfirmed, ryo.ActionExecuted, ryo.ActionCancelled, ryo.ActionExpired} {
 			for _, chat := range []int64{7123456789, -1001234567890} {
-				a := memory.Action{ID: "id", Place: ryo.Place{ChatID: chat}, Tool: "wipe", Args: args, Reason: toolbus.HoldDestructive,
+				a := ryo.Action{ID: "id", Place: ryo.Place{ChatID: chat}, Tool: "wipe", Args: args, Reason: toolbus.HoldDestructive,
 					State: state, RequesterName: name, DeciderName: name, ExpiresAt: time.Now(), DecidedAt: time.Now(),
 					Summary: strings.Repeat("<Forget &>", 300)}
 				p, file := b.prompt(a)

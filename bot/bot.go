@@ -38,7 +38,7 @@ type Config struct {
 	AdminsDecide  bool           // admins may decide anyone's actions
 	Location      *time.Location // the time zone of times shown to people
 	Access        string         // AccessOpen or AccessAllowlist
-	Embedder      tools.Embedder // for recall by meaning; nil without an embedding model
+	Recall        tools.Recaller // how memories are found; its Store is the bot's database when nil
 	Clock         ryo.Clock      // the system clock when nil
 }
 
@@ -82,6 +82,9 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = ryo.SystemClock{}
+	}
+	if cfg.Recall.Store == nil {
+		cfg.Recall = tools.Recaller{Store: db, Log: log}
 	}
 	t, err := delivery.New(delivery.Options{Token: cfg.Token, APIURL: cfg.APIURL, CallTimeout: cfg.CallTimeout, Clock: cfg.Clock}, log)
 	if err != nil {

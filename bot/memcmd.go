@@ -10,7 +10,6 @@ import (
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/toolbus"
-	"github.com/ryo-bot/ryo/tools"
 )
 
 // Usage lines, the answer to bad arguments.
@@ -27,9 +26,9 @@ const (
 func (b *Bot) memoryCmd(ctx context.Context, c call) error {
 	args := strings.Fields(c.args)
 	if len(args) == 0 {
-		shelf := tools.ShelfOf(c.caller())
+		shelf := ryo.ShelfOf(c.caller())
 		label := "Your memories"
-		if shelf.Scope == memory.ScopeGroup {
+		if shelf.Scope == ryo.ScopeGroup {
 			label = "This group's memories"
 		}
 		return b.sendView(ctx, c, viewMemories, viewSubject{Scope: shelf.Scope, ID: shelf.ID, Label: label},
@@ -55,7 +54,7 @@ func (b *Bot) memoryCmd(ctx context.Context, c call) error {
 		if err != nil || id <= 0 {
 			return b.reply(ctx, c, usageMemoryAdmin)
 		}
-		return b.askToForget(ctx, c, memory.EveryShelf(), id, memory.OriginAdmin)
+		return b.askToForget(ctx, c, ryo.EveryShelf(), id, ryo.OriginAdmin)
 	}
 	c.args = args[0]
 	u, problem, err := b.target(ctx, c)
@@ -65,7 +64,7 @@ func (b *Bot) memoryCmd(ctx context.Context, c call) error {
 	if problem != "" {
 		return b.reply(ctx, c, problem+"\n\n"+usageMemoryAdmin)
 	}
-	return b.sendView(ctx, c, viewMemories, viewSubject{Scope: memory.ScopeUser, ID: u.ID, Label: displayName(u) + "'s memories", Admin: true},
+	return b.sendView(ctx, c, viewMemories, viewSubject{Scope: ryo.ScopeUser, ID: u.ID, Label: displayName(u) + "'s memories", Admin: true},
 		fmt.Sprintf("I don't remember anything for %s.", displayName(u)))
 }
 
@@ -89,9 +88,9 @@ func (b *Bot) memoryAdd(ctx context.Context, c call, rest string) error {
 	if problem != "" || len(words) == 0 {
 		return b.reply(ctx, c, usageMemoryAdmin)
 	}
-	m, err := b.db.Remember(ctx, memory.Memory{Scope: memory.ScopeUser, Owner: u.ID, Chat: c.chat.ID,
+	m, err := b.db.Remember(ctx, ryo.Memory{Scope: ryo.ScopeUser, Owner: u.ID, Chat: c.chat.ID,
 		Content: strings.Join(words, " "), Tags: tags, AddedBy: c.user.ID,
-		Embedding: tools.Vector(ctx, b.cfg.Embedder, b.log, strings.Join(words, " "))})
+		Embedding: b.cfg.Recall.Vector(ctx, strings.Join(words, " "))})
 	if err == memory.ErrTooLong {
 		return b.reply(ctx, c, "That is too long: a memory is at most 2000 characters.")
 	}
@@ -109,12 +108,12 @@ func (b *Bot) forgetCmd(ctx context.Context, c call) error {
 	if err != nil || id <= 0 {
 		return b.reply(ctx, c, usageForget)
 	}
-	return b.askToForget(ctx, c, tools.ShelfOf(c.caller()), id, memory.OriginCommand)
+	return b.askToForget(ctx, c, ryo.ShelfOf(c.caller()), id, ryo.OriginCommand)
 }
 
 // askToForget asks the person to confirm forgetting memory id on shelf s,
 // showing the memory.
-func (b *Bot) askToForget(ctx context.Context, c call, s memory.Shelf, id int64, origin string) error {
+func (b *Bot) askToForget(ctx context.Context, c call, s ryo.Shelf, id int64, origin ryo.Origin) error {
 	m, found, err := b.db.Memory(ctx, s, id)
 	if err != nil {
 		return err
@@ -124,10 +123,10 @@ func (b *Bot) askToForget(ctx context.Context, c call, s memory.Shelf, id int64,
 	}
 	args, _ := json.Marshal(map[string]int64{"memory_id": id})
 	summary := fmt.Sprintf("Forget memory #%d: “%s”", m.ID, m.Content)
-	if origin == memory.OriginAdmin && m.Scope == memory.ScopeUser {
+	if origin == ryo.OriginAdmin && m.Scope == ryo.ScopeUser {
 		summary = fmt.Sprintf("Forget %s's memory #%d: “%s”", orSomeone(m.OwnerName), m.ID, m.Content)
 	}
-	a := memory.Action{ID: newActionID(), Requester: c.user.ID, CallID: fmt.Sprintf("u%d-cmd", c.update), Tool: "forget",
+	a := ryo.Action{ID: newActionID(), Requester: c.user.ID, CallID: fmt.Sprintf("u%d-cmd", c.update), Tool: "forget",
 		Args: args, ArgsHash: toolbus.ArgsHash(args), Key: toolbus.Key(c.update, 0, "forget", args), Reason: toolbus.HoldDestructive,
 		Summary: summary, Origin: origin, ExpiresAt: b.cfg.Clock.Now().Add(b.cfg.ConfirmTTL)}
 	if _, err := b.db.SaveCommandAction(ctx, c.update, c.place, a); err != nil {
@@ -139,8 +138,8 @@ func (b *Bot) askToForget(ctx context.Context, c call, s memory.Shelf, id int64,
 // runCommandAction runs a confirmed action a command asked for: a person's
 // own through the tool bus, an admin's forget on whichever shelf holds the
 // memory.
-func (b *Bot) runCommandAction(ctx context.Context, a memory.Action, caller ryo.Caller) toolbus.Result {
-	if a.Origin != memory.OriginAdmin {
+func (b *Bot) runCommandAction(ctx context.Context, a ryo.Action, caller ryo.Caller) toolbus.Result {
+	if a.Origin != ryo.OriginAdmin {
 		return b.runAction(ryo.WithCaller(ctx, caller), a, func(ryo.Step) {})
 	}
 	res := toolbus.Result{CallID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Attempts: 1}
@@ -151,7 +150,7 @@ func (b *Bot) runCommandAction(ctx context.Context, a memory.Action, caller ryo.
 		res.Status, res.Error = toolbus.StatusDenied, toolbus.Errorf("arguments_changed", "not the action that was shown")
 		return res
 	}
-	_, found, err := b.db.Forget(ctx, memory.EveryShelf(), args.ID)
+	_, found, err := b.db.Forget(ctx, ryo.EveryShelf(), args.ID)
 	switch {
 	case err != nil:
 		res.Status, res.Error = toolbus.StatusError, toolbus.Errorf(toolbus.CodeFailed, "%v", err)

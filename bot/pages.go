@@ -11,11 +11,11 @@ import (
 	tg "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/bot/delivery"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/stages"
-	"github.com/ryo-bot/ryo/tools"
 )
 
 // Long lists — memories, tags — are sent a page at a time with ◀ and ▶
@@ -45,12 +45,12 @@ const (
 
 // viewSubject is what a view lists.
 type viewSubject struct {
-	Scope string `json:"scope,omitempty"` // viewMemories: the shelf
-	ID    int64  `json:"id,omitempty"`
-	Label string `json:"label,omitempty"` // "Your memories", "Bob's memories", …
-	Admin bool   `json:"admin,omitempty"` // an admin's list
-	Query string `json:"query,omitempty"` // viewSearch
-	Tag   string `json:"tag,omitempty"`   // viewTagged
+	Scope ryo.Scope `json:"scope,omitempty"` // viewMemories: the shelf
+	ID    int64     `json:"id,omitempty"`
+	Label string    `json:"label,omitempty"` // "Your memories", "Bob's memories", …
+	Admin bool      `json:"admin,omitempty"` // an admin's list
+	Query string    `json:"query,omitempty"` // viewSearch
+	Tag   string    `json:"tag,omitempty"`   // viewTagged
 }
 
 // page is one page of a view, as text.
@@ -147,7 +147,7 @@ func (b *Bot) renderPage(ctx context.Context, v memory.View, n int) (page, error
 		if s.Admin {
 			footer = "Forget one with /memory forget <id>."
 		}
-		lines, total, err = b.memoryLines(ctx, memory.Shelf{Scope: s.Scope, ID: s.ID}, n)
+		lines, total, err = b.memoryLines(ctx, ryo.Shelf{Scope: s.Scope, ID: s.ID}, n)
 	case viewSearch:
 		title, footer = fmt.Sprintf("Memories matching “%s”", s.Query), "Forget one with /memory forget <id>."
 		lines, total, err = b.searchLines(ctx, s.Query, n)
@@ -184,7 +184,7 @@ func (b *Bot) renderPage(ctx context.Context, v memory.View, n int) (page, error
 	return page{text: text, pages: pages}, nil
 }
 
-func (b *Bot) memoryLines(ctx context.Context, s memory.Shelf, n int) ([]string, int, error) {
+func (b *Bot) memoryLines(ctx context.Context, s ryo.Shelf, n int) ([]string, int, error) {
 	list, total, err := b.db.Memories(ctx, s, n*pageSize, pageSize)
 	if err != nil {
 		return nil, 0, err
@@ -197,7 +197,7 @@ func (b *Bot) memoryLines(ctx context.Context, s memory.Shelf, n int) ([]string,
 }
 
 func (b *Bot) searchLines(ctx context.Context, query string, n int) ([]string, int, error) {
-	list, err := b.db.RecallNear(ctx, memory.EveryShelf(), query, tools.Vector(ctx, b.cfg.Embedder, b.log, query), maxRecall)
+	list, err := b.cfg.Recall.Recall(ctx, ryo.EveryShelf(), query, maxRecall)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -210,10 +210,10 @@ func (b *Bot) searchLines(ctx context.Context, query string, n int) ([]string, i
 
 // memoryLine is one memory in a list: its id, when, whose (for admins),
 // what, and its tags.
-func (b *Bot) memoryLine(m memory.Memory, whose bool) string {
+func (b *Bot) memoryLine(m ryo.Memory, whose bool) string {
 	line := fmt.Sprintf("#%d · %s · ", m.ID, m.CreatedAt.In(b.cfg.Location).Format("2 Jan 2006"))
 	if whose {
-		if m.Scope == memory.ScopeGroup {
+		if m.Scope == ryo.ScopeGroup {
 			line += fmt.Sprintf("group %d · ", m.Chat)
 		} else {
 			line += orSomeone(m.OwnerName) + fmt.Sprintf(" (%d) · ", m.Owner)

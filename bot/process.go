@@ -136,7 +136,7 @@ func (b *Bot) fail(ctx context.Context, log *slog.Logger, j *job, reason string)
 	}
 }
 
-func (b *Bot) finish(ctx context.Context, log *slog.Logger, id int64, state, reason string) {
+func (b *Bot) finish(ctx context.Context, log *slog.Logger, id int64, state memory.UpdateState, reason string) {
 	err := b.record(ctx, "finish update", func(ctx context.Context) error {
 		return b.db.FinishUpdate(ctx, id, state, reason)
 	})

@@ -13,7 +13,6 @@ import (
 	"github.com/ryo-bot/ryo/agent"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/stages"
-	"github.com/ryo-bot/ryo/tools"
 )
 
 // talk is one turn to answer: a person's message, or the conversation
@@ -120,8 +119,7 @@ func (b *Bot) memories(ctx context.Context, t talk) ([]agent.Memory, error) {
 	if t.text == "" {
 		return nil, nil
 	}
-	vec := tools.Vector(ctx, b.cfg.Embedder, b.log, t.text)
-	found, err := b.db.RecallNear(ctx, tools.ShelfOf(t.caller()), t.text, vec, memoriesShown)
+	found, err := b.cfg.Recall.Recall(ctx, ryo.ShelfOf(t.caller()), t.text, memoriesShown)
 	if err != nil {
 		return nil, err
 	}

@@ -11,56 +11,6 @@ import (
 	"github.com/ryo-bot/ryo"
 )
 
-// Who asked for an action.
-const (
-	OriginModel   = "model"   // the model, in a conversation that goes on after the yes
-	OriginCommand = "command" // a person's own command, such as /forget
-	OriginAdmin   = "admin"   // an admin's command, such as /memory forget
-)
-
-// Action states.
-const (
-	ActionPending   = "pending"
-	ActionConfirmed = "confirmed"
-	ActionExecuted  = "executed"
-	ActionCancelled = "cancelled"
-	ActionExpired   = "expired"
-)
-
-// Action is a command of the model held until the person who asked says
-// yes. It is bound to its exact arguments: ArgsHash is checked again before
-// it runs.
-type Action struct {
-	ID            string
-	Place         ryo.Place
-	Requester     int64
-	RequesterName string // who asked, by name
-	UpdateID      int64  // the turn that asked for it
-	CallID        string
-	Tool          string
-	Args          json.RawMessage
-	ArgsHash      string
-	Key           string // the call's idempotency key
-	Reason        string // destructive, policy or model
-	Summary       string // what it will do, in words; "" when its tool cannot say
-	Origin        string // OriginModel, OriginCommand or OriginAdmin
-	State         string
-	PromptID      int // the message with the buttons; 0 until sent
-	FileID        int // the arguments in full as a file; 0 when none
-	Settled       bool
-	ResultStatus  string // the tool's result once it ran
-	DecidedBy     int64
-	DeciderName   string // who decided, by name; "" when nobody or unknown
-	DecidedUpdate int64  // the button press that decided it
-	CreatedAt     time.Time
-	ExpiresAt     time.Time
-	DecidedAt     time.Time
-	ExecutedAt    time.Time
-}
-
-// Open reports whether the action still waits for a decision.
-func (a Action) Open() bool { return a.State == ActionPending }
-
 // How a person is named in the queries below: the full name, or the
 // username.
 const (
@@ -77,15 +27,15 @@ const actionColumns = `a.id, a.chat_id, a.thread_id, a.requester_id, ` + request
 const actionFrom = ` from actions a left join users u on u.id = a.decided_by left join users r on r.id = a.requester_id `
 
 // actionFields are where the actionColumns of a row go.
-func actionFields(a *Action) []any {
+func actionFields(a *ryo.Action) []any {
 	return []any{&a.ID, &a.Place.ChatID, &a.Place.Thread, &a.Requester, &a.RequesterName, &a.UpdateID, &a.CallID, &a.Tool, &a.Args,
 		&a.ArgsHash, &a.Key, &a.Reason, &a.Summary, &a.Origin, &a.State, &a.PromptID, &a.FileID,
 		&a.Settled, &a.ResultStatus, &a.DecidedBy, &a.DeciderName,
 		&a.DecidedUpdate, &a.CreatedAt, &a.ExpiresAt, &a.DecidedAt, &a.ExecutedAt}
 }
 
-// unsetTimes turns the epoch that stands for "not yet" into zero times.
-func (a *Action) unsetTimes() {
+// unsetActionTimes turns the epoch that stands for "not yet" into zero times.
+func unsetActionTimes(a *ryo.Action) {
 	for _, t := range []*time.Time{&a.DecidedAt, &a.ExecutedAt} {
 		if !t.After(time.Unix(0, 0)) {
 			*t = time.Time{}
@@ -93,10 +43,10 @@ func (a *Action) unsetTimes() {
 	}
 }
 
-func scanAction(row pgx.Row) (Action, error) {
-	var a Action
+func scanAction(row pgx.Row) (ryo.Action, error) {
+	var a ryo.Action
 	err := row.Scan(actionFields(&a)...)
-	a.unsetTimes()
+	unsetActionTimes(&a)
 	return a, err
 }
 
@@ -104,7 +54,7 @@ func scanAction(row pgx.Row) (Action, error) {
 // action it asks the person to confirm, in one transaction, and returns the
 // action as stored. When the turn already asked for the same call (its
 // idempotency key), that action is returned and no other is made.
-func (db *DB) SaveHeldAnswer(ctx context.Context, updateID int64, place ryo.Place, answer string, meta json.RawMessage, a Action) (Action, error) {
+func (db *DB) SaveHeldAnswer(ctx context.Context, updateID int64, place ryo.Place, answer string, meta json.RawMessage, a ryo.Action) (ryo.Action, error) {
 	err := db.tx(ctx, "save held answer", func(tx pgx.Tx) error {
 		now := db.Now()
 		if err := saveTurnAnswer(ctx, tx, updateID, place, answer, meta, now); err != nil {
@@ -119,7 +69,7 @@ func (db *DB) SaveHeldAnswer(ctx context.Context, updateID int64, place ryo.Plac
 
 // SaveCommandAction stores an action a command asks the person to confirm,
 // once per update: a command run again finds the action it made.
-func (db *DB) SaveCommandAction(ctx context.Context, updateID int64, place ryo.Place, a Action) (Action, error) {
+func (db *DB) SaveCommandAction(ctx context.Context, updateID int64, place ryo.Place, a ryo.Action) (ryo.Action, error) {
 	err := db.tx(ctx, "save command action", func(tx pgx.Tx) error {
 		var err error
 		a, err = insertAction(ctx, tx, updateID, place, a, db.Now())
@@ -130,9 +80,9 @@ func (db *DB) SaveCommandAction(ctx context.Context, updateID int64, place ryo.P
 
 // insertAction stores a, unless an action with its idempotency key is
 // stored already, and returns the one stored.
-func insertAction(ctx context.Context, tx pgx.Tx, updateID int64, place ryo.Place, a Action, now time.Time) (Action, error) {
+func insertAction(ctx context.Context, tx pgx.Tx, updateID int64, place ryo.Place, a ryo.Action, now time.Time) (ryo.Action, error) {
 	if a.Origin == "" {
-		a.Origin = OriginModel
+		a.Origin = ryo.OriginModel
 	}
 	tag, err := tx.Exec(ctx, `insert into actions (id, chat_id, thread_id, requester_id, update_id, call_id, tool,
 			arguments, arguments_hash, idempotency_key, reason, summary, origin, created_at, expires_at)
@@ -141,35 +91,35 @@ func insertAction(ctx context.Context, tx pgx.Tx, updateID int64, place ryo.Plac
 		a.ID, place.ChatID, place.Thread, a.Requester, updateID, a.CallID, a.Tool,
 		a.Args, a.ArgsHash, a.Key, a.Reason, a.Summary, a.Origin, now, a.ExpiresAt)
 	if err != nil {
-		return Action{}, err
+		return ryo.Action{}, err
 	}
 	if tag.RowsAffected() == 1 {
-		if err := actionEvent(ctx, tx, a.ID, "requested", a.Requester, a.Reason, now); err != nil {
-			return Action{}, err
+		if err := actionEvent(ctx, tx, a.ID, ryo.EventRequested, a.Requester, a.Reason, now); err != nil {
+			return ryo.Action{}, err
 		}
 	}
 	return scanAction(tx.QueryRow(ctx, `select `+actionColumns+actionFrom+`where a.idempotency_key = $1`, a.Key))
 }
 
 // Action returns the action with id.
-func (db *DB) Action(ctx context.Context, id string) (Action, bool, error) {
+func (db *DB) Action(ctx context.Context, id string) (ryo.Action, bool, error) {
 	return db.findAction(ctx, "load action", `a.id = $1`, id)
 }
 
 // TurnAction returns the action the turn answering updateID asked for.
-func (db *DB) TurnAction(ctx context.Context, updateID int64) (Action, bool, error) {
+func (db *DB) TurnAction(ctx context.Context, updateID int64) (ryo.Action, bool, error) {
 	return db.findAction(ctx, "load turn action", `a.update_id = $1 order by a.created_at desc limit 1`, updateID)
 }
 
-func (db *DB) findAction(ctx context.Context, op, where string, arg any) (Action, bool, error) {
+func (db *DB) findAction(ctx context.Context, op, where string, arg any) (ryo.Action, bool, error) {
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
 	a, err := scanAction(db.pool.QueryRow(ctx, `select `+actionColumns+actionFrom+`where `+where, arg))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Action{}, false, nil
+		return ryo.Action{}, false, nil
 	}
 	if err != nil {
-		return Action{}, false, db.fail(op, err)
+		return ryo.Action{}, false, db.fail(op, err)
 	}
 	return a, true, nil
 }
@@ -200,14 +150,14 @@ type Decision struct {
 // decides. It returns the action as it is afterwards and whether this
 // decision was the one taken. An action whose time ran out is expired
 // instead (with expired, its tool result), and not decided.
-func (db *DB) Decide(ctx context.Context, d Decision, expired ryo.Message) (Action, bool, error) {
-	var a Action
+func (db *DB) Decide(ctx context.Context, d Decision, expired ryo.Message) (ryo.Action, bool, error) {
+	var a ryo.Action
 	var decided bool
 	err := db.tx(ctx, "decide action", func(tx pgx.Tx) error {
 		now := db.Now()
-		state, event := ActionCancelled, "cancelled"
+		state, event := ryo.ActionCancelled, ryo.EventCancelled
 		if d.Confirm {
-			state, event = ActionConfirmed, "confirmed"
+			state, event = ryo.ActionConfirmed, ryo.EventConfirmed
 		}
 		tag, err := tx.Exec(ctx, `update actions set state = $2, decided_by = $3, decided_update = $4, decided_at = $5
 			where id = $1 and state = 'pending' and expires_at > $5`, d.ID, state, d.Actor, d.Update, now)
@@ -224,7 +174,7 @@ func (db *DB) Decide(ctx context.Context, d Decision, expired ryo.Message) (Acti
 					return err
 				}
 			}
-		} else if _, _, err := expireOne(ctx, tx, d.ID, now, func(Action) ryo.Message { return expired }); err != nil {
+		} else if _, _, err := expireOne(ctx, tx, d.ID, now, func(ryo.Action) ryo.Message { return expired }); err != nil {
 			return err
 		}
 		a, err = scanAction(tx.QueryRow(ctx, `select `+actionColumns+actionFrom+`where a.id = $1`, d.ID))
@@ -236,8 +186,8 @@ func (db *DB) Decide(ctx context.Context, d Decision, expired ryo.Message) (Acti
 // FinishAction stores the result of a confirmed action that ran and marks
 // it executed, in one transaction. A result already stored under the
 // action's key is kept.
-func (db *DB) FinishAction(ctx context.Context, id string, result ryo.Message, status string) (Action, error) {
-	var a Action
+func (db *DB) FinishAction(ctx context.Context, id string, result ryo.Message, status string) (ryo.Action, error) {
+	var a ryo.Action
 	err := db.tx(ctx, "finish action", func(tx pgx.Tx) error {
 		now := db.Now()
 		if err := saveActionResult(ctx, tx, result, now); err != nil {
@@ -249,7 +199,7 @@ func (db *DB) FinishAction(ctx context.Context, id string, result ryo.Message, s
 			return err
 		}
 		if tag.RowsAffected() == 1 {
-			if err := actionEvent(ctx, tx, id, "executed", 0, status, now); err != nil {
+			if err := actionEvent(ctx, tx, id, ryo.EventExecuted, 0, status, now); err != nil {
 				return err
 			}
 		}
@@ -281,8 +231,8 @@ func saveActionResult(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Ti
 
 // ExpireActions expires the pending actions whose time ran out, storing
 // for each the tool result result builds, and returns them.
-func (db *DB) ExpireActions(ctx context.Context, result func(Action) ryo.Message) ([]Action, error) {
-	var out []Action
+func (db *DB) ExpireActions(ctx context.Context, result func(ryo.Action) ryo.Message) ([]ryo.Action, error) {
+	var out []ryo.Action
 	err := db.tx(ctx, "expire actions", func(tx pgx.Tx) error {
 		var err error
 		out, err = expireAll(ctx, tx, db.Now(), result)
@@ -291,7 +241,7 @@ func (db *DB) ExpireActions(ctx context.Context, result func(Action) ryo.Message
 	return out, err
 }
 
-func expireAll(ctx context.Context, tx pgx.Tx, now time.Time, result func(Action) ryo.Message) ([]Action, error) {
+func expireAll(ctx context.Context, tx pgx.Tx, now time.Time, result func(ryo.Action) ryo.Message) ([]ryo.Action, error) {
 	rows, err := tx.Query(ctx, `select a.id from actions a where a.state = 'pending' and a.expires_at <= $1
 		order by a.expires_at limit 100`, now)
 	if err != nil {
@@ -301,7 +251,7 @@ func expireAll(ctx context.Context, tx pgx.Tx, now time.Time, result func(Action
 	if err != nil {
 		return nil, err
 	}
-	var out []Action
+	var out []ryo.Action
 	for _, id := range ids {
 		a, ok, err := expireOne(ctx, tx, id, now, result)
 		if err != nil {
@@ -316,25 +266,25 @@ func expireAll(ctx context.Context, tx pgx.Tx, now time.Time, result func(Action
 
 // expireOne expires the action with id when it is pending and out of time,
 // storing the tool result that result builds.
-func expireOne(ctx context.Context, tx pgx.Tx, id string, now time.Time, result func(Action) ryo.Message) (Action, bool, error) {
+func expireOne(ctx context.Context, tx pgx.Tx, id string, now time.Time, result func(ryo.Action) ryo.Message) (ryo.Action, bool, error) {
 	tag, err := tx.Exec(ctx, `update actions set state = 'expired', decided_at = $2
 		where id = $1 and state = 'pending' and expires_at <= $2`, id, now)
 	if err != nil || tag.RowsAffected() == 0 {
-		return Action{}, false, err
+		return ryo.Action{}, false, err
 	}
-	if err := actionEvent(ctx, tx, id, "expired", 0, "", now); err != nil {
-		return Action{}, false, err
+	if err := actionEvent(ctx, tx, id, ryo.EventExpired, 0, "", now); err != nil {
+		return ryo.Action{}, false, err
 	}
 	a, err := scanAction(tx.QueryRow(ctx, `select `+actionColumns+actionFrom+`where a.id = $1`, id))
 	if err != nil {
-		return Action{}, false, err
+		return ryo.Action{}, false, err
 	}
 	return a, true, saveActionResult(ctx, tx, result(a), now)
 }
 
 // UnsettledActions returns decided actions whose prompt does not show the
 // outcome yet (its buttons are still there).
-func (db *DB) UnsettledActions(ctx context.Context) ([]Action, error) {
+func (db *DB) UnsettledActions(ctx context.Context) ([]ryo.Action, error) {
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
 	rows, err := db.pool.Query(ctx, `select `+actionColumns+actionFrom+`
@@ -343,7 +293,7 @@ func (db *DB) UnsettledActions(ctx context.Context) ([]Action, error) {
 	if err != nil {
 		return nil, db.fail("unsettled actions", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Action, error) { return scanAction(row) })
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ryo.Action, error) { return scanAction(row) })
 	if err != nil {
 		return nil, db.fail("unsettled actions", err)
 	}
@@ -361,11 +311,11 @@ func (db *DB) SettleAction(ctx context.Context, id string) error {
 // RefuseAction records a press by someone who may not decide the action.
 func (db *DB) RefuseAction(ctx context.Context, id string, actor int64) error {
 	return db.tx(ctx, "refuse action", func(tx pgx.Tx) error {
-		return actionEvent(ctx, tx, id, "refused", actor, "", db.Now())
+		return actionEvent(ctx, tx, id, ryo.EventRefused, actor, "", db.Now())
 	})
 }
 
-func actionEvent(ctx context.Context, tx pgx.Tx, id, event string, actor int64, detail string, now time.Time) error {
+func actionEvent(ctx context.Context, tx pgx.Tx, id string, event ryo.AuditEvent, actor int64, detail string, now time.Time) error {
 	var who *int64
 	if actor != 0 {
 		who = &actor
@@ -378,11 +328,11 @@ func actionEvent(ctx context.Context, tx pgx.Tx, id, event string, actor int64, 
 // ActionEvent is one entry of the actions' audit log.
 type ActionEvent struct {
 	At      time.Time
-	Event   string // requested, confirmed, cancelled, expired, executed, refused
+	Event   ryo.AuditEvent
 	Actor   string // who, by name; "" for the bot itself
 	ActorID int64
 	Detail  string
-	Action  Action
+	Action  ryo.Action
 }
 
 // ActionEvents returns the newest entries of the audit log, newest first:
@@ -404,7 +354,7 @@ func (db *DB) ActionEvents(ctx context.Context, limit int, chat int64) ([]Action
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ActionEvent, error) {
 		var e ActionEvent
 		err := row.Scan(append([]any{&e.At, &e.Event, &e.ActorID, &e.Actor, &e.Detail}, actionFields(&e.Action)...)...)
-		e.Action.unsetTimes()
+		unsetActionTimes(&e.Action)
 		return e, err
 	})
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 )
 
 // held stores a turn that asks for an action and returns the action.
-func held(t *testing.T, db *memory.DB, update int64, id, key string, expires time.Time) memory.Action {
+func held(t *testing.T, db *memory.DB, update int64, id, key string, expires time.Time) ryo.Action {
 	t.Helper()
 	c := ctx(t)
 	place := ryo.Place{ChatID: group.ID}
@@ -21,7 +21,7 @@ func held(t *testing.T, db *memory.DB, update int64, id, key string, expires tim
 		t.Fatal(err)
 	}
 	say(t, db, place, int(update), "delete the notes")
-	a, err := db.SaveHeldAnswer(c, update, place, "I'll delete them once you confirm.", json.RawMessage(`{}`), memory.Action{
+	a, err := db.SaveHeldAnswer(c, update, place, "I'll delete them once you confirm.", json.RawMessage(`{}`), ryo.Action{
 		ID: id, Requester: alice.ID, CallID: "c1", Tool: "wipe", Args: json.RawMessage(`{"what":"notes"}`), ArgsHash: "h",
 		Key: key, Reason: "destructive", ExpiresAt: expires,
 	})
@@ -39,10 +39,10 @@ func result(key, status string) ryo.Message {
 func TestHeldAnswerStoresTheActionOnce(t *testing.T) {
 	db := memorytest.Open(t)
 	a := held(t, db, 1, "act1", "k1", time.Now().Add(time.Hour))
-	if a.State != memory.ActionPending || a.RequesterName != "Alice" || string(a.Args) != `{"what": "notes"}` || a.CreatedAt.IsZero() {
+	if a.State != ryo.ActionPending || a.RequesterName != "Alice" || string(a.Args) != `{"what": "notes"}` || a.CreatedAt.IsZero() {
 		t.Fatalf("held action = %+v", a)
 	}
-	again, err := db.SaveHeldAnswer(ctx(t), 1, ryo.Place{ChatID: group.ID}, "again", nil, memory.Action{
+	again, err := db.SaveHeldAnswer(ctx(t), 1, ryo.Place{ChatID: group.ID}, "again", nil, ryo.Action{
 		ID: "act2", Requester: alice.ID, CallID: "c1", Tool: "wipe", Args: json.RawMessage(`{}`), Key: "k1", Reason: "destructive",
 		ExpiresAt: time.Now().Add(time.Hour)})
 	if err != nil || again.ID != "act1" {
@@ -101,7 +101,7 @@ func TestConfirmThenFinishStoresTheResultOnce(t *testing.T) {
 	}
 	for range 2 {
 		a, err := db.FinishAction(ctx(t), "act1", result("k1", "ok"), "ok")
-		if err != nil || a.State != memory.ActionExecuted || a.ResultStatus != "ok" || a.ExecutedAt.IsZero() {
+		if err != nil || a.State != ryo.ActionExecuted || a.ResultStatus != "ok" || a.ExecutedAt.IsZero() {
 			t.Fatalf("FinishAction = %+v, %v", a, err)
 		}
 	}
@@ -118,14 +118,14 @@ func TestCancelStoresACancelledResult(t *testing.T) {
 	db := memorytest.Open(t)
 	held(t, db, 1, "act1", "k1", time.Now().Add(time.Hour))
 	a, ok, err := db.Decide(ctx(t), memory.Decision{ID: "act1", Actor: alice.ID, Update: 2, Result: result("k1", "cancelled")}, ryo.Message{})
-	if !ok || err != nil || a.State != memory.ActionCancelled {
+	if !ok || err != nil || a.State != ryo.ActionCancelled {
 		t.Fatalf("Decide = %+v, %v, %v", a, ok, err)
 	}
 	if m, found, _ := db.ToolResult(ctx(t), "k1"); !found || m.Text != result("k1", "cancelled").Text {
 		t.Fatalf("stored result = %+v, %v", m, found)
 	}
 	// A later confirm changes nothing.
-	if a, ok, _ := db.Decide(ctx(t), memory.Decision{ID: "act1", Actor: alice.ID, Update: 3, Confirm: true}, ryo.Message{}); ok || a.State != memory.ActionCancelled {
+	if a, ok, _ := db.Decide(ctx(t), memory.Decision{ID: "act1", Actor: alice.ID, Update: 3, Confirm: true}, ryo.Message{}); ok || a.State != ryo.ActionCancelled {
 		t.Fatalf("confirm after cancel = %+v, %v", a, ok)
 	}
 }
@@ -143,10 +143,10 @@ func TestExpiry(t *testing.T) {
 	now = now.Add(2 * time.Minute)
 	clock.Advance(2 * time.Minute)
 	a, ok, err := db.Decide(ctx(t), memory.Decision{ID: "act1", Actor: alice.ID, Update: 9, Confirm: true}, result("k1", "cancelled"))
-	if ok || err != nil || a.State != memory.ActionExpired {
+	if ok || err != nil || a.State != ryo.ActionExpired {
 		t.Fatalf("late press = %+v, %v, %v; want expired", a, ok, err)
 	}
-	expired, err := db.ExpireActions(ctx(t), func(a memory.Action) ryo.Message { return result(a.Key, "cancelled") })
+	expired, err := db.ExpireActions(ctx(t), func(a ryo.Action) ryo.Message { return result(a.Key, "cancelled") })
 	if err != nil || len(expired) != 1 || expired[0].ID != "act2" {
 		t.Fatalf("ExpireActions = %+v, %v; want act2 only", expired, err)
 	}

@@ -11,10 +11,13 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Dead-letter stages: where an update's handling stopped.
+// DeadStage is where an update's handling stopped.
+type DeadStage string
+
+// Dead-letter stages.
 const (
-	DeadAtStore   = "store"   // the inbox could not store it
-	DeadAtProcess = "process" // its handling failed for good
+	DeadAtStore   DeadStage = "store"   // the inbox could not store it
+	DeadAtProcess DeadStage = "process" // its handling failed for good
 )
 
 // DeadLetter is an update ryo could not handle, kept until an admin retries
@@ -24,7 +27,7 @@ type DeadLetter struct {
 	ChatID   int64 // 0 when the update names no chat
 	Kind     string
 	Raw      []byte // as Telegram sent it, or as the inbox kept it
-	Stage    string // DeadAtStore or DeadAtProcess
+	Stage    DeadStage
 	Error    string
 	Attempts int // starts of its handling
 	DiedAt   time.Time

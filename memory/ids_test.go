@@ -210,7 +210,7 @@ func checkActions(t *testing.T, db *memory.DB, e edge) {
 	now := time.Now()
 	clock := clocktest.New(now)
 	db.Clock = clock
-	a, err := db.SaveHeldAnswer(c, e.update, e.place(), "sure", nil, memory.Action{
+	a, err := db.SaveHeldAnswer(c, e.update, e.place(), "sure", nil, ryo.Action{
 		ID: "edge-yes", Requester: e.user, CallID: "c1", Tool: "wipe", Args: e.bigJSON(), ArgsHash: "h",
 		Key: "edge-yes", Reason: "destructive", ExpiresAt: now.Add(time.Hour)})
 	if err != nil || a.Place != e.place() || a.Requester != e.user || a.UpdateID != e.update {
@@ -251,13 +251,13 @@ func checkActions(t *testing.T, db *memory.DB, e edge) {
 // checkExpiry has a command's action expire, as a sweep finds it.
 func checkExpiry(t *testing.T, db *memory.DB, e edge, now time.Time) {
 	c := ctx(t)
-	_, err := db.SaveCommandAction(c, e.update+2, e.place(), memory.Action{
+	_, err := db.SaveCommandAction(c, e.update+2, e.place(), ryo.Action{
 		ID: "edge-late", Requester: e.user, CallID: "c2", Tool: "forget", Args: e.bigJSON(), ArgsHash: "h",
-		Key: "edge-late", Reason: "destructive", Origin: memory.OriginCommand, ExpiresAt: now.Add(-time.Second)})
+		Key: "edge-late", Reason: "destructive", Origin: ryo.OriginCommand, ExpiresAt: now.Add(-time.Second)})
 	if err != nil {
 		t.Fatalf("SaveCommandAction: %v", err)
 	}
-	expired, err := db.ExpireActions(c, func(memory.Action) ryo.Message { return ryo.Message{} })
+	expired, err := db.ExpireActions(c, func(ryo.Action) ryo.Message { return ryo.Message{} })
 	if err != nil || len(expired) != 1 || expired[0].Requester != e.user || expired[0].Place != e.place() {
 		t.Fatalf("ExpireActions = %+v, %v", expired, err)
 	}
@@ -265,8 +265,8 @@ func checkExpiry(t *testing.T, db *memory.DB, e edge, now time.Time) {
 
 func checkMemories(t *testing.T, db *memory.DB, e edge, source ryo.Message) {
 	c := ctx(t)
-	for _, shelf := range []memory.Shelf{memory.PersonShelf(e.user), memory.GroupShelf(e.chat.ID)} {
-		m := memory.Memory{Scope: shelf.Scope, Owner: e.user, Chat: e.chat.ID, Content: "the parrot is called Kiwi",
+	for _, shelf := range []ryo.Shelf{ryo.PersonShelf(e.user), ryo.GroupShelf(e.chat.ID)} {
+		m := ryo.Memory{Scope: shelf.Scope, Owner: e.user, Chat: e.chat.ID, Content: "the parrot is called Kiwi",
 			Tags: []string{"pets"}, Source: source.ID, AddedBy: e.user - 1, Embedding: []float32{1, 0}}
 		m, err := db.Remember(c, m)
 		if err != nil || m.Owner != e.user || m.Chat != e.chat.ID || m.Source != source.ID || m.AddedBy != e.user-1 {
@@ -276,7 +276,7 @@ func checkMemories(t *testing.T, db *memory.DB, e edge, source ryo.Message) {
 			t.Fatalf("Memories(%+v) = %+v, %d, %v", shelf, list, total, err)
 		}
 		if got, ok, err := db.Memory(c, shelf, m.ID); err != nil || !ok || got.Owner != e.user {
-			t.Fatalf("Memory = %+v, %v, %v", got, ok, err)
+			t.Fatalf("ryo.Memory = %+v, %v, %v", got, ok, err)
 		}
 		if got, err := db.RecallNear(c, shelf, "parrot", []float32{1, 0}, 5); err != nil || len(got) != 1 || got[0].ID != m.ID {
 			t.Fatalf("RecallNear = %+v, %v", got, err)

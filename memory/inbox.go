@@ -13,12 +13,15 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
+// UpdateState is where an update is in the inbox.
+type UpdateState string
+
 // Update states.
 const (
-	StatePending    = "pending"
-	StateProcessing = "processing"
-	StateDone       = "done"
-	StateFailed     = "failed"
+	StatePending    UpdateState = "pending"
+	StateProcessing UpdateState = "processing"
+	StateDone       UpdateState = "done"
+	StateFailed     UpdateState = "failed"
 )
 
 // InboxUpdate is a Telegram update as it arrived, with what the inbox needs to
@@ -209,20 +212,20 @@ func (db *DB) ClaimUpdate(ctx context.Context, id int64) (c Claim, ok bool, err 
 
 // FinishUpdate marks an update done or failed, with the reason it failed. It
 // changes only an update still being processed.
-func (db *DB) FinishUpdate(ctx context.Context, id int64, state, reason string) error {
+func (db *DB) FinishUpdate(ctx context.Context, id int64, state UpdateState, reason string) error {
 	return db.tx(ctx, "finish update", func(tx pgx.Tx) error {
 		return finishUpdate(ctx, tx, id, state, reason, db.Now())
 	})
 }
 
-func finishUpdate(ctx context.Context, tx pgx.Tx, id int64, state, reason string, now any) error {
+func finishUpdate(ctx context.Context, tx pgx.Tx, id int64, state UpdateState, reason string, now any) error {
 	_, err := tx.Exec(ctx, `update updates set state = $2, error = $3, finished_at = $4
 		where update_id = $1 and state in ('pending', 'processing')`, id, state, storableText(reason), now)
 	return err
 }
 
 // UpdateState returns an update's state and how often it was started.
-func (db *DB) UpdateState(ctx context.Context, id int64) (state string, attempts int, err error) {
+func (db *DB) UpdateState(ctx context.Context, id int64) (state UpdateState, attempts int, err error) {
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
 	err = db.pool.QueryRow(ctx, "select state, attempts from updates where update_id = $1", id).Scan(&state, &attempts)

@@ -13,58 +13,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/ryo-bot/ryo"
 )
 
-// Memory scopes.
-const (
-	ScopeUser  = "user"  // one person's own: recalled only in their private chat
-	ScopeGroup = "group" // a group's: recalled only in that group
-)
-
-// Memory is something the bot was asked to remember.
-type Memory struct {
-	ID        int64
-	Scope     string
-	Owner     int64 // the person it belongs to, or who added it to the group
-	OwnerName string
-	Chat      int64 // the group; for a person's own, where it was learned
-	Content   string
-	Tags      []string
-	Source    int64 // the message it came from; 0 when none
-	AddedBy   int64 // the person, or the admin who added it for them
-	CreatedAt time.Time
-	UpdatedAt time.Time
-	LastUsed  time.Time // zero until recalled
-	Expires   time.Time // zero when it does not expire
-	Score     float64   // how well it matched a recall
-	Embedding []float32 // from the embedding model; nil when none is configured
-}
-
-// Shelf is whose memories a query may see: one person's own, or one
-// group's. Every read and delete of memories goes through one, so that no
-// path reaches another person's memories.
-type Shelf struct {
-	Scope string
-	ID    int64 // the person, or the group chat
-}
-
-// PersonShelf is a person's own memories.
-func PersonShelf(user int64) Shelf { return Shelf{Scope: ScopeUser, ID: user} }
-
-// GroupShelf is a group's memories.
-func GroupShelf(chat int64) Shelf { return Shelf{Scope: ScopeGroup, ID: chat} }
-
-// EveryShelf is every memory of every person and group: only admins'
-// commands use it.
-func EveryShelf() Shelf { return Shelf{Scope: "every"} }
-
-// where is the condition that keeps a query on the shelf, with its
+// shelfWhere is the condition that keeps a query on shelf s, with its
 // arguments numbered from n.
-func (s Shelf) where(n int) (string, []any) {
-	if s.Scope == "every" {
+func shelfWhere(s ryo.Shelf, n int) (string, []any) {
+	if s.Every() {
 		return "$" + strconv.Itoa(n) + "::bigint is not null", []any{int64(0)}
 	}
-	if s.Scope == ScopeGroup {
+	if s.Scope == ryo.ScopeGroup {
 		return "m.scope = 'group' and m.chat_id = $" + strconv.Itoa(n), []any{s.ID}
 	}
 	return "m.scope = 'user' and m.owner_id = $" + strconv.Itoa(n), []any{s.ID}
@@ -82,12 +40,12 @@ const memoryColumns = `m.id, m.scope, m.owner_id, coalesce(nullif(trim(o.first_n
 
 const memoryFrom = ` from memories m left join users o on o.id = m.owner_id `
 
-func memoryFields(m *Memory) []any {
+func memoryFields(m *ryo.Memory) []any {
 	return []any{&m.ID, &m.Scope, &m.Owner, &m.OwnerName, &m.Chat, &m.Content, &m.Tags, &m.Source, &m.AddedBy,
 		&m.CreatedAt, &m.UpdatedAt, &m.LastUsed, &m.Expires}
 }
 
-func (m *Memory) unsetTimes() {
+func unsetMemoryTimes(m *ryo.Memory) {
 	for _, t := range []*time.Time{&m.LastUsed, &m.Expires} {
 		if !t.After(time.Unix(0, 0)) {
 			*t = time.Time{}
@@ -95,31 +53,31 @@ func (m *Memory) unsetTimes() {
 	}
 }
 
-func scanMemory(row pgx.CollectableRow) (Memory, error) {
-	var m Memory
+func scanMemory(row pgx.CollectableRow) (ryo.Memory, error) {
+	var m ryo.Memory
 	err := row.Scan(memoryFields(&m)...)
-	m.unsetTimes()
+	unsetMemoryTimes(&m)
 	return m, err
 }
 
 // Remember stores m on its shelf and returns it with its id. The same
 // content stored again on the same shelf returns the memory already there,
 // with the new tags added.
-func (db *DB) Remember(ctx context.Context, m Memory) (Memory, error) {
+func (db *DB) Remember(ctx context.Context, m ryo.Memory) (ryo.Memory, error) {
 	m.Content = strings.TrimSpace(m.Content)
 	if utf8.RuneCountInString(m.Content) > MaxMemory {
-		return Memory{}, ErrTooLong
+		return ryo.Memory{}, ErrTooLong
 	}
 	if m.Tags == nil {
 		m.Tags = []string{}
 	}
 	err := db.tx(ctx, "remember", func(tx pgx.Tx) error {
 		now := db.Now()
-		shelf := Shelf{Scope: m.Scope, ID: m.Owner}
-		if m.Scope == ScopeGroup {
+		shelf := ryo.Shelf{Scope: m.Scope, ID: m.Owner}
+		if m.Scope == ryo.ScopeGroup {
 			shelf.ID = m.Chat
 		}
-		cond, args := shelf.where(2)
+		cond, args := shelfWhere(shelf, 2)
 		var id int64
 		err := tx.QueryRow(ctx, `select m.id from memories m where m.content = $1 and `+cond+` limit 1`,
 			append([]any{m.Content}, args...)...).Scan(&id)
@@ -165,10 +123,10 @@ func searchOf(content, tags string) string {
 
 // Memories returns the shelf's memories, newest first, from offset, and how
 // many there are in all.
-func (db *DB) Memories(ctx context.Context, s Shelf, offset, limit int) ([]Memory, int, error) {
+func (db *DB) Memories(ctx context.Context, s ryo.Shelf, offset, limit int) ([]ryo.Memory, int, error) {
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
-	cond, args := s.where(2)
+	cond, args := shelfWhere(s, 2)
 	args = append([]any{db.Now()}, args...)
 	var total int
 	if err := db.pool.QueryRow(ctx, `select count(*) from memories m where `+cond+live, args...).Scan(&total); err != nil {
@@ -190,31 +148,31 @@ func (db *DB) Memories(ctx context.Context, s Shelf, offset, limit int) ([]Memor
 const live = ` and (m.expires_at is null or m.expires_at > $1)`
 
 // Memory returns memory id when it is on the shelf.
-func (db *DB) Memory(ctx context.Context, s Shelf, id int64) (Memory, bool, error) {
+func (db *DB) Memory(ctx context.Context, s ryo.Shelf, id int64) (ryo.Memory, bool, error) {
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
-	cond, args := s.where(2)
+	cond, args := shelfWhere(s, 2)
 	rows, err := db.pool.Query(ctx, `select `+memoryColumns+memoryFrom+`where m.id = $1 and `+cond, append([]any{id}, args...)...)
 	if err != nil {
-		return Memory{}, false, db.fail("load memory", err)
+		return ryo.Memory{}, false, db.fail("load memory", err)
 	}
 	m, err := pgx.CollectExactlyOneRow(rows, scanMemory)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Memory{}, false, nil
+		return ryo.Memory{}, false, nil
 	}
 	if err != nil {
-		return Memory{}, false, db.fail("load memory", err)
+		return ryo.Memory{}, false, db.fail("load memory", err)
 	}
 	return m, true, nil
 }
 
 // Forget deletes memory id when it is on the shelf, and returns it; ok is
 // false when there is no such memory there.
-func (db *DB) Forget(ctx context.Context, s Shelf, id int64) (Memory, bool, error) {
-	var m Memory
+func (db *DB) Forget(ctx context.Context, s ryo.Shelf, id int64) (ryo.Memory, bool, error) {
+	var m ryo.Memory
 	var ok bool
 	err := db.tx(ctx, "forget", func(tx pgx.Tx) error {
-		cond, args := s.where(2)
+		cond, args := shelfWhere(s, 2)
 		rows, err := tx.Query(ctx, `select `+memoryColumns+memoryFrom+`where m.id = $1 and `+cond+` for update of m`,
 			append([]any{id}, args...)...)
 		if err != nil {
@@ -240,7 +198,7 @@ func (db *DB) Forget(ctx context.Context, s Shelf, id int64) (Memory, bool, erro
 // "dog" and "called" finds "call"), and each matching word counts by how
 // rare it is on the shelf, so that "my" or "is" weigh little and "Rex" a
 // lot (BM25's inverse document frequency).
-func (db *DB) Recall(ctx context.Context, s Shelf, query string, limit int) ([]Memory, error) {
+func (db *DB) Recall(ctx context.Context, s ryo.Shelf, query string, limit int) ([]ryo.Memory, error) {
 	return db.RecallNear(ctx, s, query, nil, limit)
 }
 
@@ -254,11 +212,11 @@ func (db *DB) Recall(ctx context.Context, s Shelf, query string, limit int) ([]M
 // holds one person's or one group's memories — hundreds, a few thousand —
 // which takes well under a millisecond, and needs no extension in
 // PostgreSQL.
-func (db *DB) RecallNear(ctx context.Context, s Shelf, query string, vec []float32, limit int) ([]Memory, error) {
+func (db *DB) RecallNear(ctx context.Context, s ryo.Shelf, query string, vec []float32, limit int) ([]ryo.Memory, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	var out []Memory
+	var out []ryo.Memory
 	err := db.tx(ctx, "recall", func(tx pgx.Tx) error {
 		pool := max(limit*5, 50)
 		byWords, err := wordRanking(ctx, tx, s, queryStems(query), db.Now(), pool)
@@ -285,7 +243,7 @@ func (db *DB) RecallNear(ctx context.Context, s Shelf, query string, vec []float
 		for i := range found {
 			found[i].Score, found[i].LastUsed = scores[found[i].ID], now
 		}
-		slices.SortFunc(found, func(a, b Memory) int {
+		slices.SortFunc(found, func(a, b ryo.Memory) int {
 			if c := cmp.Compare(b.Score, a.Score); c != 0 {
 				return c
 			}
@@ -303,11 +261,11 @@ func (db *DB) RecallNear(ctx context.Context, s Shelf, query string, vec []float
 
 // wordRanking is the shelf's memories that contain the query's stems, best
 // first, by the summed rarity of the stems they contain.
-func wordRanking(ctx context.Context, tx pgx.Tx, s Shelf, stems []string, now time.Time, limit int) ([]int64, error) {
+func wordRanking(ctx context.Context, tx pgx.Tx, s ryo.Shelf, stems []string, now time.Time, limit int) ([]int64, error) {
 	if len(stems) == 0 {
 		return nil, nil
 	}
-	cond, args := s.where(4)
+	cond, args := shelfWhere(s, 4)
 	rows, err := tx.Query(ctx, `with cand as (
 			select m.id, m.search from memories m where `+cond+live+`),
 		n as (select count(*)::float8 as n from cand),
@@ -324,11 +282,11 @@ func wordRanking(ctx context.Context, tx pgx.Tx, s Shelf, stems []string, now ti
 
 // vectorRanking is the shelf's memories with embeddings, closest to vec
 // first by cosine similarity; none when vec is nil.
-func vectorRanking(ctx context.Context, tx pgx.Tx, s Shelf, vec []float32, now time.Time, limit int) ([]int64, error) {
+func vectorRanking(ctx context.Context, tx pgx.Tx, s ryo.Shelf, vec []float32, now time.Time, limit int) ([]int64, error) {
 	if len(vec) == 0 {
 		return nil, nil
 	}
-	cond, args := s.where(3)
+	cond, args := shelfWhere(s, 3)
 	rows, err := tx.Query(ctx, `select m.id, m.embedding from memories m
 		where `+cond+live+` and cardinality(m.embedding) = $2::bigint`, append([]any{now, len(vec)}, args...)...)
 	if err != nil {

@@ -11,9 +11,9 @@ import (
 	"github.com/ryo-bot/ryo/memory/memorytest"
 )
 
-func remember(t *testing.T, db *memory.DB, scope string, owner, chat int64, content string, tags ...string) memory.Memory {
+func remember(t *testing.T, db *memory.DB, scope ryo.Scope, owner, chat int64, content string, tags ...string) ryo.Memory {
 	t.Helper()
-	m, err := db.Remember(ctx(t), memory.Memory{Scope: scope, Owner: owner, Chat: chat, Content: content, Tags: tags, AddedBy: owner})
+	m, err := db.Remember(ctx(t), ryo.Memory{Scope: scope, Owner: owner, Chat: chat, Content: content, Tags: tags, AddedBy: owner})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestRecallFindsParaphrases(t *testing.T) {
 		"Моя собака боится грозы",
 	}
 	for _, f := range facts {
-		remember(t, db, memory.ScopeUser, 1, 1, f)
+		remember(t, db, ryo.ScopeUser, 1, 1, f)
 	}
 	for query, want := range map[string]string{
 		"what's the name of my dog?":           "My dog is called Rex",
@@ -48,7 +48,7 @@ func TestRecallFindsParaphrases(t *testing.T) {
 		"чего боится моя собака?":              "Моя собака боится грозы",
 		"remind me where the wifi password is": "The wifi password at home is on the fridge",
 	} {
-		got, err := db.Recall(ctx(t), memory.PersonShelf(1), query, 3)
+		got, err := db.Recall(ctx(t), ryo.PersonShelf(1), query, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,16 +65,16 @@ func TestRecallFindsParaphrases(t *testing.T) {
 // No path through the store reaches another shelf's memories.
 func TestShelvesAreSeparate(t *testing.T) {
 	db := memorytest.Open(t)
-	mine := remember(t, db, memory.ScopeUser, 1, 1, "My PIN is 4242")
-	remember(t, db, memory.ScopeUser, 2, 2, "Bob's PIN is 1111")
-	team := remember(t, db, memory.ScopeGroup, 1, -5, "The team's PIN is 9999")
+	mine := remember(t, db, ryo.ScopeUser, 1, 1, "My PIN is 4242")
+	remember(t, db, ryo.ScopeUser, 2, 2, "Bob's PIN is 1111")
+	team := remember(t, db, ryo.ScopeGroup, 1, -5, "The team's PIN is 9999")
 	for _, tt := range []struct {
-		shelf memory.Shelf
+		shelf ryo.Shelf
 		want  string
 	}{
-		{memory.PersonShelf(1), "My PIN is 4242"},
-		{memory.PersonShelf(2), "Bob's PIN is 1111"},
-		{memory.GroupShelf(-5), "The team's PIN is 9999"},
+		{ryo.PersonShelf(1), "My PIN is 4242"},
+		{ryo.PersonShelf(2), "Bob's PIN is 1111"},
+		{ryo.GroupShelf(-5), "The team's PIN is 9999"},
 	} {
 		got, err := db.Recall(ctx(t), tt.shelf, "what is the PIN", 10)
 		if err != nil || len(got) != 1 || got[0].Content != tt.want {
@@ -85,31 +85,31 @@ func TestShelvesAreSeparate(t *testing.T) {
 			t.Errorf("Memories on %+v = %+v (%d), %v", tt.shelf, list, total, err)
 		}
 	}
-	if _, ok, err := db.Forget(ctx(t), memory.PersonShelf(2), mine.ID); ok || err != nil {
+	if _, ok, err := db.Forget(ctx(t), ryo.PersonShelf(2), mine.ID); ok || err != nil {
 		t.Fatalf("Bob forgot Alice's memory: %v, %v", ok, err)
 	}
-	if _, ok, _ := db.Memory(ctx(t), memory.PersonShelf(1), team.ID); ok {
+	if _, ok, _ := db.Memory(ctx(t), ryo.PersonShelf(1), team.ID); ok {
 		t.Fatal("a group memory is on a person's shelf")
 	}
-	if m, ok, err := db.Forget(ctx(t), memory.PersonShelf(1), mine.ID); !ok || err != nil || m.Content != "My PIN is 4242" {
+	if m, ok, err := db.Forget(ctx(t), ryo.PersonShelf(1), mine.ID); !ok || err != nil || m.Content != "My PIN is 4242" {
 		t.Fatalf("Forget = %+v, %v, %v", m, ok, err)
 	}
-	if _, total, _ := db.Memories(ctx(t), memory.PersonShelf(1), 0, 10); total != 0 {
+	if _, total, _ := db.Memories(ctx(t), ryo.PersonShelf(1), 0, 10); total != 0 {
 		t.Fatalf("%d memories left after forgetting", total)
 	}
 }
 
 func TestRememberTwiceKeepsOneWithBothTags(t *testing.T) {
 	db := memorytest.Open(t)
-	a := remember(t, db, memory.ScopeUser, 1, 1, "  I like tea  ", "drinks")
-	b := remember(t, db, memory.ScopeUser, 1, 1, "I like tea", "food")
+	a := remember(t, db, ryo.ScopeUser, 1, 1, "  I like tea  ", "drinks")
+	b := remember(t, db, ryo.ScopeUser, 1, 1, "I like tea", "food")
 	if a.ID != b.ID || a.Content != "I like tea" || strings.Join(b.Tags, ",") != "drinks,food" {
 		t.Fatalf("first %+v, second %+v", a, b)
 	}
-	if got, _ := db.Recall(ctx(t), memory.PersonShelf(1), "any food preferences?", 1); len(got) != 1 {
+	if got, _ := db.Recall(ctx(t), ryo.PersonShelf(1), "any food preferences?", 1); len(got) != 1 {
 		t.Fatal("a memory is not found by its tag")
 	}
-	if _, err := db.Remember(ctx(t), memory.Memory{Scope: memory.ScopeUser, Owner: 1, Chat: 1, Content: strings.Repeat("x", 2001), AddedBy: 1}); err != memory.ErrTooLong {
+	if _, err := db.Remember(ctx(t), ryo.Memory{Scope: ryo.ScopeUser, Owner: 1, Chat: 1, Content: strings.Repeat("x", 2001), AddedBy: 1}); err != memory.ErrTooLong {
 		t.Fatalf("a 2001-character memory: %v", err)
 	}
 }
@@ -119,16 +119,16 @@ func TestExpiredMemoriesAreNotRecalled(t *testing.T) {
 	now := time.Now()
 	clock := clocktest.New(now)
 	db.Clock = clock
-	if _, err := db.Remember(ctx(t), memory.Memory{Scope: memory.ScopeUser, Owner: 1, Chat: 1, Content: "Parking spot 12 today",
+	if _, err := db.Remember(ctx(t), ryo.Memory{Scope: ryo.ScopeUser, Owner: 1, Chat: 1, Content: "Parking spot 12 today",
 		AddedBy: 1, Expires: now.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := db.Recall(ctx(t), memory.PersonShelf(1), "parking", 5); len(got) != 1 || got[0].LastUsed.IsZero() {
+	if got, _ := db.Recall(ctx(t), ryo.PersonShelf(1), "parking", 5); len(got) != 1 || got[0].LastUsed.IsZero() {
 		t.Fatalf("before expiry: %+v", got)
 	}
 	now = now.Add(2 * time.Hour)
 	clock.Advance(2 * time.Hour)
-	if got, _ := db.Recall(ctx(t), memory.PersonShelf(1), "parking", 5); len(got) != 0 {
+	if got, _ := db.Recall(ctx(t), ryo.PersonShelf(1), "parking", 5); len(got) != 0 {
 		t.Fatalf("after expiry: %+v", got)
 	}
 }
@@ -173,8 +173,8 @@ func TestAccess(t *testing.T) {
 // matches, and one found by words alone still comes up.
 func TestRecallNearFusesMeaningAndWords(t *testing.T) {
 	db := memorytest.Open(t)
-	add := func(content string, vec []float32) memory.Memory {
-		m, err := db.Remember(ctx(t), memory.Memory{Scope: memory.ScopeUser, Owner: 1, Chat: 1, Content: content, AddedBy: 1, Embedding: vec})
+	add := func(content string, vec []float32) ryo.Memory {
+		m, err := db.Remember(ctx(t), ryo.Memory{Scope: ryo.ScopeUser, Owner: 1, Chat: 1, Content: content, AddedBy: 1, Embedding: vec})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,15 +183,15 @@ func TestRecallNearFusesMeaningAndWords(t *testing.T) {
 	add("I'm allergic to peanuts", []float32{1, 0, 0})
 	nuts := add("Cashews make me sick", []float32{0, 1, 0})
 	add("No embedding here: an old memory about cashews", nil)
-	got, err := db.RecallNear(ctx(t), memory.PersonShelf(1), "what food should I avoid?", []float32{0.1, 0.9, 0.1}, 3)
+	got, err := db.RecallNear(ctx(t), ryo.PersonShelf(1), "what food should I avoid?", []float32{0.1, 0.9, 0.1}, 3)
 	if err != nil || len(got) != 2 || got[0].ID != nuts.ID {
 		t.Fatalf("RecallNear = %+v, %v; want the cashews first, by meaning", got, err)
 	}
-	got, _ = db.RecallNear(ctx(t), memory.PersonShelf(1), "cashews", []float32{1, 0, 0}, 3)
+	got, _ = db.RecallNear(ctx(t), ryo.PersonShelf(1), "cashews", []float32{1, 0, 0}, 3)
 	if len(got) != 3 {
 		t.Fatalf("RecallNear = %+v; want the word matches and the nearest", got)
 	}
-	if got, _ := db.RecallNear(ctx(t), memory.PersonShelf(2), "cashews", []float32{0, 1, 0}, 3); len(got) != 0 {
+	if got, _ := db.RecallNear(ctx(t), ryo.PersonShelf(2), "cashews", []float32{0, 1, 0}, 3); len(got) != 0 {
 		t.Fatalf("another shelf recalled %+v", got)
 	}
 }

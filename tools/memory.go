@@ -10,16 +10,15 @@ import (
 	"time"
 
 	"github.com/ryo-bot/ryo"
-	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/toolbus"
 )
 
 // Memories is where the memory tools keep memories; *memory.DB is one.
 type Memories interface {
-	Memory(ctx context.Context, s memory.Shelf, id int64) (memory.Memory, bool, error)
-	Remember(ctx context.Context, m memory.Memory) (memory.Memory, error)
-	RecallNear(ctx context.Context, s memory.Shelf, query string, vec []float32, limit int) ([]memory.Memory, error)
-	Forget(ctx context.Context, s memory.Shelf, id int64) (memory.Memory, bool, error)
+	Memory(ctx context.Context, s ryo.Shelf, id int64) (ryo.Memory, bool, error)
+	Remember(ctx context.Context, m ryo.Memory) (ryo.Memory, error)
+	RecallNear(ctx context.Context, s ryo.Shelf, query string, vec []float32, limit int) ([]ryo.Memory, error)
+	Forget(ctx context.Context, s ryo.Shelf, id int64) (ryo.Memory, bool, error)
 }
 
 // Embedder turns texts into vectors for recall by meaning; *ollama.Client
@@ -28,16 +27,32 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
-// Vector is text's embedding from e, or nil when there is no embedder or
+// Recaller is the one way memories are found: by their words, and by
+// their meaning when an embedding model is configured (Embedder not nil).
+// The memory tools, the memories shown with each message and the admins'
+// search all recall through it.
+type Recaller struct {
+	Store    Memories
+	Embedder Embedder // nil without an embedding model: memories by their words alone
+	Log      *slog.Logger
+}
+
+// Recall returns the memories on shelf s that best match query, at most
+// limit, best first.
+func (r Recaller) Recall(ctx context.Context, s ryo.Shelf, query string, limit int) ([]ryo.Memory, error) {
+	return r.Store.RecallNear(ctx, s, query, r.Vector(ctx, query), limit)
+}
+
+// Vector is text's embedding, or nil when there is no embedding model or
 // it fails: memories are then stored and recalled by their words alone,
 // and the log says why.
-func Vector(ctx context.Context, e Embedder, log *slog.Logger, text string) []float32 {
-	if e == nil {
+func (r Recaller) Vector(ctx context.Context, text string) []float32 {
+	if r.Embedder == nil {
 		return nil
 	}
-	vecs, err := e.Embed(ctx, []string{text})
+	vecs, err := r.Embedder.Embed(ctx, []string{text})
 	if err != nil || len(vecs) != 1 {
-		log.Warn("could not embed a memory or a query; using its words alone", "err", err)
+		r.Log.Warn("could not embed a memory or a query; using its words alone", "err", err)
 		return nil
 	}
 	return vecs[0]
@@ -47,7 +62,8 @@ func Vector(ctx context.Context, e Embedder, log *slog.Logger, text string) []fl
 // on the shelf of the conversation it is called from — in a private chat
 // the person's own memories, in a group the group's — which it learns from
 // its context (ryo.CallerOf); no argument can name another shelf.
-func Memory(store Memories, embed Embedder, clock ryo.Clock, log *slog.Logger) []toolbus.Spec {
+func Memory(r Recaller, clock ryo.Clock) []toolbus.Spec {
+	store := r.Store
 	if clock == nil {
 		clock = ryo.SystemClock{}
 	}
@@ -60,7 +76,7 @@ func Memory(store Memories, embed Embedder, clock ryo.Clock, log *slog.Logger) [
 				"expires_in_days":{"type":"integer","minimum":1,"maximum":3650}},
 				"required":["content"],"additionalProperties":false}`),
 			Tool: toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) {
-				return remember(ctx, store, embed, clock, log, args)
+				return remember(ctx, r, clock, args)
 			})},
 		{Name: "recall", Effect: toolbus.ReadOnly, Tags: []string{"memory:recall"},
 			Description: "Search what you remember from earlier conversations; returns the best matches with their ids.",
@@ -69,7 +85,7 @@ func Memory(store Memories, embed Embedder, clock ryo.Clock, log *slog.Logger) [
 				"limit":{"type":"integer","minimum":1,"maximum":10}},
 				"required":["query"],"additionalProperties":false}`),
 			Tool: toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) {
-				return recall(ctx, store, embed, log, args)
+				return recall(ctx, r, args)
 			})},
 		{Name: "forget", Effect: toolbus.Destructive, Tags: []string{"memory:forget"},
 			Description: "Forget a remembered fact for good, by its memory id (from recall); the person confirms it first.",
@@ -81,19 +97,10 @@ func Memory(store Memories, embed Embedder, clock ryo.Clock, log *slog.Logger) [
 	}
 }
 
-// ShelfOf is the shelf of memories a conversation sees: the person's own
-// in a private chat, the group's in a group.
-func ShelfOf(c ryo.Caller) memory.Shelf {
-	if c.Chat.Type.IsGroup() {
-		return memory.GroupShelf(c.Chat.ID)
-	}
-	return memory.PersonShelf(c.Person.ID)
-}
-
 // errNoCaller is a tool run outside a conversation: a bug, never the model's.
 var errNoCaller = errors.New("memory tool called without a caller")
 
-func remember(ctx context.Context, store Memories, embed Embedder, clock ryo.Clock, log *slog.Logger, raw json.RawMessage) (any, error) {
+func remember(ctx context.Context, r Recaller, clock ryo.Clock, raw json.RawMessage) (any, error) {
 	var args struct {
 		Content string   `json:"content"`
 		Tags    []string `json:"tags"`
@@ -109,14 +116,14 @@ func remember(ctx context.Context, store Memories, embed Embedder, clock ryo.Clo
 	if strings.TrimSpace(args.Content) == "" {
 		return nil, toolbus.Errorf("empty", "content is empty: write the fact to remember")
 	}
-	shelf := ShelfOf(c)
+	shelf := ryo.ShelfOf(c)
 	var expires time.Time
 	if args.Days > 0 {
 		expires = clock.Now().AddDate(0, 0, args.Days)
 	}
-	m, err := store.Remember(ctx, memory.Memory{Scope: shelf.Scope, Owner: c.Person.ID, Chat: c.Chat.ID, Content: args.Content,
+	m, err := r.Store.Remember(ctx, ryo.Memory{Scope: shelf.Scope, Owner: c.Person.ID, Chat: c.Chat.ID, Content: args.Content,
 		Tags: normalTags(args.Tags), Source: c.Message, AddedBy: c.Person.ID, Expires: expires,
-		Embedding: Vector(ctx, embed, log, args.Content)})
+		Embedding: r.Vector(ctx, args.Content)})
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +134,7 @@ func remember(ctx context.Context, store Memories, embed Embedder, clock ryo.Clo
 	return out, nil
 }
 
-func recall(ctx context.Context, store Memories, embed Embedder, log *slog.Logger, raw json.RawMessage) (any, error) {
+func recall(ctx context.Context, r Recaller, raw json.RawMessage) (any, error) {
 	var args struct {
 		Query string `json:"query"`
 		Limit int    `json:"limit"`
@@ -142,7 +149,7 @@ func recall(ctx context.Context, store Memories, embed Embedder, log *slog.Logge
 	if args.Limit == 0 {
 		args.Limit = 5
 	}
-	found, err := store.RecallNear(ctx, ShelfOf(c), args.Query, Vector(ctx, embed, log, args.Query), args.Limit)
+	found, err := r.Recall(ctx, ryo.ShelfOf(c), args.Query, args.Limit)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +181,7 @@ func forget(ctx context.Context, store Memories, raw json.RawMessage) (any, erro
 	if !ok {
 		return nil, errNoCaller
 	}
-	m, found, err := store.Forget(ctx, ShelfOf(c), args.ID)
+	m, found, err := store.Forget(ctx, ryo.ShelfOf(c), args.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -184,8 +191,8 @@ func forget(ctx context.Context, store Memories, raw json.RawMessage) (any, erro
 	return map[string]any{"forgotten": m.ID, "content": m.Content}, nil
 }
 
-func whose(s memory.Shelf) string {
-	if s.Scope == memory.ScopeGroup {
+func whose(s ryo.Shelf) string {
+	if s.Scope == ryo.ScopeGroup {
 		return "this group"
 	}
 	return "this person"
@@ -223,7 +230,7 @@ func explainForget(ctx context.Context, store Memories, raw json.RawMessage) str
 	if json.Unmarshal(raw, &args) != nil || !ok {
 		return ""
 	}
-	m, found, err := store.Memory(ctx, ShelfOf(c), args.ID)
+	m, found, err := store.Memory(ctx, ryo.ShelfOf(c), args.ID)
 	switch {
 	case err != nil:
 		return ""

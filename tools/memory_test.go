@@ -8,36 +8,35 @@ import (
 	"time"
 
 	"github.com/ryo-bot/ryo"
-	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/toolbus"
 	"github.com/ryo-bot/ryo/tools"
 )
 
 // shelves is an in-memory store of memories, by shelf.
 type shelves struct {
-	saved []memory.Memory
-	asked []memory.Shelf
+	saved []ryo.Memory
+	asked []ryo.Shelf
 }
 
-func (s *shelves) Memory(_ context.Context, sh memory.Shelf, id int64) (memory.Memory, bool, error) {
+func (s *shelves) Memory(_ context.Context, sh ryo.Shelf, id int64) (ryo.Memory, bool, error) {
 	for _, m := range s.saved {
 		if m.ID == id && on(m, sh) {
 			return m, true, nil
 		}
 	}
-	return memory.Memory{}, false, nil
+	return ryo.Memory{}, false, nil
 }
 
-func (s *shelves) Remember(_ context.Context, m memory.Memory) (memory.Memory, error) {
+func (s *shelves) Remember(_ context.Context, m ryo.Memory) (ryo.Memory, error) {
 	m.ID = int64(len(s.saved) + 1)
 	m.CreatedAt = time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
 	s.saved = append(s.saved, m)
 	return m, nil
 }
 
-func (s *shelves) RecallNear(_ context.Context, sh memory.Shelf, query string, _ []float32, limit int) ([]memory.Memory, error) {
+func (s *shelves) RecallNear(_ context.Context, sh ryo.Shelf, query string, _ []float32, limit int) ([]ryo.Memory, error) {
 	s.asked = append(s.asked, sh)
-	var out []memory.Memory
+	var out []ryo.Memory
 	for _, m := range s.saved {
 		if on(m, sh) && strings.Contains(strings.ToLower(m.Content), strings.ToLower(query)) && len(out) < limit {
 			out = append(out, m)
@@ -46,22 +45,22 @@ func (s *shelves) RecallNear(_ context.Context, sh memory.Shelf, query string, _
 	return out, nil
 }
 
-func (s *shelves) Forget(ctx context.Context, sh memory.Shelf, id int64) (memory.Memory, bool, error) {
+func (s *shelves) Forget(ctx context.Context, sh ryo.Shelf, id int64) (ryo.Memory, bool, error) {
 	m, ok, err := s.Memory(ctx, sh, id)
 	return m, ok, err
 }
 
-func on(m memory.Memory, sh memory.Shelf) bool {
-	if sh.Scope == memory.ScopeGroup {
-		return m.Scope == memory.ScopeGroup && m.Chat == sh.ID
+func on(m ryo.Memory, sh ryo.Shelf) bool {
+	if sh.Scope == ryo.ScopeGroup {
+		return m.Scope == ryo.ScopeGroup && m.Chat == sh.ID
 	}
-	return m.Scope == memory.ScopeUser && m.Owner == sh.ID
+	return m.Scope == ryo.ScopeUser && m.Owner == sh.ID
 }
 
 func memoryTools(t *testing.T, store *shelves) *toolbus.Registry {
 	t.Helper()
 	r := toolbus.NewRegistry()
-	for _, s := range tools.Memory(store, nil, nil, nil) {
+	for _, s := range tools.Memory(tools.Recaller{Store: store}, nil) {
 		if err := r.Register(s); err != nil {
 			t.Fatal(err)
 		}
@@ -89,11 +88,11 @@ func TestRememberGoesOnTheConversationsShelf(t *testing.T) {
 		t.Fatalf("remember in a group = %+v", res)
 	}
 	mine, team := store.saved[0], store.saved[1]
-	if mine.Scope != memory.ScopeUser || mine.Owner != ann.ID || mine.Source != 4821 || strings.Join(mine.Tags, ",") != "drinks" ||
+	if mine.Scope != ryo.ScopeUser || mine.Owner != ann.ID || mine.Source != 4821 || strings.Join(mine.Tags, ",") != "drinks" ||
 		mine.Expires.Before(time.Now().AddDate(0, 0, 6)) {
 		t.Fatalf("private memory = %+v", mine)
 	}
-	if team.Scope != memory.ScopeGroup || team.Chat != -1001234567890 || !team.Expires.IsZero() {
+	if team.Scope != ryo.ScopeGroup || team.Chat != -1001234567890 || !team.Expires.IsZero() {
 		t.Fatalf("group memory = %+v", team)
 	}
 	res := run(r, private, "recall", `{"query":"mondays"}`)

@@ -131,7 +131,7 @@ func (h *harness) settled(chat telegramtest.Chat, prompt int, text string) teleg
 	return h.message(chat, prompt)
 }
 
-func (h *harness) action(prompt telegramtest.Message) memory.Action {
+func (h *harness) action(prompt telegramtest.Message) ryo.Action {
 	h.t.Helper()
 	for _, row := range prompt.Buttons() {
 		for _, b := range row {
@@ -142,7 +142,7 @@ func (h *harness) action(prompt telegramtest.Message) memory.Action {
 		}
 	}
 	h.t.Fatalf("no stored action behind %+v", prompt.Buttons())
-	return memory.Action{}
+	return ryo.Action{}
 }
 
 // Asking for a destructive action shows it in full with two buttons; the
@@ -199,7 +199,7 @@ func TestConfirmRunsTheActionOnceAndTheConversationGoesOn(t *testing.T) {
 		t.Fatalf("history = %q; want the question, the held answer, the result, the answer", got)
 	}
 	a := h.action(p)
-	if a.State != memory.ActionExecuted || a.ResultStatus != "ok" || !a.Settled || a.DecidedBy != alice.ID {
+	if a.State != ryo.ActionExecuted || a.ResultStatus != "ok" || !a.Settled || a.DecidedBy != alice.ID {
 		t.Fatalf("stored action = %+v", a)
 	}
 }
@@ -278,12 +278,12 @@ func TestManyPressesDecideOnce(t *testing.T) {
 	a := h.action(p)
 	h.waitFor("the action decided and settled", func() bool { a = h.action(p); return a.Settled })
 	switch a.State {
-	case memory.ActionExecuted:
+	case ryo.ActionExecuted:
 		h.answer(dm, p.ID, "gone")
 		if got := notes.runs(); len(got) != 1 {
 			t.Fatalf("deleted %v; want exactly once", got)
 		}
-	case memory.ActionCancelled:
+	case ryo.ActionCancelled:
 		if got := notes.runs(); len(got) != 0 {
 			t.Fatalf("deleted %v after the cancel won", got)
 		}
@@ -557,7 +557,7 @@ func TestAnonymousAdminDecidesTheGroupsAction(t *testing.T) {
 		t.Fatalf("a member who is no administrator pressed ✅ and was answered %q (alert %v)", a.Text, a.ShowAlert)
 	}
 	answer := h.pressAnswer(h.press(ops, alice, p, "✅"))
-	if a := h.action(p); answer.Text != "✅ Confirmed — doing it now." || a.State == memory.ActionPending {
+	if a := h.action(p); answer.Text != "✅ Confirmed — doing it now." || a.State == ryo.ActionPending {
 		t.Fatalf("the anonymous admin's own press was answered %q (alert %v); the action stays %s, requested by %d (the group)",
 			answer.Text, answer.ShowAlert, a.State, a.Requester)
 	}

@@ -161,11 +161,11 @@ func (m *Main) Run(ctx context.Context) error {
 	checked := make(chan struct{})
 	go func() { checkModel(ctx, model, log); close(checked) }()
 	defer func() { <-checked }()
-	var embedder tools.Embedder // none without an embedding model: memories by their words alone
+	recall := tools.Recaller{Store: db, Log: log} // without an embedding model: memories by their words alone
 	if cfg.EmbedModel != "" {
-		embedder = model
+		recall.Embedder = model
 	}
-	registry, err := newRegistry(cfg, m.Clock, append(tools.Memory(db, embedder, m.Clock, log), m.Tools...))
+	registry, err := newRegistry(cfg, m.Clock, append(tools.Memory(recall, m.Clock), m.Tools...))
 	if err != nil {
 		return err
 	}
@@ -180,7 +180,7 @@ func (m *Main) Run(ctx context.Context) error {
 		MaxAttempts: cfg.MaxAttempts, ShutdownGrace: cfg.ShutdownGrace, TurnTimeout: cfg.TurnTimeout,
 		NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts,
 		Tools: registry, ConfirmTTL: cfg.ConfirmTTL, AdminsDecide: cfg.AdminsDecide, Location: cfg.Timezone, Access: cfg.Access,
-		Embedder: embedder, Clock: m.Clock,
+		Recall: recall, Clock: m.Clock,
 	}, log, db, answerer, cfg.Model)
 	if err != nil {
 		return err

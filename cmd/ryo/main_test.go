@@ -67,7 +67,7 @@ func TestPrivateMessageIsAnsweredAsAReplyAndStored(t *testing.T) {
 }
 
 // updateState returns the inbox state of the newest user message at place.
-func updateState(t *testing.T, db *memory.DB, place ryo.Place) string {
+func updateState(t *testing.T, db *memory.DB, place ryo.Place) memory.UpdateState {
 	id := newestUpdate(t, db, place)
 	if id == 0 {
 		return ""

@@ -6,14 +6,13 @@ import (
 	"testing"
 
 	"github.com/ryo-bot/ryo"
-	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/ollamatest"
 	"github.com/ryo-bot/ryo/telegramtest"
 )
 
-func (h *harness) remember(owner int64, scope string, chat int64, content string, tags ...string) memory.Memory {
+func (h *harness) remember(owner int64, scope ryo.Scope, chat int64, content string, tags ...string) ryo.Memory {
 	h.t.Helper()
-	m, err := h.db().Remember(bg(h.t), memory.Memory{Scope: scope, Owner: owner, Chat: chat, Content: content, Tags: tags, AddedBy: owner})
+	m, err := h.db().Remember(bg(h.t), ryo.Memory{Scope: scope, Owner: owner, Chat: chat, Content: content, Tags: tags, AddedBy: owner})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -38,9 +37,9 @@ func TestMemoryCommandPages(t *testing.T) {
 	h := newHarness(t)
 	h.start()
 	for i := 1; i <= 23; i++ {
-		h.remember(alice.ID, memory.ScopeUser, dm.ID, fmt.Sprintf("fact number %d", i))
+		h.remember(alice.ID, ryo.ScopeUser, dm.ID, fmt.Sprintf("fact number %d", i))
 	}
-	h.remember(bob.ID, memory.ScopeUser, bob.ID, "Bob's secret fact")
+	h.remember(bob.ID, ryo.ScopeUser, bob.ID, "Bob's secret fact")
 	q := h.tg.SendText(dm, alice, "/memory")
 	list := h.reply(dm, q.ID, "Your memories (23) — page 1 of 3")
 	if !strings.Contains(list.Text, "fact number 23") || strings.Contains(list.Text, "fact number 13") || strings.Contains(list.Text, "Bob") {
@@ -72,7 +71,7 @@ func TestMemoryCommandPages(t *testing.T) {
 func TestForgetCommand(t *testing.T) {
 	h := newHarness(t)
 	h.start()
-	mine := h.remember(alice.ID, memory.ScopeUser, dm.ID, "Alice's locker code is 1234")
+	mine := h.remember(alice.ID, ryo.ScopeUser, dm.ID, "Alice's locker code is 1234")
 	q := h.tg.SendText(bobDM, bob, fmt.Sprintf("/forget %d", mine.ID))
 	h.reply(bobDM, q.ID, fmt.Sprintf("There is no memory #%d here", mine.ID))
 	q = h.tg.SendText(dm, alice, "/forget soon")
@@ -84,7 +83,7 @@ func TestForgetCommand(t *testing.T) {
 	}
 	h.pressAnswer(h.press(dm, alice, p, "✅"))
 	h.settled(dm, p.ID, "✅ Confirmed by Alice at ")
-	if _, ok, _ := h.db().Memory(bg(t), memory.PersonShelf(alice.ID), mine.ID); ok {
+	if _, ok, _ := h.db().Memory(bg(t), ryo.PersonShelf(alice.ID), mine.ID); ok {
 		t.Fatal("still remembered")
 	}
 	if len(h.llm.Requests()) != 0 {
@@ -104,7 +103,7 @@ func TestAdminMemoryAndTags(t *testing.T) {
 	h.llm.Enqueue(ollamatest.Reply{Content: `{"reply":"Rex is a fine name.","command":null,"tags":["pets"],"followUpQuestion":null}`})
 	q := h.tg.SendText(bobDM, bob, "my dog is Rex")
 	h.answer(bobDM, q.ID, "Rex is a fine name.")
-	rex := h.remember(bob.ID, memory.ScopeUser, bob.ID, "Bob's dog is called Rex", "pets")
+	rex := h.remember(bob.ID, ryo.ScopeUser, bob.ID, "Bob's dog is called Rex", "pets")
 
 	q = h.tg.SendText(dm, alice, fmt.Sprintf("/memory %d", bob.ID))
 	h.reply(dm, q.ID, "Bob's dog is called Rex")
@@ -112,7 +111,7 @@ func TestAdminMemoryAndTags(t *testing.T) {
 	h.reply(dm, q.ID, fmt.Sprintf("#%d", rex.ID))
 	q = h.tg.SendText(dm, alice, fmt.Sprintf("/memory add %d Bob likes jazz #music", bob.ID))
 	h.reply(dm, q.ID, "Remembered for Bob as #")
-	if got, _ := h.db().Recall(bg(t), memory.PersonShelf(bob.ID), "jazz", 1); len(got) != 1 || got[0].Tags[0] != "music" || got[0].AddedBy != alice.ID {
+	if got, _ := h.db().Recall(bg(t), ryo.PersonShelf(bob.ID), "jazz", 1); len(got) != 1 || got[0].Tags[0] != "music" || got[0].AddedBy != alice.ID {
 		t.Fatalf("added memory = %+v", got)
 	}
 	q = h.tg.SendText(dm, alice, "/memory add")
@@ -139,7 +138,7 @@ func TestAdminMemoryAndTags(t *testing.T) {
 	}
 	h.pressAnswer(h.press(dm, alice, p, "✅"))
 	h.settled(dm, p.ID, "done")
-	if _, ok, _ := h.db().Memory(bg(t), memory.PersonShelf(bob.ID), rex.ID); ok {
+	if _, ok, _ := h.db().Memory(bg(t), ryo.PersonShelf(bob.ID), rex.ID); ok {
 		t.Fatal("Bob's memory is still there")
 	}
 

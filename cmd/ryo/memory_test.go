@@ -44,7 +44,7 @@ func TestRememberThenRecall(t *testing.T) {
 	q := h.tg.SendText(dm, alice, "remember that my dog is called Rex")
 	h.answer(dm, q.ID, "I'll remember")
 	h.waitFor("the first turn done", func() bool { return updateState(t, h.db(), ryo.Place{ChatID: dm.ID}) == memory.StateDone })
-	mems, total, err := h.db().Memories(bg(t), memory.PersonShelf(alice.ID), 0, 10)
+	mems, total, err := h.db().Memories(bg(t), ryo.PersonShelf(alice.ID), 0, 10)
 	if err != nil || total != 1 || mems[0].Content != "Alice's dog is called Rex" || mems[0].Source == 0 || mems[0].Tags[0] != "pets" {
 		t.Fatalf("stored memories = %+v (%d), %v", mems, total, err)
 	}
@@ -73,12 +73,12 @@ func TestRememberThenRecall(t *testing.T) {
 func TestMemoriesStayWithTheirOwner(t *testing.T) {
 	h := newHarness(t)
 	h.start()
-	mine, err := h.db().Remember(bg(t), memory.Memory{Scope: memory.ScopeUser, Owner: alice.ID, Chat: dm.ID,
+	mine, err := h.db().Remember(bg(t), ryo.Memory{Scope: ryo.ScopeUser, Owner: alice.ID, Chat: dm.ID,
 		Content: "Alice's bank PIN is 4242", AddedBy: alice.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.db().Remember(bg(t), memory.Memory{Scope: memory.ScopeGroup, Owner: alice.ID, Chat: team.ID,
+	if _, err := h.db().Remember(bg(t), ryo.Memory{Scope: ryo.ScopeGroup, Owner: alice.ID, Chat: team.ID,
 		Content: "The team's wifi PIN is 9999", AddedBy: alice.ID}); err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestMemoriesStayWithTheirOwner(t *testing.T) {
 	h.llm.Enqueue(ollamatest.Reply{Content: envelope("There was nothing to forget.")})
 	h.pressAnswer(h.press(bobDM, bob, p, "✅"))
 	h.answer(bobDM, p.ID, "nothing to forget")
-	if _, ok, _ := h.db().Memory(bg(t), memory.PersonShelf(alice.ID), mine.ID); !ok {
+	if _, ok, _ := h.db().Memory(bg(t), ryo.PersonShelf(alice.ID), mine.ID); !ok {
 		t.Fatal("Bob's forget removed Alice's memory")
 	}
 	// In a private chat Alice does not see the group's memories either.
@@ -118,7 +118,7 @@ func TestMemoriesStayWithTheirOwner(t *testing.T) {
 func TestForgetShowsTheMemoryAndWaitsForTheYes(t *testing.T) {
 	h := newHarness(t)
 	h.start()
-	m, err := h.db().Remember(bg(t), memory.Memory{Scope: memory.ScopeUser, Owner: alice.ID, Chat: dm.ID,
+	m, err := h.db().Remember(bg(t), ryo.Memory{Scope: ryo.ScopeUser, Owner: alice.ID, Chat: dm.ID,
 		Content: "Alice is afraid of spiders", AddedBy: alice.ID})
 	if err != nil {
 		t.Fatal(err)
@@ -130,12 +130,12 @@ func TestForgetShowsTheMemoryAndWaitsForTheYes(t *testing.T) {
 	if !strings.Contains(p.Text, fmt.Sprintf("Forget memory #%d: “Alice is afraid of spiders”", m.ID)) {
 		t.Fatalf("prompt = %q; want the memory shown", p.Text)
 	}
-	if _, ok, _ := h.db().Memory(bg(t), memory.PersonShelf(alice.ID), m.ID); !ok {
+	if _, ok, _ := h.db().Memory(bg(t), ryo.PersonShelf(alice.ID), m.ID); !ok {
 		t.Fatal("forgotten before the yes")
 	}
 	h.pressAnswer(h.press(dm, alice, p, "✅"))
 	h.answer(dm, p.ID, "Forgotten.")
-	if _, ok, _ := h.db().Memory(bg(t), memory.PersonShelf(alice.ID), m.ID); ok {
+	if _, ok, _ := h.db().Memory(bg(t), ryo.PersonShelf(alice.ID), m.ID); ok {
 		t.Fatal("still remembered after the yes")
 	}
 }
