@@ -21,6 +21,42 @@ type Error struct {
 	Code    string
 	Message string
 	Err     error
+	// Of is the dependency that failed, for EUNAVAILABLE: what to wait for
+	// before trying again.
+	Of Dependency
+}
+
+// Dependency is something ryo needs that can be out of reach for a while.
+type Dependency string
+
+// Dependencies.
+const (
+	Database Dependency = "database"
+	Telegram Dependency = "telegram"
+	Model    Dependency = "model server"
+)
+
+// Unavailable is the one kind of error of a dependency out of reach for
+// now: refused or dropped connections, timeouts, a server shutting down.
+// What failed with it is worth trying again once d is back.
+func Unavailable(d Dependency, err error) *Error {
+	return &Error{Code: EUNAVAILABLE, Of: d, Err: err}
+}
+
+// IsUnavailable reports whether err is, or wraps, an error of dependency d
+// being out of reach (Unavailable, or an Error with code EUNAVAILABLE of d).
+func IsUnavailable(err error, d Dependency) bool {
+	for err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			return false
+		}
+		if e.Code == EUNAVAILABLE && e.Of == d {
+			return true
+		}
+		err = e.Err
+	}
+	return false
 }
 
 // Errorf returns an Error with a formatted user-facing message.
@@ -29,10 +65,14 @@ func Errorf(code, format string, args ...any) *Error {
 }
 
 func (e *Error) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("%s: %s", e.Code, e.Message)
+	what := e.Message
+	if e.Of != "" && what == "" {
+		what = string(e.Of) + " unavailable"
 	}
-	return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	if e.Err == nil {
+		return fmt.Sprintf("%s: %s", e.Code, what)
+	}
+	return fmt.Sprintf("%s: %s: %v", e.Code, what, e.Err)
 }
 
 func (e *Error) Unwrap() error { return e.Err }

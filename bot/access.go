@@ -61,7 +61,8 @@ func (b *Bot) speaksFor(ctx context.Context, u ryo.User, whom int64) (bool, erro
 // admit decides whether the sender of m, a message meant for the bot, may
 // use it, as the database says now (admins change it at run time). Someone
 // who may not gets one polite refusal instead of an answer.
-func (b *Bot) admit(ctx context.Context, id int64, m *models.Message) (bool, error) {
+func (b *Bot) admit(ctx context.Context, j *job, m *models.Message) (bool, error) {
+	id := j.id
 	u, err := b.db.SaveUser(ctx, userOf(m.From), false)
 	if err != nil {
 		return false, err
@@ -78,7 +79,7 @@ func (b *Bot) admit(ctx context.Context, id int64, m *models.Message) (bool, err
 	if u.Role != ryo.RoleBanned {
 		text = fmt.Sprintf(refusedAllowlist, u.ID)
 	}
-	return false, b.replyOnce(ctx, id, placeOf(m), m.ID, text)
+	return false, b.replyOnce(ctx, j.w, id, placeOf(m), m.ID, text)
 }
 
 // target finds the person an admin command names: @username, a numeric

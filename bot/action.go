@@ -107,7 +107,7 @@ func (b *Bot) showAction(ctx context.Context, t talk) error {
 	replyTo := t.replyTo
 	if file != nil {
 		if a.FileID == 0 {
-			err := idle(ctx, func() (err error) {
+			err := t.w.idle(func() (err error) {
 				a.FileID, err = b.tg.SendFile(ctx, a.Place, t.replyTo, a.Tool+"-"+a.ID+".json", file,
 					"The full arguments of the action below.")
 				return err
@@ -123,7 +123,7 @@ func (b *Bot) showAction(ctx context.Context, t talk) error {
 		}
 		replyTo = a.FileID
 	}
-	err = idle(ctx, func() (err error) {
+	err = t.w.idle(func() (err error) {
 		if !a.Open() { // decided or expired while the turn was interrupted: the prompt shows how
 			a.PromptID, err = b.tg.Send(ctx, a.Place, replyTo, text)
 			return err
@@ -207,7 +207,7 @@ func (b *Bot) outcome(a ryo.Action) string {
 		if a.ResultStatus == toolbus.StatusOK {
 			return "✅ Confirmed by " + by() + " — done."
 		}
-		if a.Origin != ryo.OriginModel {
+		if !a.Origin.Converses() {
 			return "⚠️ Confirmed by " + by() + " — but it did not work."
 		}
 		return "⚠️ Confirmed by " + by() + " — but it did not work; see my answer below."
@@ -250,18 +250,18 @@ const (
 func (b *Bot) onPress(ctx context.Context, j *job, q *models.CallbackQuery) error {
 	update := j.id
 	if strings.HasPrefix(q.Data, pagePrefix) {
-		return b.onPage(ctx, q)
+		return b.onPage(ctx, j, q)
 	}
 	id, yes, ok := parsePress(q.Data)
 	if !ok {
 		b.log.Info("button press with unknown data", "update_id", update, "user_id", q.From.ID)
-		return b.answerPress(ctx, q, staleButton, false)
+		return b.answerPress(ctx, j.w, q, staleButton, false)
 	}
 	err := b.press(ctx, j, q, id, yes)
-	if errors.Is(err, memory.ErrUnavailable) {
+	if ryo.IsUnavailable(err, ryo.Database) {
 		// The press stays in the inbox and is handled when the database is
 		// back; meanwhile the spinner stops.
-		_ = b.answerPress(ctx, q, pressWaiting, false)
+		_ = b.answerPress(ctx, j.w, q, pressWaiting, false)
 	}
 	return err
 }
@@ -274,7 +274,7 @@ func (b *Bot) press(ctx context.Context, j *job, q *models.CallbackQuery, id str
 	}
 	if !found || q.Message.Message != nil && q.Message.Message.Chat.ID != a.Place.ChatID {
 		b.log.Warn("button press for an unknown action", "update_id", update, "user_id", q.From.ID)
-		return b.answerPress(ctx, q, staleButton, false)
+		return b.answerPress(ctx, j.w, q, staleButton, false)
 	}
 	presser, err := b.db.SaveUser(ctx, userOf(&q.From), false)
 	if err != nil {
@@ -286,7 +286,7 @@ func (b *Bot) press(ctx context.Context, j *job, q *models.CallbackQuery, id str
 		if err := b.db.RefuseAction(ctx, a.ID, presser.ID); err != nil {
 			return err
 		}
-		return b.answerPress(ctx, q, refusedBanned, true)
+		return b.answerPress(ctx, j.w, q, refusedBanned, true)
 	}
 	mayDecide, err := b.speaksFor(ctx, presser, a.Requester)
 	if err != nil {
@@ -301,7 +301,7 @@ func (b *Bot) press(ctx context.Context, j *job, q *models.CallbackQuery, id str
 		if who == "" {
 			who = "the person who asked"
 		}
-		return b.answerPress(ctx, q, "Only "+who+" can confirm or cancel this.", true)
+		return b.answerPress(ctx, j.w, q, "Only "+who+" can confirm or cancel this.", true)
 	}
 	a, decided, err := b.db.Decide(ctx, memory.Decision{ID: a.ID, Actor: presser.ID, Update: update, Confirm: yes,
 		Result: b.resultMessage(a, declined(a), update)}, b.resultMessage(a, expired(a), a.UpdateID))
@@ -312,29 +312,29 @@ func (b *Bot) press(ctx context.Context, j *job, q *models.CallbackQuery, id str
 	switch {
 	case !mine && a.State == ryo.ActionExpired:
 		log.Info("action press after expiry")
-		err := b.answerPress(ctx, q, pressExpired, true)
-		b.settle(ctx, a)
+		err := b.answerPress(ctx, j.w, q, pressExpired, true)
+		b.settle(ctx, j.w, a)
 		return err
 	case !mine:
 		verb := "confirmed"
 		if a.State == ryo.ActionCancelled {
 			verb = "cancelled"
 		}
-		return b.answerPress(ctx, q, "This was already "+verb+" by "+orSomeone(a.DeciderName)+".", false)
+		return b.answerPress(ctx, j.w, q, "This was already "+verb+" by "+orSomeone(a.DeciderName)+".", false)
 	case a.State == ryo.ActionCancelled:
 		log.Info("action cancelled")
-		err := b.answerPress(ctx, q, pressCancelled, false)
-		b.settle(ctx, a)
+		err := b.answerPress(ctx, j.w, q, pressCancelled, false)
+		b.settle(ctx, j.w, a)
 		return err
 	}
 	if j.press { // not yet answered: the rest may wait in the chat's queue
 		log.Info("action confirmed")
-		if err := b.answerPress(ctx, q, pressConfirmed, false); err != nil {
+		if err := b.answerPress(ctx, j.w, q, pressConfirmed, false); err != nil {
 			return err
 		}
 	}
-	if a.Origin != ryo.OriginModel {
-		return b.executeCommand(ctx, a, ryo.Caller{Person: ryo.User{ID: a.Requester}, Chat: b.chatOfPress(q, a), Place: a.Place})
+	if !a.Origin.Converses() {
+		return b.executeCommand(ctx, j.w, a, ryo.Caller{Person: ryo.User{ID: a.Requester}, Chat: b.chatOfPress(q, a), Place: a.Place})
 	}
 	if j.press {
 		return errGoOnInChat
@@ -343,9 +343,9 @@ func (b *Bot) press(ctx context.Context, j *job, q *models.CallbackQuery, id str
 	if q.Message.Message != nil { // the prompt pressed, known even before its turn recorded it
 		replyTo = q.Message.Message.ID
 	}
-	t := talk{id: update, chat: b.chatOfPress(q, a), place: a.Place, replyTo: replyTo, person: ryo.User{ID: a.Requester}}
+	t := talk{id: update, w: j.w, chat: b.chatOfPress(q, a), place: a.Place, replyTo: replyTo, person: ryo.User{ID: a.Requester}}
 	t.prepare = func(ctx context.Context, shown *stages.Turn) error {
-		return b.execute(ryo.WithCaller(ctx, t.caller()), a, shown)
+		return b.execute(ryo.WithCaller(ctx, t.caller()), t.w, a, shown)
 	}
 	return b.converse(ctx, t)
 }
@@ -371,8 +371,8 @@ func orSomeone(name string) string {
 
 // answerPress stops the spinner of a press. A press answered before (by
 // an interrupted run) or too old to answer is not an error: nothing spins.
-func (b *Bot) answerPress(ctx context.Context, q *models.CallbackQuery, text string, alert bool) error {
-	err := idle(ctx, func() error { return b.tg.AnswerCallback(ctx, q.ID, text, alert) })
+func (b *Bot) answerPress(ctx context.Context, w *worker, q *models.CallbackQuery, text string, alert bool) error {
+	err := w.idle(func() error { return b.tg.AnswerCallback(ctx, q.ID, text, alert) })
 	if errors.Is(err, tg.ErrorBadRequest) {
 		return nil
 	}
@@ -381,7 +381,7 @@ func (b *Bot) answerPress(ctx context.Context, q *models.CallbackQuery, text str
 
 // execute runs a confirmed action, stores its result and shows the outcome
 // in its prompt. An action an interrupted run executed is not run again.
-func (b *Bot) execute(ctx context.Context, a ryo.Action, shown *stages.Turn) error {
+func (b *Bot) execute(ctx context.Context, w *worker, a ryo.Action, shown *stages.Turn) error {
 	if a.State == ryo.ActionConfirmed {
 		res := b.runAction(ctx, a, shown.Observe)
 		if res.Status == toolbus.StatusCancelled && ctx.Err() != nil {
@@ -396,13 +396,13 @@ func (b *Bot) execute(ctx context.Context, a ryo.Action, shown *stages.Turn) err
 		}
 		b.log.Info("action executed", "action", a.ID, "tool", a.Tool, "status", res.Status, "latency", res.Latency)
 	}
-	b.settle(ctx, a)
+	b.settle(ctx, w, a)
 	return nil
 }
 
 // executeCommand runs a confirmed action a command asked for, and shows
 // the outcome in its prompt: there is no conversation to go on with.
-func (b *Bot) executeCommand(ctx context.Context, a ryo.Action, caller ryo.Caller) error {
+func (b *Bot) executeCommand(ctx context.Context, w *worker, a ryo.Action, caller ryo.Caller) error {
 	if a.State == ryo.ActionConfirmed {
 		res := b.runCommandAction(ctx, a, caller)
 		if res.Status == toolbus.StatusCancelled && ctx.Err() != nil {
@@ -417,7 +417,7 @@ func (b *Bot) executeCommand(ctx context.Context, a ryo.Action, caller ryo.Calle
 		}
 		b.log.Info("action executed", "action", a.ID, "tool", a.Tool, "origin", a.Origin, "status", res.Status)
 	}
-	b.settle(ctx, a)
+	b.settle(ctx, w, a)
 	return nil
 }
 
@@ -454,7 +454,7 @@ func expired(a ryo.Action) toolbus.Result {
 // resultMessage is res as the tool-result message stored in a's place; none
 // for an action a command asked for, which no conversation waits on.
 func (b *Bot) resultMessage(a ryo.Action, res toolbus.Result, update int64) ryo.Message {
-	if a.Origin != ryo.OriginModel && a.Origin != "" {
+	if !a.Origin.Converses() {
 		return ryo.Message{}
 	}
 	return ryo.Message{Place: a.Place, Kind: ryo.KindToolResult, Text: res.Text(), UpdateID: update, Metadata: res.Metadata()}
@@ -463,12 +463,12 @@ func (b *Bot) resultMessage(a ryo.Action, res toolbus.Result, update int64) ryo.
 // settle shows a decided action's outcome in its prompt, without buttons,
 // and remembers that it did. When Telegram cannot be reached the sweep
 // tries again later.
-func (b *Bot) settle(ctx context.Context, a ryo.Action) {
+func (b *Bot) settle(ctx context.Context, w *worker, a ryo.Action) {
 	if a.PromptID == 0 || a.Open() || a.Settled {
 		return
 	}
 	text, _ := b.prompt(a)
-	err := idle(ctx, func() error { return b.tg.Edit(ctx, a.Place, a.PromptID, text) })
+	err := w.idle(func() error { return b.tg.Edit(ctx, a.Place, a.PromptID, text) })
 	if err != nil && !errors.Is(err, stages.ErrMessageGone) {
 		b.log.Warn("could not show an action's outcome in its prompt; will try again", "action", a.ID, "err", err)
 		return
@@ -510,7 +510,7 @@ func (b *Bot) sweepOnce(ctx context.Context) {
 		return
 	}
 	for _, a := range unsettled {
-		b.settle(ctx, a)
+		b.settle(ctx, nil, a) // the sweep runs outside the dispatcher
 	}
 }
 

@@ -283,7 +283,7 @@ func (b *Bot) dispatch(d *dispatcher, u memory.InboxUpdate) {
 func (b *Bot) retry(ctx context.Context, what string, fn func() error) error {
 	for n := 1; ; n++ {
 		err := fn()
-		if err == nil || !errors.Is(err, memory.ErrUnavailable) {
+		if err == nil || !ryo.IsUnavailable(err, ryo.Database) {
 			return err
 		}
 		wait := ryo.Backoff(n)

@@ -24,6 +24,7 @@ type command struct {
 // call is one use of a command.
 type call struct {
 	update int64
+	w      *worker // the slot it runs in
 	msg    *models.Message
 	chat   ryo.Chat
 	place  ryo.Place
@@ -84,19 +85,20 @@ func (b *Bot) parseCommand(m *models.Message) (parsedCommand, bool) {
 	return parsedCommand{name: strings.ToLower(name), args: args, direct: direct}, true
 }
 
-func (b *Bot) runCommand(ctx context.Context, id int64, m *models.Message, p parsedCommand) error {
+func (b *Bot) runCommand(ctx context.Context, j *job, m *models.Message, p parsedCommand) error {
+	id := j.id
 	known := slices.ContainsFunc(b.commands(), func(cmd command) bool { return cmd.name == p.name })
 	if !known && m.Chat.Type != models.ChatTypePrivate && !p.direct {
 		return nil // a bare unknown command in a group may be another bot's
 	}
-	if ok, err := b.admit(ctx, id, m); !ok || err != nil {
+	if ok, err := b.admit(ctx, j, m); !ok || err != nil {
 		return err
 	}
 	user, err := b.db.SaveUser(ctx, userOf(m.From), false) // with the role stored now: admins change it at run time
 	if err != nil {
 		return err
 	}
-	c := call{update: id, msg: m, chat: chatOf(m.Chat), place: placeOf(m), user: user, args: p.args}
+	c := call{update: id, w: j.w, msg: m, chat: chatOf(m.Chat), place: placeOf(m), user: user, args: p.args}
 	for _, cmd := range b.commands() {
 		if cmd.name == p.name && (!cmd.admin || b.isAdmin(c.user)) {
 			return cmd.run(ctx, c)
@@ -107,20 +109,20 @@ func (b *Bot) runCommand(ctx context.Context, id int64, m *models.Message, p par
 }
 
 func (b *Bot) reply(ctx context.Context, c call, text string) error {
-	return b.replyOnce(ctx, c.update, c.place, c.msg.ID, text)
+	return b.replyOnce(ctx, c.w, c.update, c.place, c.msg.ID, text)
 }
 
 // replyOnce sends the one reply an update gets, with buttons if any,
 // unless an earlier run of the same update already sent it, and remembers
 // it.
-func (b *Bot) replyOnce(ctx context.Context, update int64, place ryo.Place, replyTo int, text string, buttons ...delivery.Button) error {
+func (b *Bot) replyOnce(ctx context.Context, w *worker, update int64, place ryo.Place, replyTo int, text string, buttons ...delivery.Button) error {
 	prior, err := b.db.Turn(ctx, update)
 	if err != nil || prior.StatusMessageID != 0 {
 		return err
 	}
 	var id int
 	part := render.Part{Plain: render.Text(text, render.MaxUnits).Plain} // plain text, cut to one message
-	err = idle(ctx, func() (err error) {                                 // a reply may wait its turn at Telegram: other chats go on meanwhile
+	err = w.idle(func() (err error) {                                    // a reply may wait its turn at Telegram: other chats go on meanwhile
 		if len(buttons) > 0 {
 			id, err = b.tg.SendButtons(ctx, place, replyTo, part, buttons...)
 			return err

@@ -104,7 +104,7 @@ func (b *Bot) revive(ctx context.Context, ids []int64) (revived int, problems []
 	for _, id := range ids {
 		u, err := b.db.Revive(ctx, id)
 		switch {
-		case errors.Is(err, memory.ErrUnavailable):
+		case ryo.IsUnavailable(err, ryo.Database):
 			return revived, problems, err
 		case errors.Is(err, memory.ErrNotDead):
 			problems = append(problems, fmt.Sprintf("#%d is not in the dead letter.", id))

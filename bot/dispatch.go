@@ -18,6 +18,7 @@ type job struct {
 	since   time.Time // when the current run of failures began; zero when none
 	claimed bool
 	raw     []byte
+	w       *worker // the slot it runs in
 }
 
 // afterRun is what became of one attempt at a job.
@@ -129,12 +130,12 @@ func (d *dispatcher) runJob(j *job) (afterRun, bool) {
 	if j.press {
 		pool = d.presses
 	}
-	ctx := context.WithValue(d.ctx, idleKey{}, pool.idle)
+	j.w = &worker{pool: pool}
 	for j.attempt = 1; ; j.attempt++ {
 		if !d.acquire(pool) {
 			return afterRun{}, false
 		}
-		out := d.process(ctx, j)
+		out := d.process(d.ctx, j)
 		<-pool
 		if out.retryIn == 0 {
 			return out, true
@@ -149,27 +150,22 @@ func (d *dispatcher) runJob(j *job) (afterRun, bool) {
 // runs.
 type slots chan struct{}
 
-// idleKey carries, in an update's context, the way to give its slot back
-// for a while.
-type idleKey struct{}
+// worker is the slot an update runs in. An update that waits on something
+// slow but cheap — Telegram taking its turn — gives its slot back while it
+// waits, with idle, so that other chats' updates run meanwhile. A nil
+// worker holds no slot: work outside the dispatcher, such as the sweep.
+type worker struct{ pool slots }
 
-// idle runs fn with the caller's slot given back, so that other chats'
-// updates run while it waits (for Telegram to take an answer, say); it
-// takes a slot again before it returns, whatever happened meanwhile.
-func (s slots) idle(fn func() error) error {
-	<-s
-	defer func() { s <- struct{}{} }()
-	return fn()
-}
-
-// idle runs fn without holding a worker slot when ctx is an update's. Only
-// the goroutine that runs the update may call it, and not from within fn:
-// the slot is that goroutine's. (The status loop of a turn, which runs
-// beside it, never does.)
-func idle(ctx context.Context, fn func() error) error {
-	if give, ok := ctx.Value(idleKey{}).(func(func() error) error); ok {
-		return give(fn)
+// idle runs fn with w's slot given back, and takes a slot again before it
+// returns, whatever happened meanwhile. Only the goroutine that runs the
+// update may call it, and not from within fn. (The status loop of a turn,
+// which runs beside it, never does.)
+func (w *worker) idle(fn func() error) error {
+	if w == nil {
+		return fn()
 	}
+	<-w.pool
+	defer func() { w.pool <- struct{}{} }()
 	return fn()
 }
 

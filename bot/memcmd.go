@@ -123,7 +123,7 @@ func (b *Bot) askToForget(ctx context.Context, c call, s ryo.Shelf, id int64, or
 	}
 	args, _ := json.Marshal(map[string]int64{"memory_id": id})
 	summary := fmt.Sprintf("Forget memory #%d: “%s”", m.ID, m.Content)
-	if origin == ryo.OriginAdmin && m.Scope == ryo.ScopeUser {
+	if origin.ForAdmins() && m.Scope == ryo.ScopeUser {
 		summary = fmt.Sprintf("Forget %s's memory #%d: “%s”", orSomeone(m.OwnerName), m.ID, m.Content)
 	}
 	a := ryo.Action{ID: newActionID(), Requester: c.user.ID, CallID: fmt.Sprintf("u%d-cmd", c.update), Tool: "forget",
@@ -132,14 +132,14 @@ func (b *Bot) askToForget(ctx context.Context, c call, s ryo.Shelf, id int64, or
 	if _, err := b.db.SaveCommandAction(ctx, c.update, c.place, a); err != nil {
 		return err
 	}
-	return b.showAction(ctx, talk{id: c.update, chat: c.chat, place: c.place, replyTo: c.msg.ID, person: c.user})
+	return b.showAction(ctx, talk{id: c.update, w: c.w, chat: c.chat, place: c.place, replyTo: c.msg.ID, person: c.user})
 }
 
 // runCommandAction runs a confirmed action a command asked for: a person's
 // own through the tool bus, an admin's forget on whichever shelf holds the
 // memory.
 func (b *Bot) runCommandAction(ctx context.Context, a ryo.Action, caller ryo.Caller) toolbus.Result {
-	if a.Origin != ryo.OriginAdmin {
+	if !a.Origin.ForAdmins() {
 		return b.runAction(ryo.WithCaller(ctx, caller), a, func(ryo.Step) {})
 	}
 	res := toolbus.Result{CallID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Attempts: 1}

@@ -76,7 +76,7 @@ func (b *Bot) sendView(ctx context.Context, c call, kind string, subject viewSub
 	if err := b.db.SaveView(ctx, v); err != nil {
 		return err
 	}
-	return b.replyOnce(ctx, c.update, c.place, c.msg.ID, p.text, pageButtons(v.ID, 0, p.pages)...)
+	return b.replyOnce(ctx, c.w, c.update, c.place, c.msg.ID, p.text, pageButtons(v.ID, 0, p.pages)...)
 }
 
 func pageButtons(id string, n, pages int) []delivery.Button {
@@ -91,7 +91,7 @@ func pageButtons(id string, n, pages int) []delivery.Button {
 }
 
 // onPage turns a view's page.
-func (b *Bot) onPage(ctx context.Context, q *models.CallbackQuery) error {
+func (b *Bot) onPage(ctx context.Context, j *job, q *models.CallbackQuery) error {
 	id, num, _ := strings.Cut(strings.TrimPrefix(q.Data, pagePrefix), ":")
 	n, err := strconv.Atoi(num)
 	v, found, verr := b.db.View(ctx, id)
@@ -99,7 +99,7 @@ func (b *Bot) onPage(ctx context.Context, q *models.CallbackQuery) error {
 	case verr != nil:
 		return verr
 	case err != nil || n < 0 || n > maxPage || !found || q.Message.Message == nil:
-		return b.answerPress(ctx, q, staleButton, false)
+		return b.answerPress(ctx, j.w, q, staleButton, false)
 	}
 	var subject viewSubject
 	_ = json.Unmarshal(v.Subject, &subject) // stored by sendView
@@ -112,18 +112,18 @@ func (b *Bot) onPage(ctx context.Context, q *models.CallbackQuery) error {
 		return err
 	}
 	if !viewer || subject.Admin && !b.isAdmin(presser) {
-		return b.answerPress(ctx, q, "Only the person who asked for this list can turn its pages.", true)
+		return b.answerPress(ctx, j.w, q, "Only the person who asked for this list can turn its pages.", true)
 	}
 	p, err := b.renderPage(ctx, v, n)
 	if err != nil {
 		return err
 	}
 	n = min(n, max(p.pages-1, 0))
-	if err := b.answerPress(ctx, q, "", false); err != nil {
+	if err := b.answerPress(ctx, j.w, q, "", false); err != nil {
 		return err
 	}
 	place := placeOf(q.Message.Message)
-	err = idle(ctx, func() error {
+	err = j.w.idle(func() error {
 		return b.tg.EditButtons(ctx, place, q.Message.Message.ID, render.Part{Plain: render.Text(p.text, render.MaxUnits).Plain},
 			pageButtons(v.ID, n, p.pages)...)
 	})

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ryo-bot/ryo"
-	"github.com/ryo-bot/ryo/bot/delivery"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/stages"
 )
@@ -43,8 +42,8 @@ func (b *Bot) process(ctx context.Context, j *job) afterRun {
 	case ctx.Err() != nil:
 		log.Info("update interrupted by shutdown; it resumes at the next start")
 		return afterRun{}
-	case errors.Is(err, memory.ErrUnavailable),
-		errors.Is(err, delivery.ErrUnavailable) && j.outage(b.cfg.Clock.Now()) < maxOutage:
+	case ryo.IsUnavailable(err, ryo.Database),
+		ryo.IsUnavailable(err, ryo.Telegram) && j.outage(b.cfg.Clock.Now()) < maxOutage:
 		wait := j.retryIn(b.cfg.Clock.Now())
 		log.Warn("update interrupted by an outage; will retry", "retry_in", wait, "err", err)
 		return afterRun{retryIn: wait}
@@ -128,7 +127,7 @@ func (b *Bot) fail(ctx context.Context, log *slog.Logger, j *job, reason string)
 	if len(turn.Parts) > 0 && turn.Parts[0] == status {
 		status = 0 // it carries part of the answer: the apology comes on its own
 	}
-	err = idle(ctx, func() error {
+	err = j.w.idle(func() error {
 		return b.stages.Adopt(stages.Start{Place: place, ReplyTo: replyTo, Adopt: status}).Fail(ctx, apology)
 	})
 	if err != nil {

@@ -70,9 +70,9 @@ func (b *Bot) handle(ctx context.Context, j *job) error {
 	case verdictKeep:
 		return b.keepAsContext(ctx, id, r.msg)
 	case verdictAnswer, verdictUnreadable:
-		return b.answerMessage(ctx, id, r)
+		return b.answerMessage(ctx, j, r)
 	case verdictCommand:
-		return b.runCommand(ctx, id, r.msg, r.cmd)
+		return b.runCommand(ctx, j, r.msg, r.cmd)
 	case verdictPress:
 		return b.onPress(ctx, j, r.press)
 	case verdictMembership:
@@ -227,14 +227,14 @@ func (b *Bot) repliesToBot(m *models.Message) bool {
 }
 
 // answerMessage answers a message meant for the bot, if its sender may use it.
-func (b *Bot) answerMessage(ctx context.Context, id int64, r route) error {
-	if ok, err := b.admit(ctx, id, r.msg); !ok || err != nil {
+func (b *Bot) answerMessage(ctx context.Context, j *job, r route) error {
+	if ok, err := b.admit(ctx, j, r.msg); !ok || err != nil {
 		return err
 	}
 	if r.what == verdictUnreadable {
-		return b.replyOnce(ctx, id, placeOf(r.msg), r.msg.ID, cannotReadMedia)
+		return b.replyOnce(ctx, j.w, j.id, placeOf(r.msg), r.msg.ID, cannotReadMedia)
 	}
-	return b.turn(ctx, id, r.msg)
+	return b.turn(ctx, j, r.msg)
 }
 
 // keepAsContext stores a group message not meant for the bot, so that when

@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -11,14 +10,14 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
-	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/stages"
 )
 
 // talk is one turn to answer: a person's message, or the conversation
 // going on after the person confirmed an action.
 type talk struct {
-	id      int64 // the update that asked for it, which keys everything the turn does
+	id      int64   // the update that asked for it, which keys everything the turn does
+	w       *worker // the slot it runs in
 	chat    ryo.Chat
 	place   ryo.Place
 	replyTo int      // the message answered: the person's, or the confirmation prompt
@@ -38,8 +37,9 @@ type talk struct {
 // earlier run got done is reused: the stored message, the status message
 // (edited, never posted twice) and the model's answer (delivered, never asked
 // for twice).
-func (b *Bot) turn(ctx context.Context, id int64, m *models.Message) error {
-	t := talk{id: id, chat: chatOf(m.Chat), place: placeOf(m), replyTo: m.ID, person: userOf(m.From)}
+func (b *Bot) turn(ctx context.Context, j *job, m *models.Message) error {
+	id := j.id
+	t := talk{id: id, w: j.w, chat: chatOf(m.Chat), place: placeOf(m), replyTo: m.ID, person: userOf(m.From)}
 	stored, err := b.db.SaveUserMessage(ctx, t.chat, b.userMessage(id, m))
 	if err != nil {
 		return err
@@ -69,12 +69,12 @@ func (b *Bot) converse(ctx context.Context, t talk) error {
 	defer shown.Close() // also when the turn panics: the failure is then shown in the status message
 	if t.prepare != nil {
 		if err := t.prepare(ctx, shown); err != nil {
-			return b.turnFailed(ctx, log, t.id, shown, err)
+			return b.turnFailed(ctx, log, t, shown, err)
 		}
 	}
 	answer, meta, err := b.ask(ctx, t, shown)
 	if err != nil {
-		return b.turnFailed(ctx, log, t.id, shown, err)
+		return b.turnFailed(ctx, log, t, shown, err)
 	}
 	return b.deliver(ctx, log, t, shown, answer, meta, nil)
 }
@@ -142,7 +142,7 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 	var about answerAbout
 	_ = json.Unmarshal(meta, &about) // written by answerMetadata; unreadable means no tags or tools
 	var ids []int
-	err := idle(ctx, func() error { // Telegram may make the answer wait its turn: other chats go on meanwhile
+	err := t.w.idle(func() error { // Telegram may make the answer wait its turn: other chats go on meanwhile
 		var err error
 		ids, err = shown.Finish(ctx, answer, about.Tools, delivered, func(ids []int) error {
 			return b.record(ctx, "remember answer parts", func(ctx context.Context) error { return b.db.SaveTurnParts(ctx, t.id, ids) })
@@ -193,13 +193,14 @@ type answerAbout struct {
 // have been, and marks the update failed. Shutdown and a lost database are
 // not the turn's failure: the status message shows the turn paused and the
 // update is left to be resumed.
-func (b *Bot) turnFailed(ctx context.Context, log *slog.Logger, id int64, shown *stages.Turn, err error) error {
-	if ctx.Err() != nil || errors.Is(err, memory.ErrUnavailable) {
+func (b *Bot) turnFailed(ctx context.Context, log *slog.Logger, t talk, shown *stages.Turn, err error) error {
+	id := t.id
+	if ctx.Err() != nil || ryo.IsUnavailable(err, ryo.Database) {
 		shown.Pause(ctx)
 		return err
 	}
 	log.Error("turn failed; the update is kept in the dead letter for an admin to retry (/deadletter)", "code", ryo.ErrorCode(err), "err", err)
-	if ferr := idle(ctx, func() error { return shown.Fail(ctx, ryo.ErrorMessage(err)) }); ferr != nil {
+	if ferr := t.w.idle(func() error { return shown.Fail(ctx, ryo.ErrorMessage(err)) }); ferr != nil {
 		return ferr
 	}
 	return b.record(ctx, "finish failed turn", func(ctx context.Context) error {

@@ -14,11 +14,6 @@ import (
 	"github.com/ryo-bot/ryo"
 )
 
-// ErrUnavailable marks errors caused by the database being out of reach:
-// refused or dropped connections, timeouts, a server shutting down. Work that
-// failed with it is worth retrying once the database is back.
-var ErrUnavailable = errors.New("database unavailable")
-
 // ErrBadURL is returned by Open for a database URL that cannot be parsed. It
 // does not quote the URL, which may hold a password.
 var ErrBadURL = errors.New("DATABASE_URL: not a valid PostgreSQL URL (postgres://user:password@host:5432/dbname)")
@@ -70,7 +65,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	defer cancel()
 	if err := pool.Ping(pingCtx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("connect to database %s: %w: %w", where(cfg), ErrUnavailable, err)
+		return nil, fmt.Errorf("connect to database %s: %w", where(cfg), ryo.Unavailable(ryo.Database, err))
 	}
 	return db, nil
 }
@@ -107,11 +102,11 @@ func (db *DB) tx(ctx context.Context, op string, fn func(pgx.Tx) error) error {
 	return nil
 }
 
-// fail wraps err with the operation's name, and with ErrUnavailable when the
-// database is out of reach.
+// fail wraps err with the operation's name, and as ryo.Unavailable when
+// the database is out of reach.
 func (db *DB) fail(op string, err error) error {
 	if unavailable(err) {
-		return fmt.Errorf("%s: %w: %w", op, ErrUnavailable, err)
+		return fmt.Errorf("%s: %w", op, ryo.Unavailable(ryo.Database, err))
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }

@@ -28,7 +28,7 @@
 // rare matching word starts, fused with embedding similarity when vectors
 // are stored.
 //
-// Errors caused by the database being out of reach wrap ErrUnavailable, so
+// Errors caused by the database being out of reach are ryo.Unavailable(ryo.Database), so
 // callers can keep the work and retry it later instead of failing it.
 //
 // The store is concrete: one file per aggregate, exported methods that open a

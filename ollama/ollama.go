@@ -87,7 +87,7 @@ func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply
 		return reply, c.explain(ctx, err)
 	}
 	if !done {
-		return reply, &ryo.Error{Code: ryo.EUNAVAILABLE, Err: errors.New("ollama: stream ended without done"),
+		return reply, &ryo.Error{Code: ryo.EUNAVAILABLE, Of: ryo.Model, Err: errors.New("ollama: stream ended without done"),
 			Message: "The model server stopped in the middle of the answer. Please try again."}
 	}
 	return reply, nil
@@ -142,11 +142,11 @@ func (c *Client) explain(ctx context.Context, err error) error {
 	}
 	var urlErr *url.Error
 	if errors.As(err, &urlErr) {
-		return &ryo.Error{Code: ryo.EUNAVAILABLE, Err: fmt.Errorf("ollama at %s: %w", c.cfg.Host.Redacted(), err),
+		return &ryo.Error{Code: ryo.EUNAVAILABLE, Of: ryo.Model, Err: fmt.Errorf("ollama at %s: %w", c.cfg.Host.Redacted(), err),
 			Message: "I can't reach the model server right now. Please try again in a little while."}
 	}
 	// A plain error is an {"error": ...} line in the middle of the stream.
-	return &ryo.Error{Code: ryo.EUNAVAILABLE, Err: fmt.Errorf("ollama: mid-stream error: %w", err),
+	return &ryo.Error{Code: ryo.EUNAVAILABLE, Of: ryo.Model, Err: fmt.Errorf("ollama: mid-stream error: %w", err),
 		Message: "The model failed while answering. Please try again; if it keeps failing, the model server's log says why."}
 }
 
@@ -156,7 +156,7 @@ func (c *Client) statusError(se api.StatusError) error {
 		return &ryo.Error{Code: ryo.ENOTFOUND, Err: err,
 			Message: fmt.Sprintf("The model %q is not installed on the model server. An admin can install it with: ollama pull %s", c.cfg.Model, c.cfg.Model)}
 	}
-	return &ryo.Error{Code: ryo.EUNAVAILABLE, Err: err,
+	return &ryo.Error{Code: ryo.EUNAVAILABLE, Of: ryo.Model, Err: err,
 		Message: "The model server could not answer: " + clip(se.ErrorMessage, 200)}
 }
 

@@ -215,7 +215,7 @@ func (e *engine) settle(j *apiCall, err error, now time.Time) (final bool) {
 }
 
 // describe is the error a finished call reports: failures that are worth
-// trying again later are marked ErrUnavailable.
+// trying again later are ryo.Unavailable(ryo.Telegram).
 func (e *engine) describe(j *apiCall, err error) error {
 	if err == nil {
 		return nil
@@ -223,7 +223,7 @@ func (e *engine) describe(j *apiCall, err error) error {
 	out, _ := classify(err, j.attempts)
 	var tooMany *tg.TooManyRequestsError
 	if retryable(j.creating, out) || errors.As(err, &tooMany) {
-		return fmt.Errorf("telegram %s: %w: %w", j.method, ErrUnavailable, err)
+		return fmt.Errorf("telegram %s: %w", j.method, ryo.Unavailable(ryo.Telegram, err))
 	}
 	return fmt.Errorf("telegram %s: %w", j.method, err)
 }

@@ -13,6 +13,7 @@ import (
 
 	tg "github.com/go-telegram/bot"
 
+	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/clocktest"
 )
 
@@ -128,7 +129,7 @@ func TestEngineRetriesServerErrorsThenGivesUp(t *testing.T) {
 	waitTry(t, r)
 	advance(t, c, 1500*time.Millisecond)
 	err := waitErr(t, done)
-	if !errors.Is(err, ErrUnavailable) || len(r.times()) != callTries {
+	if !ryo.IsUnavailable(err, ryo.Telegram) || len(r.times()) != callTries {
 		t.Fatalf("err = %v after tries at %v; want unavailable after %d tries with backoff", err, r.times(), callTries)
 	}
 }

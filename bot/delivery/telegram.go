@@ -346,11 +346,6 @@ func retryable(creating bool, out outcome) bool {
 	return out == notDone || (out == unclear && !creating)
 }
 
-// ErrUnavailable marks calls that failed for a passing reason after
-// their retries, in a way that is safe to try again later. The update that
-// made them is tried again rather than given up.
-var ErrUnavailable = errors.New("telegram unavailable")
-
 var serverError = regexp.MustCompile(`error response from telegram for method \w+, (5\d\d) `)
 
 // classify says what a failed call means, and how long to wait before the
