@@ -141,60 +141,6 @@ func (b *Bot) setAccess(ctx context.Context, c call, change func(u ryo.User) (ry
 	return b.reply(ctx, c, fmt.Sprintf(done, displayName(u)))
 }
 
-func (b *Bot) allow(ctx context.Context, c call) error {
-	return b.setAccess(ctx, c, func(u ryo.User) (ryo.Role, bool, string) {
-		role := u.Role
-		if role == ryo.RoleBanned || role == "" {
-			role = ryo.RoleUser
-		}
-		return role, true, "✅ %s may use me now."
-	})
-}
-
-func (b *Bot) ban(ctx context.Context, c call) error {
-	return b.setAccess(ctx, c, func(ryo.User) (ryo.Role, bool, string) {
-		return ryo.RoleBanned, false, "🚫 %s can no longer use me."
-	})
-}
-
-func (b *Bot) promote(ctx context.Context, c call) error {
-	return b.setAccess(ctx, c, func(ryo.User) (ryo.Role, bool, string) {
-		return ryo.RoleAdmin, true, "⭐ %s is an admin now."
-	})
-}
-
-func (b *Bot) demote(ctx context.Context, c call) error {
-	return b.setAccess(ctx, c, func(u ryo.User) (ryo.Role, bool, string) {
-		return ryo.RoleUser, u.Allowed, "%s is no longer an admin."
-	})
-}
-
-func (b *Bot) users(ctx context.Context, c call) error {
-	return b.sendView(ctx, c, viewUsers, viewSubject{Admin: true}, "I don't know anyone yet.")
-}
-
-// userLines is a page of the people the bot knows, with their access.
-func (b *Bot) userLines(ctx context.Context, n int) ([]string, int, error) {
-	list, total, err := b.db.Users(ctx, n*pageSize, pageSize)
-	if err != nil {
-		return nil, 0, err
-	}
-	lines := make([]string, len(list))
-	for i, u := range list {
-		status := string(u.Role)
-		switch {
-		case b.isAdmin(u):
-			status = "admin"
-		case u.Role != ryo.RoleBanned && b.cfg.Access == AccessAllowlist && !u.Allowed:
-			status = "not let in"
-		case u.Role != ryo.RoleBanned && u.Allowed:
-			status = "let in"
-		}
-		lines[i] = fmt.Sprintf("%s · id %d · %s", displayName(u), u.ID, status)
-	}
-	return lines, total, nil
-}
-
 // displayName names a person in replies; one known only by id says so.
 func displayName(u ryo.User) string {
 	if u.FirstName == "" && u.LastName == "" && u.Username == "" {

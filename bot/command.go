@@ -33,21 +33,23 @@ type call struct {
 }
 
 // commands lists the bot's commands, in the order /help shows them.
+// Adding a command is a file of its own (cmd_<name>.go) with its
+// <name>Command, and one line here.
 func (b *Bot) commands() []command {
 	return []command{
-		{name: "start", help: "introduce yourself and see what I can do", run: b.start},
-		{name: "help", help: "list the commands you can use", run: b.help},
-		{name: "reset", help: "make me forget this conversation (history stays stored)", run: b.reset},
-		{name: "memory", help: "what I remember for you (in a group: for the group)", run: b.memoryCmd},
-		{name: "forget", help: "make me forget one memory: /forget <id>", run: b.forgetCmd},
-		{name: "tags", help: "the tags of the conversations: /tags, /tags <tag>, /tags rename <old> <new>, /tags delete <tag>", admin: true, run: b.tagsCmd},
-		{name: "approvals", help: "recent confirmations and who decided them", admin: true, run: b.approvals},
-		{name: "deadletter", help: "updates I could not handle: /deadletter, /deadletter retry <update id> or all", admin: true, run: b.deadLetterCmd},
-		{name: "users", help: "the people I know, with their roles", admin: true, run: b.users},
-		{name: "allow", help: "let someone use me: /allow @name, a user id, or in reply to their message", admin: true, run: b.allow},
-		{name: "ban", help: "stop someone using me: /ban @name, a user id, or in reply", admin: true, run: b.ban},
-		{name: "promote", help: "make someone an admin: /promote @name, a user id, or in reply", admin: true, run: b.promote},
-		{name: "demote", help: "make an admin a normal user again: /demote @name, a user id, or in reply", admin: true, run: b.demote},
+		b.startCommand(),
+		b.helpCommand(),
+		b.resetCommand(),
+		b.memoryCommand(),
+		b.forgetCommand(),
+		b.tagsCommand(),
+		b.approvalsCommand(),
+		b.deadletterCommand(),
+		b.usersCommand(),
+		b.allowCommand(),
+		b.banCommand(),
+		b.promoteCommand(),
+		b.demoteCommand(),
 	}
 }
 
@@ -138,43 +140,5 @@ func (b *Bot) replyOnce(ctx context.Context, w *worker, update int64, place ryo.
 	})
 }
 
-func (b *Bot) start(ctx context.Context, c call) error {
-	user, err := b.db.SaveUser(ctx, c.user, true)
-	if err != nil {
-		return err
-	}
-	how := "Just write to me."
-	if c.chat.Type.IsGroup() {
-		how = fmt.Sprintf("In this group, mention me (@%s) or reply to one of my messages.", b.me.Username)
-	}
-	return b.reply(ctx, c, fmt.Sprintf("Hi %s! I'm %s, an assistant running on a local language model. %s\n\n/help lists the commands you can use.",
-		firstName(user), b.me.FirstName, how))
-}
-
-func (b *Bot) help(ctx context.Context, c call) error {
-	var lines []string
-	for _, cmd := range b.commands() {
-		if !cmd.admin || b.isAdmin(c.user) {
-			lines = append(lines, fmt.Sprintf("/%s — %s", cmd.name, cmd.help))
-		}
-	}
-	intro := "Write to me and I answer."
-	if c.chat.Type.IsGroup() {
-		intro = fmt.Sprintf("In groups I answer when you mention me (@%s) or reply to one of my messages.", b.me.Username)
-	}
-	return b.reply(ctx, c, intro+"\n\n"+strings.Join(lines, "\n"))
-}
-
-func (b *Bot) reset(ctx context.Context, c call) error {
-	if err := b.db.ResetContext(ctx, c.chat, c.place); err != nil {
-		return err
-	}
-	return b.reply(ctx, c, "🧹 Done — I've forgotten our conversation so far. The history stays stored; I just start fresh from here.")
-}
-
-func firstName(u ryo.User) string {
-	if u.FirstName != "" {
-		return u.FirstName
-	}
-	return u.Name()
-}
+// caller is whom and where a command runs for.
+func (c call) caller() ryo.Caller { return ryo.Caller{Person: c.user, Chat: c.chat, Place: c.place} }

@@ -1,0 +1,22 @@
+package bot
+
+import (
+	"context"
+
+	"github.com/ryo-bot/ryo"
+)
+
+// allowCommand is /allow.
+func (b *Bot) allowCommand() command {
+	return command{name: "allow", help: "let someone use me: /allow @name, a user id, or in reply to their message", admin: true, run: b.allow}
+}
+
+func (b *Bot) allow(ctx context.Context, c call) error {
+	return b.setAccess(ctx, c, func(u ryo.User) (ryo.Role, bool, string) {
+		role := u.Role
+		if role == ryo.RoleBanned || role == "" {
+			role = ryo.RoleUser
+		}
+		return role, true, "✅ %s may use me now."
+	})
+}

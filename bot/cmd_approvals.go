@@ -1,0 +1,87 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/memory"
+)
+
+// approvalsCommand is /approvals.
+func (b *Bot) approvalsCommand() command {
+	return command{name: "approvals", help: "recent confirmations and who decided them", admin: true, run: b.approvals}
+}
+
+// approvals shows admins the newest entries of the actions' audit log: in
+// a private chat those of every chat, in a group only the group's.
+func (b *Bot) approvals(ctx context.Context, c call) error {
+	chat := c.chat.ID
+	if c.chat.Type == ryo.ChatPrivate {
+		chat = 0
+	}
+	events, err := b.db.ActionEvents(ctx, approvalsShown, chat)
+	if err != nil {
+		return err
+	}
+	if len(events) == 0 {
+		return b.reply(ctx, c, "No actions have asked for confirmation yet.")
+	}
+	lines := []string{"🗂 Recent confirmations, newest first:"}
+	for _, e := range events {
+		lines = append(lines, b.auditLine(e, chat == 0))
+	}
+	return b.reply(ctx, c, strings.Join(lines, "\n"))
+}
+
+// auditSymbol marks a kind of audit entry.
+func auditSymbol(event ryo.AuditEvent) string {
+	switch event {
+	case ryo.EventRequested:
+		return "📝"
+	case ryo.EventConfirmed:
+		return "✅"
+	case ryo.EventCancelled:
+		return "❌"
+	case ryo.EventExpired:
+		return "⌛"
+	case ryo.EventExecuted:
+		return "⚙️"
+	}
+	return "🚫"
+}
+
+// auditLine is one audit entry on one line: when, what, which action, by
+// whom.
+func (b *Bot) auditLine(e memory.ActionEvent, withChat bool) string {
+	a := e.Action
+	line := e.At.In(b.cfg.Location).Format("2 Jan 15:04") + " " + auditSymbol(e.Event) + " " + string(e.Event)
+	if e.Event == ryo.EventExecuted && e.Detail != "" {
+		line += " (" + e.Detail + ")"
+	}
+	line += " · " + a.Tool + " " + clip(compactJSON(a.Args), 60)
+	switch {
+	case e.Event == ryo.EventRefused:
+		line += " · pressed by " + orSomeone(e.Actor) + ", who may not decide"
+	case e.ActorID != 0 && e.ActorID != a.Requester:
+		line += " · by " + orSomeone(e.Actor) + ", asked by " + orSomeone(a.RequesterName)
+	case e.ActorID != 0:
+		line += " · by " + orSomeone(e.Actor)
+	}
+	if withChat {
+		line += fmt.Sprintf(" · chat %d", a.Place.ChatID)
+	}
+	return line
+}
+
+// compactJSON is a JSON value on one line.
+func compactJSON(raw []byte) string {
+	var out bytes.Buffer
+	if json.Compact(&out, raw) != nil {
+		return string(raw)
+	}
+	return out.String()
+}

@@ -1,0 +1,18 @@
+package bot
+
+import (
+	"context"
+
+	"github.com/ryo-bot/ryo"
+)
+
+// demoteCommand is /demote.
+func (b *Bot) demoteCommand() command {
+	return command{name: "demote", help: "make an admin a normal user again: /demote @name, a user id, or in reply", admin: true, run: b.demote}
+}
+
+func (b *Bot) demote(ctx context.Context, c call) error {
+	return b.setAccess(ctx, c, func(u ryo.User) (ryo.Role, bool, string) {
+		return ryo.RoleUser, u.Allowed, "%s is no longer an admin."
+	})
+}

@@ -1,0 +1,103 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/memory"
+)
+
+// memoryCommand is /memory.
+func (b *Bot) memoryCommand() command {
+	return command{name: "memory", help: "what I remember for you (in a group: for the group)", run: b.memoryCmd}
+}
+
+// Usage lines of /memory, the answer to bad arguments.
+const (
+	usageMemory      = "Usage: /memory — lists what I remember for you (in a group: the group's). /forget <id> forgets one."
+	usageMemoryAdmin = "Usage:\n/memory — your memories\n/memory <@username or user id> — theirs\n/memory search <words>\n" +
+		"/memory add <@username or user id> <text> [#tag …]\n/memory forget <id>"
+)
+
+// memoryCmd is /memory: a person's own memories (a group's, in a group),
+// and for admins, anyone's, a search of all, adding and forgetting.
+func (b *Bot) memoryCmd(ctx context.Context, c call) error {
+	args := strings.Fields(c.args)
+	if len(args) == 0 {
+		shelf := ryo.ShelfOf(c.caller())
+		label := "Your memories"
+		if shelf.Scope == ryo.ScopeGroup {
+			label = "This group's memories"
+		}
+		return b.sendView(ctx, c, viewMemories, viewSubject{Scope: shelf.Scope, ID: shelf.ID, Label: label},
+			"I don't remember anything here yet. Ask me to remember something, and it shows up here.")
+	}
+	if !b.isAdmin(c.user) {
+		return b.reply(ctx, c, usageMemory)
+	}
+	rest := strings.TrimSpace(strings.TrimPrefix(c.args, args[0]))
+	if c.chat.Type.IsGroup() && args[0] != "forget" && args[0] != "add" {
+		return b.reply(ctx, c, "That would show people's memories to everyone here: ask me in a private chat.")
+	}
+	switch args[0] {
+	case "search":
+		if rest == "" {
+			return b.reply(ctx, c, usageMemoryAdmin)
+		}
+		return b.sendView(ctx, c, viewSearch, viewSubject{Query: rest, Admin: true}, fmt.Sprintf("No memory matches “%s”.", rest))
+	case "add":
+		return b.memoryAdd(ctx, c, rest)
+	case "forget":
+		id, err := strconv.ParseInt(rest, 10, 64)
+		if err != nil || id <= 0 {
+			return b.reply(ctx, c, usageMemoryAdmin)
+		}
+		return b.askToForget(ctx, c, ryo.EveryShelf(), id, ryo.OriginAdmin)
+	}
+	c.args = args[0]
+	u, problem, err := b.target(ctx, c)
+	if err != nil {
+		return err
+	}
+	if problem != "" {
+		return b.reply(ctx, c, problem+"\n\n"+usageMemoryAdmin)
+	}
+	return b.sendView(ctx, c, viewMemories, viewSubject{Scope: ryo.ScopeUser, ID: u.ID, Label: displayName(u) + "'s memories", Admin: true},
+		fmt.Sprintf("I don't remember anything for %s.", displayName(u)))
+}
+
+// memoryAdd is /memory add <user> <text> [#tag …]: an admin stores a
+// memory on a person's own shelf.
+func (b *Bot) memoryAdd(ctx context.Context, c call, rest string) error {
+	who, text, _ := strings.Cut(rest, " ")
+	c.args = who
+	u, problem, err := b.target(ctx, c)
+	if err != nil {
+		return err
+	}
+	var words, tags []string
+	for _, w := range strings.Fields(text) {
+		if len(w) > 1 && strings.HasPrefix(w, "#") {
+			tags = append(tags, strings.ToLower(strings.TrimPrefix(w, "#")))
+		} else {
+			words = append(words, w)
+		}
+	}
+	if problem != "" || len(words) == 0 {
+		return b.reply(ctx, c, usageMemoryAdmin)
+	}
+	m, err := b.db.Remember(ctx, ryo.Memory{Scope: ryo.ScopeUser, Owner: u.ID, Chat: c.chat.ID,
+		Content: strings.Join(words, " "), Tags: tags, AddedBy: c.user.ID,
+		Embedding: b.cfg.Recall.Vector(ctx, strings.Join(words, " "))})
+	if err == memory.ErrTooLong {
+		return b.reply(ctx, c, "That is too long: a memory is at most 2000 characters.")
+	}
+	if err != nil {
+		return err
+	}
+	b.log.Info("memory added by an admin", "by", c.user.ID, "user_id", u.ID, "memory", m.ID)
+	return b.reply(ctx, c, fmt.Sprintf("🧠 Remembered for %s as #%d.", displayName(u), m.ID))
+}

@@ -1,0 +1,57 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// tagsCommand is /tags.
+func (b *Bot) tagsCommand() command {
+	return command{name: "tags", help: "the tags of the conversations: /tags, /tags <tag>, /tags rename <old> <new>, /tags delete <tag>", admin: true, run: b.tagsCmd}
+}
+
+// usageTags is the answer to bad arguments of /tags.
+const (
+	usageTags = "Usage:\n/tags — the most used tags\n/tags <tag> — where one is used\n/tags rename <old> <new>\n/tags delete <tag>"
+)
+
+// tagsCmd is /tags for admins.
+func (b *Bot) tagsCmd(ctx context.Context, c call) error {
+	args := strings.Fields(c.args)
+	switch {
+	case len(args) == 0:
+		return b.sendView(ctx, c, viewTags, viewSubject{Admin: true}, "No tags yet: they come with the conversations.")
+	case args[0] == "rename" && len(args) == 3:
+		old, renamed := normalTag(args[1]), normalTag(args[2])
+		if old == "" || renamed == "" || old == renamed {
+			return b.reply(ctx, c, usageTags)
+		}
+		n, err := b.db.RenameTag(ctx, old, renamed)
+		if err != nil {
+			return err
+		}
+		b.log.Info("tag renamed", "by", c.user.ID, "from", old, "to", renamed, "uses", n)
+		return b.reply(ctx, c, fmt.Sprintf("🏷 Renamed “%s” to “%s” (%d uses).", old, renamed, n))
+	case args[0] == "delete" && len(args) == 2:
+		tag := normalTag(args[1])
+		n, err := b.db.DeleteTag(ctx, tag)
+		if err != nil {
+			return err
+		}
+		b.log.Info("tag deleted", "by", c.user.ID, "tag", tag, "uses", n)
+		return b.reply(ctx, c, fmt.Sprintf("🗑 Deleted the tag “%s” (%d uses).", tag, n))
+	case args[0] == "rename" || args[0] == "delete" || len(args) > 1:
+		return b.reply(ctx, c, usageTags)
+	}
+	if c.chat.Type.IsGroup() {
+		return b.reply(ctx, c, "That would show other chats' messages here: ask me in a private chat.")
+	}
+	tag := normalTag(args[0])
+	return b.sendView(ctx, c, viewTagged, viewSubject{Tag: tag, Admin: true}, fmt.Sprintf("Nothing is tagged “%s”.", tag))
+}
+
+// normalTag is a tag as stored: lower case, without a leading #.
+func normalTag(s string) string {
+	return strings.ToLower(strings.TrimPrefix(strings.TrimSpace(s), "#"))
+}
