@@ -2,10 +2,11 @@
 //
 // In the flow of a turn, when the model's envelope carries a command, the
 // agent hands it to the bus as a Call: the Registry finds the tool, validates
-// the arguments against the tool's JSON Schema, refuses what needs the
-// person's confirmation (destructive tools, and tools that change things when
-// the model asks for a yes — for now always refused, as the bot cannot ask
-// yet), runs the tool under its deadline (a tool that overruns is left to
+// the arguments against the tool's JSON Schema, holds what needs the
+// person's confirmation (Hold: destructive tools always; tools that change
+// things when the model asks for a yes, or always under ConfirmChanges) —
+// the agent ends its turn with the held call and the bot asks the person —
+// and runs a call only once it is Confirmed; it runs the tool under its deadline (a tool that overruns is left to
 // finish on its own and reported as timed out; only tools that change nothing
 // are retried), caps its result, and returns a Result. Unknown tools, invalid arguments and
 // failures are results too, with a short code and message the model can act
