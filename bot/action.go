@@ -86,13 +86,27 @@ func newActionID() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// heldAction is the action a turn asks the person to confirm, with what
-// it will do in words when its tool can say.
+// heldAction is the action a turn asks the person to confirm.
 func (b *Bot) heldAction(ctx context.Context, t talk, h *agent.Held) ryo.Action {
-	summary := b.cfg.Tools.Explain(ryo.WithCaller(ctx, t.caller()), h.Call)
-	return ryo.Action{ID: newActionID(), Requester: t.person.ID, CallID: h.Call.ID, Tool: h.Call.Tool, Args: h.Call.Args,
-		ArgsHash: toolbus.ArgsHash(h.Call.Args), Key: h.Call.Key, Reason: h.Reason, Summary: summary,
-		ExpiresAt: b.cfg.Clock.Now().Add(b.cfg.ConfirmTTL)}
+	return b.newAction(ryo.WithCaller(ctx, t.caller()), t.person, h.Call, h.Reason, ryo.OriginModel)
+}
+
+// newAction is call, held for reason, as an action waiting for the yes of
+// the person who asked, with what it will do in words when its tool can
+// say (ctx carries the caller the tool would run for).
+func (b *Bot) newAction(ctx context.Context, by ryo.User, call toolbus.Call, reason string, origin ryo.Origin) ryo.Action {
+	return ryo.Action{ID: newActionID(), Requester: by.ID, CallID: call.ID, Tool: call.Tool, Args: call.Args,
+		ArgsHash: toolbus.ArgsHash(call.Args), Key: call.Key, Reason: reason, Origin: origin,
+		Summary: b.toolsFor(origin).Explain(ctx, call), ExpiresAt: b.cfg.Clock.Now().Add(b.cfg.ConfirmTTL)}
+}
+
+// toolsFor is the registry an action of origin runs through: the model's
+// tools, or the bot's commands'.
+func (b *Bot) toolsFor(o ryo.Origin) *toolbus.Registry {
+	if o.Converses() {
+		return b.cfg.Tools
+	}
+	return b.commandTools
 }
 
 // showAction sends the prompt of the action turn t asked for, unless an
@@ -404,7 +418,7 @@ func (b *Bot) execute(ctx context.Context, w *worker, a ryo.Action, shown *stage
 // the outcome in its prompt: there is no conversation to go on with.
 func (b *Bot) executeCommand(ctx context.Context, w *worker, a ryo.Action, caller ryo.Caller) error {
 	if a.State == ryo.ActionConfirmed {
-		res := b.runCommandAction(ctx, a, caller)
+		res := b.runAction(ryo.WithCaller(ctx, caller), a, func(ryo.Step) {})
 		if res.Status == toolbus.StatusCancelled && ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -431,7 +445,7 @@ func (b *Bot) runAction(ctx context.Context, a ryo.Action, observe func(ryo.Step
 		res = toolbus.Result{CallID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Status: toolbus.StatusDenied,
 			Error: toolbus.Errorf("arguments_changed", "the arguments changed after the person saw them, so %s was not done", a.Tool)}
 	} else {
-		res = b.cfg.Tools.Run(ctx, toolbus.Call{ID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Confirmed: true})
+		res = b.toolsFor(a.Origin).Run(ctx, toolbus.Call{ID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Confirmed: true})
 	}
 	observe(ryo.Step{Kind: ryo.StepToolDone, Tool: a.Tool, Status: res.Status, Took: res.Latency})
 	return res

@@ -56,8 +56,11 @@ type Bot struct {
 	model  string // named in the stored metadata
 	tg     *delivery.Telegram
 	stages *stages.Orchestrator
-	poller *intake.Poller
-	me     ryo.User
+	// commandTools are the tools the bot's own commands hold for a yes:
+	// a person's forget, an admin's forget_any. The model never sees them.
+	commandTools *toolbus.Registry
+	poller       *intake.Poller
+	me           ryo.User
 
 	queue      *dispatcher    // set by Run before any update runs
 	background sync.WaitGroup // notices sent beside the poller; Run waits for them
@@ -91,7 +94,14 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 		return nil, err
 	}
 	o := stages.New(t, stages.Config{NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts, Log: log, Clock: cfg.Clock})
-	return &Bot{cfg: cfg, log: log, db: db, agent: answerer, model: model, tg: t, stages: o, poller: intake.NewPoller(intake.Options{Token: cfg.Token, APIURL: cfg.APIURL, PollTimeout: cfg.PollTimeout,
+	cmds := toolbus.NewRegistry()
+	cmds.SetClock(cfg.Clock)
+	for _, s := range []toolbus.Spec{tools.Forget(cfg.Recall), tools.AdminForget(cfg.Recall)} {
+		if err := cmds.Register(s); err != nil {
+			return nil, err
+		}
+	}
+	return &Bot{cfg: cfg, log: log, db: db, agent: answerer, model: model, tg: t, stages: o, commandTools: cmds, poller: intake.NewPoller(intake.Options{Token: cfg.Token, APIURL: cfg.APIURL, PollTimeout: cfg.PollTimeout,
 		CallTimeout: cfg.CallTimeout, Clock: cfg.Clock}, log)}, nil
 }
 

@@ -63,7 +63,6 @@ func (r Recaller) Vector(ctx context.Context, text string) []float32 {
 // the person's own memories, in a group the group's — which it learns from
 // its context (ryo.CallerOf); no argument can name another shelf.
 func Memory(r Recaller, clock ryo.Clock) []toolbus.Spec {
-	store := r.Store
 	if clock == nil {
 		clock = ryo.SystemClock{}
 	}
@@ -87,14 +86,49 @@ func Memory(r Recaller, clock ryo.Clock) []toolbus.Spec {
 			Tool: toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) {
 				return recall(ctx, r, args)
 			})},
-		{Name: "forget", Effect: toolbus.Destructive, Tags: []string{"memory:forget"},
-			Description: "Forget a remembered fact for good, by its memory id (from recall); the person confirms it first.",
-			Schema: json.RawMessage(`{"type":"object","properties":{
-				"memory_id":{"type":"integer","minimum":1}},
-				"required":["memory_id"],"additionalProperties":false}`),
-			Tool:    toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) { return forget(ctx, store, args) }),
-			Explain: func(ctx context.Context, args json.RawMessage) string { return explainForget(ctx, store, args) }},
+		Forget(r),
 	}
+}
+
+// forgetSchema is the arguments of the forget tools.
+const forgetSchema = `{"type":"object","properties":{"memory_id":{"type":"integer","minimum":1}},
+	"required":["memory_id"],"additionalProperties":false}`
+
+// Forget returns the forget tool: a memory of the conversation's shelf
+// forgotten for good, once the person confirms it.
+func Forget(r Recaller) toolbus.Spec {
+	return toolbus.Spec{Name: "forget", Effect: toolbus.Destructive, Tags: []string{"memory:forget"},
+		Description: "Forget a remembered fact for good, by its memory id (from recall); the person confirms it first.",
+		Schema:      json.RawMessage(forgetSchema),
+		Tool: toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) {
+			c, ok := ryo.CallerOf(ctx)
+			if !ok {
+				return nil, errNoCaller
+			}
+			return forget(ctx, r.Store, ryo.ShelfOf(c), args)
+		}),
+		Explain: func(ctx context.Context, args json.RawMessage) string {
+			c, ok := ryo.CallerOf(ctx)
+			if !ok {
+				return ""
+			}
+			return explainForget(ctx, r.Store, ryo.ShelfOf(c), args)
+		}}
+}
+
+// AdminForget returns forget_any, the tool behind an admin's /memory
+// forget: a memory of any shelf, by its id, whose prompt says whose it is.
+// It is for the bot's commands only, never offered to the model.
+func AdminForget(r Recaller) toolbus.Spec {
+	return toolbus.Spec{Name: "forget_any", Effect: toolbus.Destructive, Tags: []string{"memory:forget"},
+		Description: "Forget any person's or group's memory for good, by its memory id; for admins, after they confirm.",
+		Schema:      json.RawMessage(forgetSchema),
+		Tool: toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) {
+			return forget(ctx, r.Store, ryo.EveryShelf(), args)
+		}),
+		Explain: func(ctx context.Context, args json.RawMessage) string {
+			return explainForget(ctx, r.Store, ryo.EveryShelf(), args)
+		}}
 }
 
 // errNoCaller is a tool run outside a conversation: a bug, never the model's.
@@ -170,18 +204,14 @@ func recall(ctx context.Context, r Recaller, raw json.RawMessage) (any, error) {
 	return out, nil
 }
 
-func forget(ctx context.Context, store Memories, raw json.RawMessage) (any, error) {
+func forget(ctx context.Context, store Memories, s ryo.Shelf, raw json.RawMessage) (any, error) {
 	var args struct {
 		ID int64 `json:"memory_id"`
 	}
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return nil, err
 	}
-	c, ok := ryo.CallerOf(ctx)
-	if !ok {
-		return nil, errNoCaller
-	}
-	m, found, err := store.Forget(ctx, ryo.ShelfOf(c), args.ID)
+	m, found, err := store.Forget(ctx, s, args.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -220,22 +250,31 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// explainForget shows the memory a forget would remove, so that the person
-// confirms the memory itself, not a number.
-func explainForget(ctx context.Context, store Memories, raw json.RawMessage) string {
+// explainForget shows the memory a forget on shelf s would remove, so
+// that the person confirms the memory itself, not a number; forgetting
+// on every shelf, it says whose memory it is.
+func explainForget(ctx context.Context, store Memories, s ryo.Shelf, raw json.RawMessage) string {
 	var args struct {
 		ID int64 `json:"memory_id"`
 	}
-	c, ok := ryo.CallerOf(ctx)
-	if json.Unmarshal(raw, &args) != nil || !ok {
+	if json.Unmarshal(raw, &args) != nil {
 		return ""
 	}
-	m, found, err := store.Memory(ctx, ryo.ShelfOf(c), args.ID)
+	m, found, err := store.Memory(ctx, s, args.ID)
 	switch {
 	case err != nil:
 		return ""
 	case !found:
 		return fmt.Sprintf("There is no memory #%d here, so this would change nothing.", args.ID)
+	case s.Every() && m.Scope == ryo.ScopeUser:
+		return fmt.Sprintf("Forget %s's memory #%d: “%s”", orSomeone(m.OwnerName), m.ID, m.Content)
 	}
 	return fmt.Sprintf("Forget memory #%d: “%s”", m.ID, m.Content)
+}
+
+func orSomeone(name string) string {
+	if name == "" {
+		return "someone"
+	}
+	return name
 }

@@ -51,6 +51,9 @@ func (s *shelves) Forget(ctx context.Context, sh ryo.Shelf, id int64) (ryo.Memor
 }
 
 func on(m ryo.Memory, sh ryo.Shelf) bool {
+	if sh.Every() {
+		return true
+	}
 	if sh.Scope == ryo.ScopeGroup {
 		return m.Scope == ryo.ScopeGroup && m.Chat == sh.ID
 	}
@@ -128,5 +131,27 @@ func TestMemoryToolsNeedACaller(t *testing.T) {
 	res := run(r, context.Background(), "remember", `{"content":"x"}`)
 	if res.Status != toolbus.StatusError || !strings.Contains(res.Error.Message, "caller") {
 		t.Fatalf("remember without a caller = %+v", res)
+	}
+}
+
+// forget_any, an admin's, forgets a memory of any shelf, with no caller,
+// and its prompt says whose memory it is.
+func TestAdminForgetReachesEveryShelf(t *testing.T) {
+	store := &shelves{}
+	run(memoryTools(t, store), private, "remember", `{"content":"My locker code is 4711"}`)
+	store.saved[0].OwnerName = "Bob"
+	r := toolbus.NewRegistry()
+	if err := r.Register(tools.AdminForget(tools.Recaller{Store: store})); err != nil {
+		t.Fatal(err)
+	}
+	call := toolbus.Call{Tool: "forget_any", Args: json.RawMessage(`{"memory_id":1}`), Confirmed: true}
+	if got := r.Explain(context.Background(), call); got != "Forget Bob's memory #1: “My locker code is 4711”" {
+		t.Fatalf("Explain = %q", got)
+	}
+	if hold := r.Hold(call); hold != toolbus.HoldDestructive {
+		t.Fatalf("Hold = %q; want it to wait for a yes", hold)
+	}
+	if res := r.Run(context.Background(), call); res.Status != toolbus.StatusOK {
+		t.Fatalf("forget_any = %+v", res)
 	}
 }
