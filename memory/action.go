@@ -170,7 +170,7 @@ func (db *DB) Decide(ctx context.Context, d Decision, expired ryo.Message) (ryo.
 				return err
 			}
 			if !d.Confirm {
-				if err := saveActionResult(ctx, tx, d.Result, now); err != nil {
+				if err := saveActionResult(ctx, tx, d.ID, d.Result, now); err != nil {
 					return err
 				}
 			}
@@ -190,7 +190,7 @@ func (db *DB) FinishAction(ctx context.Context, id string, result ryo.Message, s
 	var a ryo.Action
 	err := db.tx(ctx, "finish action", func(tx pgx.Tx) error {
 		now := db.Now()
-		if err := saveActionResult(ctx, tx, result, now); err != nil {
+		if err := saveActionResult(ctx, tx, id, result, now); err != nil {
 			return err
 		}
 		tag, err := tx.Exec(ctx, `update actions set state = 'executed', result_status = $2, executed_at = $3
@@ -209,23 +209,18 @@ func (db *DB) FinishAction(ctx context.Context, id string, result ryo.Message, s
 	return a, err
 }
 
-// saveActionResult stores an action's tool result unless one is stored
-// under its key already, or there is none to store.
-func saveActionResult(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Time) error {
+// saveActionResult stores the tool result of action id under the action's
+// idempotency key, unless one is stored under it already, or there is none
+// to store.
+func saveActionResult(ctx context.Context, tx pgx.Tx, id string, m ryo.Message, now time.Time) error {
 	if m.Text == "" {
 		return nil // an action a command asked for: no conversation to tell
 	}
-	var meta struct {
-		Key string `json:"idempotency_key"`
+	var key string
+	if err := tx.QueryRow(ctx, `select idempotency_key from actions where id = $1`, id).Scan(&key); err != nil {
+		return err
 	}
-	_ = json.Unmarshal(m.Metadata, &meta) // without a key the result is stored as it is
-	if meta.Key != "" {
-		if _, found, err := toolResult(ctx, tx, meta.Key, m.Place); err != nil || found {
-			return err
-		}
-	}
-	m.Kind = ryo.KindToolResult
-	_, err := insertMessage(ctx, tx, m, now)
+	_, err := saveToolResult(ctx, tx, key, m, now)
 	return err
 }
 
@@ -279,7 +274,7 @@ func expireOne(ctx context.Context, tx pgx.Tx, id string, now time.Time, result 
 	if err != nil {
 		return ryo.Action{}, false, err
 	}
-	return a, true, saveActionResult(ctx, tx, result(a), now)
+	return a, true, saveActionResult(ctx, tx, id, result(a), now)
 }
 
 // UnsettledActions returns decided actions whose prompt does not show the

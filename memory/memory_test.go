@@ -301,6 +301,13 @@ func TestToolResultsRunOncePerKey(t *testing.T) {
 	if got := texts(t, db, place, 10); got != "what is 6*7|__tool_result__ calculate {}" {
 		t.Fatalf("history = %q; want the result once, in the context", got)
 	}
+	// The key is the one passed, whatever the metadata says.
+	if _, err := db.SaveToolResult(c, ryo.Message{Place: ryo.Place{ChatID: group.ID, Thread: 7}, Text: "__tool_result__ calculate {}", Metadata: json.RawMessage(`{}`)}, "k3"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := db.ToolResult(c, "k3"); !ok {
+		t.Fatal("a result stored under k3 with no key in its metadata was not found by k3")
+	}
 }
 
 func TestHistoryWindowMovesInSteps(t *testing.T) {

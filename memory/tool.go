@@ -3,26 +3,37 @@ package memory
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ryo-bot/ryo"
 )
 
-// SaveToolResult stores a tool-result message, whose metadata carries its
-// idempotency key. When a result with the same key is already stored, that
-// one is returned and nothing is written.
+// SaveToolResult stores a tool-result message under its call's idempotency
+// key. When a result with the same key is already stored, that one is
+// returned and nothing is written.
 func (db *DB) SaveToolResult(ctx context.Context, m ryo.Message, key string) (ryo.Message, error) {
-	err := db.tx(ctx, "save tool result", func(tx pgx.Tx) error {
-		prior, found, err := toolResult(ctx, tx, key, m.Place)
-		if err != nil || found {
-			m = prior
-			return err
-		}
-		m.Kind = ryo.KindToolResult
-		m, err = insertMessage(ctx, tx, m, db.Now())
+	err := db.tx(ctx, "save tool result", func(tx pgx.Tx) (err error) {
+		m, err = saveToolResult(ctx, tx, key, m, db.Now())
 		return err
 	})
+	return m, err
+}
+
+// saveToolResult stores m under key, unless a result is stored under it
+// already, which is returned instead.
+func saveToolResult(ctx context.Context, tx pgx.Tx, key string, m ryo.Message, now time.Time) (ryo.Message, error) {
+	prior, found, err := toolResult(ctx, tx, key, m.Place)
+	if err != nil || found {
+		return prior, err
+	}
+	m.Kind = ryo.KindToolResult
+	m, err = insertMessage(ctx, tx, m, now)
+	if err != nil {
+		return m, err
+	}
+	_, err = tx.Exec(ctx, `update messages set idempotency_key = $2 where id = $1`, m.ID, key)
 	return m, err
 }
 
@@ -41,7 +52,7 @@ func (db *DB) ToolResult(ctx context.Context, key string) (ryo.Message, bool, er
 func toolResult(ctx context.Context, tx pgx.Tx, key string, place ryo.Place) (ryo.Message, bool, error) {
 	m := ryo.Message{Kind: ryo.KindToolResult, Place: place}
 	err := tx.QueryRow(ctx, `select id, chat_id, thread_id, text, coalesce(update_id, 0), metadata, created_at
-		from messages where kind = 'tool_result' and metadata ->> 'idempotency_key' = $1`, key).
+		from messages where kind = 'tool_result' and idempotency_key = $1`, key).
 		Scan(&m.ID, &m.Place.ChatID, &m.Place.Thread, &m.Text, &m.UpdateID, &m.Metadata, &m.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ryo.Message{}, false, nil
