@@ -33,14 +33,18 @@ const (
 	maxPage = 1 << 20
 )
 
+// viewKind is what a paged list lists. It is stored with the view, as its
+// kind, and read back when a page is turned.
+type viewKind string
+
 // View kinds.
 const (
-	viewMemories = "memories" // a shelf's memories
-	viewSearch   = "search"   // memories of every shelf that match a query (admins)
-	viewTags     = "tags"     // the most used tags (admins)
-	viewTagged   = "tagged"   // the messages and memories with one tag (admins)
-	viewUsers    = "users"    // the people the bot knows (admins)
-	viewDead     = "dead"     // the updates the bot could not handle (admins)
+	viewMemories viewKind = "memories" // a shelf's memories
+	viewSearch            = "search"   // memories of every shelf that match a query (admins)
+	viewTags              = "tags"     // the most used tags (admins)
+	viewTagged            = "tagged"   // the messages and memories with one tag (admins)
+	viewUsers             = "users"    // the people the bot knows (admins)
+	viewDead              = "dead"     // the updates the bot could not handle (admins)
 )
 
 // viewSubject is what a view lists.
@@ -60,9 +64,9 @@ type page struct {
 }
 
 // sendView answers command c with the first page of a new view.
-func (b *Bot) sendView(ctx context.Context, c call, kind string, subject viewSubject, empty string) error {
+func (b *Bot) sendView(ctx context.Context, c call, kind viewKind, subject viewSubject, empty string) error {
 	raw, _ := json.Marshal(subject)
-	v := memory.View{ID: newActionID(), Kind: kind, Viewer: c.user.ID, Chat: c.chat.ID, Subject: raw}
+	v := memory.View{ID: newActionID(), Kind: string(kind), Viewer: c.user.ID, Chat: c.chat.ID, Subject: raw}
 	p, err := b.renderPage(ctx, v, 0)
 	if err != nil {
 		return err
@@ -141,7 +145,7 @@ func (b *Bot) renderPage(ctx context.Context, v memory.View, n int) (page, error
 	var total int
 	var title, footer string
 	var err error
-	switch v.Kind {
+	switch viewKind(v.Kind) {
 	case viewMemories:
 		title, footer = s.Label, "Forget one with /forget <id>."
 		if s.Admin {
