@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -280,33 +281,27 @@ func (b *Bot) onPress(ctx context.Context, j *job, q *models.CallbackQuery) erro
 	return err
 }
 
+// press decides an action as a press asks: load what the press is judged
+// on, judge it (judgePress, which reads nothing else), take the decision in
+// the database (once, atomically), and go on as the decision says
+// (afterDecision).
 func (b *Bot) press(ctx context.Context, j *job, q *models.CallbackQuery, id string, yes bool) error {
-	update := j.id
-	a, found, err := b.db.Action(ctx, id)
+	a, presser, facts, err := b.loadPress(ctx, q, id)
 	if err != nil {
 		return err
 	}
-	if !found || q.Message.Message != nil && q.Message.Message.Chat.ID != a.Place.ChatID {
-		b.log.Warn("button press for an unknown action", "update_id", update, "user_id", q.From.ID)
+	log := b.log.With("update_id", j.id, "chat_id", a.Place.ChatID, "action", a.ID, "tool", a.Tool, "user_id", presser.ID)
+	switch judgePress(facts) {
+	case pressStale:
+		log.Warn("button press for an unknown action")
 		return b.answerPress(ctx, j.w, q, staleButton, false)
-	}
-	presser, err := b.db.SaveUser(ctx, userOf(&q.From), false)
-	if err != nil {
-		return err
-	}
-	log := b.log.With("update_id", update, "chat_id", a.Place.ChatID, "action", a.ID, "tool", a.Tool, "user_id", presser.ID)
-	if !b.mayTalk(presser) { // banned, or no longer let in, since the action was asked for
+	case pressMayNotUse: // banned, or no longer let in, since the action was asked for
 		log.Info("action press refused: may not use the bot")
 		if err := b.db.RefuseAction(ctx, a.ID, presser.ID); err != nil {
 			return err
 		}
 		return b.answerPress(ctx, j.w, q, refusedBanned, true)
-	}
-	mayDecide, err := b.speaksFor(ctx, presser, a.Requester)
-	if err != nil {
-		return err
-	}
-	if !mayDecide && !(b.cfg.AdminsDecide && b.isAdmin(presser)) {
+	case pressNotTheirs:
 		log.Info("action press refused: not the person who asked")
 		if err := b.db.RefuseAction(ctx, a.ID, presser.ID); err != nil {
 			return err
@@ -317,25 +312,111 @@ func (b *Bot) press(ctx context.Context, j *job, q *models.CallbackQuery, id str
 		}
 		return b.answerPress(ctx, j.w, q, "Only "+who+" can confirm or cancel this.", true)
 	}
-	a, decided, err := b.db.Decide(ctx, memory.Decision{ID: a.ID, Actor: presser.ID, Update: update, Confirm: yes,
-		Result: b.resultMessage(a, declined(a), update)}, b.resultMessage(a, expired(a), a.UpdateID))
+	a, decided, err := b.db.Decide(ctx, memory.Decision{ID: a.ID, Actor: presser.ID, Update: j.id, Confirm: yes,
+		Result: b.resultMessage(a, declined(a), j.id)}, b.resultMessage(a, expired(a), a.UpdateID))
 	if err != nil {
 		return err
 	}
-	mine := decided || a.DecidedUpdate == update // this press decided it, maybe in a run that was interrupted
+	return b.afterDecision(ctx, j, q, a, outcomeOf(a, decided, j.id), log)
+}
+
+// pressFacts are what a press on an action is judged on.
+type pressFacts struct {
+	found     bool // the action exists
+	sameChat  bool // it is pressed in the chat its prompt was shown in (or where, Telegram no longer says)
+	mayUse    bool // the presser may use the bot now
+	mayDecide bool // the presser asked for it, speaks for the chat that did, or is an admin allowed to decide
+}
+
+// pressVerdict is whether a press may decide its action, and if not, why.
+type pressVerdict int
+
+const (
+	pressDecides   pressVerdict = iota
+	pressStale                  // an unknown action, or one of another chat: "This button no longer works."
+	pressMayNotUse              // the presser may not use the bot (banned, or not let in)
+	pressNotTheirs              // someone else's action
+)
+
+// judgePress decides whether a press may decide its action.
+func judgePress(f pressFacts) pressVerdict {
+	switch {
+	case !f.found || !f.sameChat:
+		return pressStale
+	case !f.mayUse:
+		return pressMayNotUse
+	case !f.mayDecide:
+		return pressNotTheirs
+	}
+	return pressDecides
+}
+
+// loadPress loads what a press on action id is judged on: the action, the
+// presser as the database knows them now, and the facts.
+func (b *Bot) loadPress(ctx context.Context, q *models.CallbackQuery, id string) (ryo.Action, ryo.User, pressFacts, error) {
+	a, found, err := b.db.Action(ctx, id)
+	if err != nil {
+		return a, ryo.User{}, pressFacts{}, err
+	}
+	f := pressFacts{found: found, sameChat: q.Message.Message == nil || q.Message.Message.Chat.ID == a.Place.ChatID}
+	if !f.found || !f.sameChat {
+		return a, userOf(&q.From), f, nil
+	}
+	presser, err := b.db.SaveUser(ctx, userOf(&q.From), false)
+	if err != nil {
+		return a, presser, f, err
+	}
+	if f.mayUse = b.mayTalk(presser); !f.mayUse {
+		return a, presser, f, nil
+	}
+	f.mayDecide, err = b.speaksFor(ctx, presser, a.Requester)
+	f.mayDecide = f.mayDecide || b.cfg.AdminsDecide && b.isAdmin(presser)
+	return a, presser, f, err
+}
+
+// pressOutcome is what a press's decision came to.
+type pressOutcome int
+
+const (
+	pressConfirms pressOutcome = iota // this press confirmed it: run it
+	pressCancels                      // this press cancelled it
+	pressTooLate                      // it expired before this press
+	pressAlready                      // another press decided it first
+)
+
+// outcomeOf is what the decision of press update came to, for action a as
+// it is after the decision; decided is whether this decision was taken
+// now. A press run again after a crash finds its own decision taken.
+func outcomeOf(a ryo.Action, decided bool, update int64) pressOutcome {
+	mine := decided || a.DecidedUpdate == update
 	switch {
 	case !mine && a.State == ryo.ActionExpired:
+		return pressTooLate
+	case !mine:
+		return pressAlready
+	case a.State == ryo.ActionCancelled:
+		return pressCancels
+	}
+	return pressConfirms
+}
+
+// afterDecision answers the press as its decision came out, and after a
+// yes runs the action: a command's at once; the model's in its chat's
+// queue, where the conversation goes on.
+func (b *Bot) afterDecision(ctx context.Context, j *job, q *models.CallbackQuery, a ryo.Action, out pressOutcome, log *slog.Logger) error {
+	switch out {
+	case pressTooLate:
 		log.Info("action press after expiry")
 		err := b.answerPress(ctx, j.w, q, pressExpired, true)
 		b.settle(ctx, j.w, a)
 		return err
-	case !mine:
+	case pressAlready:
 		verb := "confirmed"
 		if a.State == ryo.ActionCancelled {
 			verb = "cancelled"
 		}
 		return b.answerPress(ctx, j.w, q, "This was already "+verb+" by "+orSomeone(a.DeciderName)+".", false)
-	case a.State == ryo.ActionCancelled:
+	case pressCancels:
 		log.Info("action cancelled")
 		err := b.answerPress(ctx, j.w, q, pressCancelled, false)
 		b.settle(ctx, j.w, a)
@@ -357,7 +438,7 @@ func (b *Bot) press(ctx context.Context, j *job, q *models.CallbackQuery, id str
 	if q.Message.Message != nil { // the prompt pressed, known even before its turn recorded it
 		replyTo = q.Message.Message.ID
 	}
-	t := talk{id: update, w: j.w, chat: b.chatOfPress(q, a), place: a.Place, replyTo: replyTo, person: ryo.User{ID: a.Requester}}
+	t := talk{id: j.id, w: j.w, chat: b.chatOfPress(q, a), place: a.Place, replyTo: replyTo, person: ryo.User{ID: a.Requester}}
 	t.prepare = func(ctx context.Context, shown *stages.Turn) error {
 		return b.execute(ryo.WithCaller(ctx, t.caller()), t.w, a, shown)
 	}

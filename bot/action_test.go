@@ -65,3 +65,49 @@ func TestPromptIsValidInEveryState(t *testing.T) {
 		}
 	}
 }
+
+// Whether a press may decide its action, from what is known of it.
+func TestJudgePress(t *testing.T) {
+	for _, c := range []struct {
+		f    pressFacts
+		want pressVerdict
+	}{
+		{pressFacts{found: true, sameChat: true, mayUse: true, mayDecide: true}, pressDecides},
+		{pressFacts{found: false, sameChat: true, mayUse: true, mayDecide: true}, pressStale},
+		{pressFacts{found: true, sameChat: false, mayUse: true, mayDecide: true}, pressStale}, // forged from another chat
+		{pressFacts{found: true, sameChat: true, mayUse: false, mayDecide: true}, pressMayNotUse},
+		{pressFacts{found: true, sameChat: true, mayUse: false, mayDecide: false}, pressMayNotUse},
+		{pressFacts{found: true, sameChat: true, mayUse: true, mayDecide: false}, pressNotTheirs},
+		{pressFacts{}, pressStale},
+	} {
+		if got := judgePress(c.f); got != c.want {
+			t.Errorf("judgePress(%+v) = %d; want %d", c.f, got, c.want)
+		}
+	}
+}
+
+// What a decision came to, for the press that asked for it.
+func TestOutcomeOf(t *testing.T) {
+	const press, other = int64(987654400), int64(987654401)
+	for _, c := range []struct {
+		state   ryo.ActionState
+		by      int64 // the press that decided it
+		decided bool  // decided by this call
+		want    pressOutcome
+	}{
+		{ryo.ActionConfirmed, press, true, pressConfirms},
+		{ryo.ActionCancelled, press, true, pressCancels},
+		{ryo.ActionConfirmed, press, false, pressConfirms}, // run again after a crash: its own decision
+		{ryo.ActionExecuted, press, false, pressConfirms},  // and the tool ran already
+		{ryo.ActionCancelled, press, false, pressCancels},  // its own no, run again
+		{ryo.ActionConfirmed, other, false, pressAlready},  // someone else's yes came first
+		{ryo.ActionCancelled, other, false, pressAlready},  // someone else's no
+		{ryo.ActionExpired, 0, false, pressTooLate},        // nobody decided in time
+		{ryo.ActionPending, 0, false, pressAlready},        // cannot happen: Decide moves it on
+	} {
+		a := ryo.Action{State: c.state, DecidedUpdate: c.by}
+		if got := outcomeOf(a, c.decided, press); got != c.want {
+			t.Errorf("outcomeOf(%s by %d, decided %v) = %d; want %d", c.state, c.by, c.decided, got, c.want)
+		}
+	}
+}
