@@ -17,7 +17,9 @@
 // left unfinished by a crash is picked up again at the next start, and one
 // that is done is never run twice. While the database or Telegram is away an
 // update waits and is tried again, giving its worker to other chats
-// meanwhile. A panic is recovered, logged with its stack, the update marked
+// meanwhile. The worker an update runs in is passed along with it (the job,
+// and the turn or command it starts), and given back explicitly while
+// Telegram takes its turn (worker.idle). A panic is recovered, logged with its stack, the update marked
 // failed (and kept in the dead letter) and the person told something went
 // wrong, in the status message.
 //
@@ -30,6 +32,10 @@
 // Every call to Telegram but getUpdates goes through the delivery package,
 // the one place that knows Telegram's flood limits. A turn waiting for it
 // gives its worker to other chats meanwhile.
+//
+// Commands are one file each (cmd_<name>.go: the command's name, help and
+// who may run it, beside what it does), registered with one line in
+// command.go.
 //
 // Routing (route.go) decides what each update is in one place, classify,
 // which reads nothing but the update: a command for this bot, a message
@@ -47,17 +53,22 @@
 // field by field (decode.go), the fields left out named in the log. A turn is shown
 // live by stages, which talks to Telegram through delivery.
 //
-// Actions the model may only take with the person's yes (action.go) end
-// their turn: the turn stores the action with the answer, then shows it in
-// a prompt with ✅ Confirm and ❌ Cancel whose buttons carry only an opaque
-// id. Presses run beside their chat's queue, with workers of their own, so
-// they are answered at once even while long turns hold every worker. Only the person who asked decides (admins
-// too, when allowed); the decision is one conditional update in the
-// database, so it is taken once. After the yes the tool runs and the
-// conversation goes on in a turn keyed by the press, at the end of the
-// chat's queue; after the no, or at
-// expiry, a cancelled result tells the model. A sweep expires old requests
-// and edits every decided prompt to show its outcome.
+// Actions that wait for a person's yes have one home, action.go: the
+// model's (a turn ends with its held call) and the commands' (/forget,
+// and an admin's /memory forget, which runs forget_any, a tool of the
+// bot's own registry the model never sees) are made by one newAction and
+// stored with the turn's answer, then shown in a prompt with ✅ Confirm and
+// ❌ Cancel whose buttons carry only an opaque id. Presses run beside their
+// chat's queue, with workers of their own, so they are answered at once
+// even while long turns hold every worker. A press is loaded, judged by a
+// pure function (judgePress: only the person who asked, someone who speaks
+// for the chat that asked, or an admin when allowed), decided by one
+// conditional update in the database, so it is taken once, and followed
+// as its outcome says (outcomeOf). After the yes the tool runs through the
+// tool bus its action's origin names, and a model's conversation goes on
+// in a turn keyed by the press, at the end of the chat's queue; after the
+// no, or at expiry, a cancelled result tells the model. A sweep expires
+// old requests and edits every decided prompt to show its outcome.
 //
 // SDK types (models.Update and friends) stay in this package and the two
 // under it: they are translated to ryo types at the edge (convert.go).
