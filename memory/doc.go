@@ -1,6 +1,6 @@
 // Package memory is ryo's PostgreSQL store: everything durable lives here.
 //
-// In the flow of a turn, memory is first and last. The poller stores each
+// In the flow of a turn, memory is first and last. The bot stores each
 // Telegram update in the inbox (StoreUpdates) before Telegram is told it
 // arrived; the dispatcher claims it (ClaimUpdate), the turn stores the user's
 // message, remembers its status message (SaveTurnStatus), reads the recent
@@ -20,16 +20,21 @@
 // would type from a literal (nullif($1, 0), $1 = 0) is cast to bigint, and
 // the stores tests open check every statement they run (ParamCheck).
 //
-// Actions the person must confirm (action.go) move between states by
-// conditional updates only, so each is decided and run once; their audit
-// log is action_events. Long-term memories (memories.go) live on shelves —
+// Tool results (tool.go) are stored under their call's idempotency key,
+// passed explicitly and unique among tool results, so a call's result is
+// stored once and found again by its key. Actions the person must confirm
+// (action.go, ryo.Action) move between states by conditional updates only,
+// so each is decided once; their result is stored under the action's own
+// key, and their audit log is action_events. Long-term memories (memories.go) live on shelves —
 // one person's own, or one group's — and every read or delete names its
 // shelf, so no query reaches another person's memories; recall ranks by
 // rare matching word starts, fused with embedding similarity when vectors
 // are stored.
 //
-// Errors caused by the database being out of reach are ryo.Unavailable(ryo.Database), so
-// callers can keep the work and retry it later instead of failing it.
+// Errors caused by the database being out of reach are
+// ryo.Unavailable(ryo.Database), so callers can keep the work and retry it
+// later instead of failing it. The time every statement writes and
+// compares with comes from one ryo.Clock (DB.Clock).
 //
 // The store is concrete: one file per aggregate, exported methods that open a
 // transaction or take a deadline, unexported helpers that take the tx.
