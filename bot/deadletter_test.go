@@ -130,3 +130,24 @@ func TestUpdateWithoutReadableIDIsKeptInTheDeadLetter(t *testing.T) {
 		t.Fatalf("logged %d times; want once:\n%s", n, logs)
 	}
 }
+
+// An update nested deeper than encoding/json reads (valid JSON all the
+// same; PostgreSQL's jsonb takes it) does not make the whole getUpdates
+// answer unreadable: the message after it is answered, and it is kept in
+// the dead letter.
+func TestDeeplyNestedUpdateDoesNotStallIntake(t *testing.T) {
+	tg, db := newTelegram(t, false), memorytest.Open(t)
+	logs := run(t, tg, db, echo(), 5)
+	deep := strings.Repeat("[", 10001) + strings.Repeat("]", 10001)
+	tg.PushRawUpdate(json.RawMessage(fmt.Sprintf(`{"update_id":987654400,"message":{"message_id":4001,"date":%d,`+
+		`"chat":{"id":%d,"type":"private"},"from":{"id":%d,"is_bot":false,"first_name":"Alice"},"text":"deep","x":%s}}`,
+		time.Now().Unix(), dm.ID, alice.ID, deep)))
+	tg.SendText(dm, alice, "hello after the deep one")
+	waitFor(t, tg, "the message after the deep update answered", botSays(tg, "You said: hello after the deep one"))
+	if n, err := db.DeadCount(context.Background()); err != nil || n != 1 {
+		t.Fatalf("dead letters = %d, %v; want the deep update kept", n, err)
+	}
+	if strings.Contains(logs.String(), "polling Telegram failed") {
+		t.Fatalf("intake stalled on the deep update; log:\n%s", logs)
+	}
+}

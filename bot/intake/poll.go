@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -158,7 +159,11 @@ func decodeUpdates(status int, data []byte) (Batch, error) {
 		} `json:"parameters"`
 	}
 	if err := json.Unmarshal(data, &resp); err != nil {
-		return Batch{}, fmt.Errorf("getUpdates: HTTP %d, not a Bot API answer: %.100q", status, data)
+		updates, ok := splitResult(data)
+		if !ok {
+			return Batch{}, fmt.Errorf("getUpdates: HTTP %d, not a Bot API answer: %.100q", status, data)
+		}
+		resp.OK, resp.Result = true, updates
 	}
 	if !resp.OK {
 		return Batch{}, &apiError{Code: resp.ErrorCode, Description: resp.Description, RetryAfter: resp.Parameters.RetryAfter}
@@ -183,7 +188,8 @@ func Read(raw json.RawMessage) (memory.InboxUpdate, bool) {
 		return memory.InboxUpdate{}, false
 	}
 	u := memory.InboxUpdate{Raw: raw, Kind: "unknown"}
-	if err := json.Unmarshal(fields["update_id"], &u.ID); err != nil || u.ID <= 0 {
+	// An id of 2⁶³-1 could never be confirmed: the offset is one more.
+	if err := json.Unmarshal(fields["update_id"], &u.ID); err != nil || u.ID <= 0 || u.ID == math.MaxInt64 {
 		return memory.InboxUpdate{}, false
 	}
 	if kind, ok := firstKind(raw); ok && kindName(kind) {
