@@ -38,24 +38,52 @@ func (b *Bot) mayTalk(u ryo.User) bool {
 	return true
 }
 
-// speaksFor reports whether person u may act for whom: whom is u, or a
-// chat u writes as. Someone who writes as a chat — an anonymous admin of a
-// group, a person posting as their channel — is known by that chat's id,
-// but their presses come from their own account: what the chat asked for,
-// any administrator of that chat may decide, as any of them could have
-// asked for it under the same name.
-func (b *Bot) speaksFor(ctx context.Context, u ryo.User, whom int64) (bool, error) {
+// speaksFor reports whether person u may act for whom, in chat: whom is u,
+// or a chat u writes as. Someone who writes as a chat — an anonymous admin
+// of a group, a person posting as their channel — is known by that chat's
+// id, but their presses come from their own account: what the chat asked
+// for, any administrator of that chat may decide, as any of them could have
+// asked for it under the same name. Telegram shows the bot a channel's
+// administrators only when the bot is in the channel, so what a channel
+// asked for in a group the administrators of the group may decide too.
+func (b *Bot) speaksFor(ctx context.Context, u ryo.User, whom, chat int64) (bool, error) {
 	if u.ID == whom {
 		return true, nil
 	}
 	if whom >= 0 {
 		return false, nil
 	}
-	ok, err := b.tg.Administers(ctx, whom, u.ID)
+	ok, err := b.administers(ctx, whom, u)
+	if ok || err != nil || whom == chat || chat >= 0 {
+		return ok, err
+	}
+	return b.administers(ctx, chat, u)
+}
+
+// administers reports whether u administers chat, as Telegram says.
+func (b *Bot) administers(ctx context.Context, chat int64, u ryo.User) (bool, error) {
+	ok, err := b.tg.Administers(ctx, chat, u.ID)
 	if err != nil {
-		return false, fmt.Errorf("ask Telegram who administers chat %d: %w", whom, err)
+		return false, fmt.Errorf("ask Telegram who administers chat %d: %w", chat, err)
 	}
 	return ok, nil
+}
+
+// deciders names who may decide what whom asked for in chat, for a prompt
+// or a refusal: the person by name, or the administrators of the chat that
+// asked (and of the group, when that was another chat).
+func deciders(whom, chat int64, name string) string {
+	switch {
+	case whom > 0 && name != "":
+		return name
+	case whom > 0:
+		return "the person who asked"
+	case whom == chat:
+		return "an administrator of this group"
+	case name != "":
+		return "an administrator of " + name + " or of this group"
+	}
+	return "an administrator of this group"
 }
 
 // admit decides whether the sender of m, a message meant for the bot, may

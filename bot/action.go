@@ -209,11 +209,7 @@ func (b *Bot) outcome(a ryo.Action) string {
 	case ryo.ActionPending:
 		line := "Expires at " + b.clock(a.ExpiresAt) + "."
 		if a.Place.ChatID < 0 { // a group: say whose it is
-			who := a.RequesterName
-			if who == "" {
-				who = "the person who asked"
-			}
-			line = "Only " + who + " can confirm or cancel this. " + line
+			line = "Only " + deciders(a.Requester, a.Place.ChatID, a.RequesterName) + " can confirm or cancel this. " + line
 		}
 		return line
 	case ryo.ActionConfirmed:
@@ -259,6 +255,7 @@ const (
 	pressCancelled = "❌ Cancelled — nothing was done."
 	pressExpired   = "⌛ This request expired, so nothing was done. Ask me again if you still want it."
 	pressWaiting   = "⏳ Got it — I'll handle this as soon as I can reach my database again."
+	pressChecking  = "⏳ Got it — Telegram is slow to tell me who may decide this; I'll handle it in a moment."
 )
 
 // onPress handles a button press.
@@ -273,10 +270,14 @@ func (b *Bot) onPress(ctx context.Context, j *job, q *models.CallbackQuery) erro
 		return b.answerPress(ctx, j.w, q, staleButton, false)
 	}
 	err := b.press(ctx, j, q, id, yes)
-	if ryo.IsUnavailable(err, ryo.Database) {
-		// The press stays in the inbox and is handled when the database is
-		// back; meanwhile the spinner stops.
-		_ = b.answerPress(ctx, j.w, q, pressWaiting, false)
+	// The press stays in the inbox and is handled when the database, or
+	// Telegram, is back; meanwhile the spinner stops, once.
+	switch {
+	case j.told:
+	case ryo.IsUnavailable(err, ryo.Database):
+		j.told = b.answerPress(ctx, j.w, q, pressWaiting, false) == nil
+	case ryo.IsUnavailable(err, ryo.Telegram):
+		j.told = b.answerPress(ctx, j.w, q, pressChecking, false) == nil
 	}
 	return err
 }
@@ -286,12 +287,14 @@ func (b *Bot) onPress(ctx context.Context, j *job, q *models.CallbackQuery) erro
 // the database (once, atomically), and go on as the decision says
 // (afterDecision).
 func (b *Bot) press(ctx context.Context, j *job, q *models.CallbackQuery, id string, yes bool) error {
-	a, presser, facts, err := b.loadPress(ctx, q, id)
+	a, presser, facts, err := b.loadPress(ctx, q, j.id, id)
 	if err != nil {
 		return err
 	}
 	log := b.log.With("update_id", j.id, "chat_id", a.Place.ChatID, "action", a.ID, "tool", a.Tool, "user_id", presser.ID)
 	switch judgePress(facts) {
+	case pressStands: // decided by this very press before: it goes on as decided
+		return b.afterDecision(ctx, j, q, a, outcomeOf(a, false, j.id), log)
 	case pressStale:
 		log.Warn("button press for an unknown action")
 		return b.answerPress(ctx, j.w, q, staleButton, false)
@@ -306,11 +309,7 @@ func (b *Bot) press(ctx context.Context, j *job, q *models.CallbackQuery, id str
 		if err := b.db.RefuseAction(ctx, a.ID, presser.ID); err != nil {
 			return err
 		}
-		who := a.RequesterName
-		if who == "" {
-			who = "the person who asked"
-		}
-		return b.answerPress(ctx, j.w, q, "Only "+who+" can confirm or cancel this.", true)
+		return b.answerPress(ctx, j.w, q, "Only "+deciders(a.Requester, a.Place.ChatID, a.RequesterName)+" can confirm or cancel this.", true)
 	}
 	a, decided, err := b.db.Decide(ctx, memory.Decision{ID: a.ID, Actor: presser.ID, Update: j.id, Confirm: yes,
 		Result: b.resultMessage(a, declined(a), j.id)}, b.resultMessage(a, expired(a), a.UpdateID))
@@ -322,7 +321,11 @@ func (b *Bot) press(ctx context.Context, j *job, q *models.CallbackQuery, id str
 
 // pressFacts are what a press on an action is judged on.
 type pressFacts struct {
-	found     bool // the action exists
+	found bool // the action exists
+	// own is true when this very press decided the action already: it went
+	// on in its chat's queue, or a crash cut it short. What was decided and
+	// announced is carried out, whoever the presser has become since.
+	own       bool
 	sameChat  bool // it is pressed in the chat its prompt was shown in (or where, Telegram no longer says)
 	mayUse    bool // the presser may use the bot now
 	mayDecide bool // the presser asked for it, speaks for the chat that did, or is an admin allowed to decide
@@ -336,6 +339,7 @@ const (
 	pressStale                  // an unknown action, or one of another chat: "This button no longer works."
 	pressMayNotUse              // the presser may not use the bot (banned, or not let in)
 	pressNotTheirs              // someone else's action
+	pressStands                 // this press decided it before
 )
 
 // judgePress decides whether a press may decide its action.
@@ -343,6 +347,8 @@ func judgePress(f pressFacts) pressVerdict {
 	switch {
 	case !f.found || !f.sameChat:
 		return pressStale
+	case f.own:
+		return pressStands
 	case !f.mayUse:
 		return pressMayNotUse
 	case !f.mayDecide:
@@ -353,13 +359,14 @@ func judgePress(f pressFacts) pressVerdict {
 
 // loadPress loads what a press on action id is judged on: the action, the
 // presser as the database knows them now, and the facts.
-func (b *Bot) loadPress(ctx context.Context, q *models.CallbackQuery, id string) (ryo.Action, ryo.User, pressFacts, error) {
+func (b *Bot) loadPress(ctx context.Context, q *models.CallbackQuery, update int64, id string) (ryo.Action, ryo.User, pressFacts, error) {
 	a, found, err := b.db.Action(ctx, id)
 	if err != nil {
 		return a, ryo.User{}, pressFacts{}, err
 	}
-	f := pressFacts{found: found, sameChat: q.Message.Message == nil || q.Message.Message.Chat.ID == a.Place.ChatID}
-	if !f.found || !f.sameChat {
+	f := pressFacts{found: found, own: found && a.DecidedUpdate == update,
+		sameChat: q.Message.Message == nil || q.Message.Message.Chat.ID == a.Place.ChatID}
+	if !f.found || !f.sameChat || f.own {
 		return a, userOf(&q.From), f, nil
 	}
 	presser, err := b.db.SaveUser(ctx, userOf(&q.From), false)
@@ -369,7 +376,7 @@ func (b *Bot) loadPress(ctx context.Context, q *models.CallbackQuery, id string)
 	if f.mayUse = b.mayTalk(presser); !f.mayUse {
 		return a, presser, f, nil
 	}
-	f.mayDecide, err = b.speaksFor(ctx, presser, a.Requester)
+	f.mayDecide, err = b.speaksFor(ctx, presser, a.Requester, a.Place.ChatID)
 	f.mayDecide = f.mayDecide || b.cfg.AdminsDecide && b.isAdmin(presser)
 	return a, presser, f, err
 }

@@ -79,6 +79,8 @@ func TestJudgePress(t *testing.T) {
 		{pressFacts{found: true, sameChat: true, mayUse: false, mayDecide: false}, pressMayNotUse},
 		{pressFacts{found: true, sameChat: true, mayUse: true, mayDecide: false}, pressNotTheirs},
 		{pressFacts{}, pressStale},
+		{pressFacts{found: true, own: true, sameChat: true}, pressStands}, // its own decision, whoever the presser is now
+		{pressFacts{found: true, own: true, sameChat: false}, pressStale},
 	} {
 		if got := judgePress(c.f); got != c.want {
 			t.Errorf("judgePress(%+v) = %d; want %d", c.f, got, c.want)

@@ -19,6 +19,7 @@ type job struct {
 	claimed bool
 	raw     []byte
 	w       *worker // the slot it runs in
+	told    bool    // a press answered while it waits for an outage to end
 }
 
 // afterRun is what became of one attempt at a job.

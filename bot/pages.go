@@ -111,7 +111,7 @@ func (b *Bot) onPage(ctx context.Context, j *job, q *models.CallbackQuery) error
 	if err != nil {
 		return err
 	}
-	viewer, err := b.speaksFor(ctx, presser, v.Viewer)
+	viewer, err := b.speaksFor(ctx, presser, v.Viewer, v.Chat)
 	if err != nil {
 		return err
 	}

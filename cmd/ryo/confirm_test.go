@@ -553,7 +553,7 @@ func TestAnonymousAdminDecidesTheGroupsAction(t *testing.T) {
 		"from": groupAnonymousBot, "sender_chat": opsJSON, "chat": opsJSON, "author_signature": "Alice", "text": text,
 		"entities": []any{map[string]any{"type": "mention", "offset": 0, "length": len(botUser.Username) + 1}}}})
 	p := h.prompt(ops)
-	if a := h.pressAnswer(h.press(ops, bob, p, "✅")); !a.ShowAlert || a.Text != "Only Ops can confirm or cancel this." {
+	if a := h.pressAnswer(h.press(ops, bob, p, "✅")); !a.ShowAlert || a.Text != "Only an administrator of this group can confirm or cancel this." {
 		t.Fatalf("a member who is no administrator pressed ✅ and was answered %q (alert %v)", a.Text, a.ShowAlert)
 	}
 	answer := h.pressAnswer(h.press(ops, alice, p, "✅"))
