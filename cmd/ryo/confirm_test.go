@@ -530,6 +530,17 @@ func TestPressWhileTheDatabaseIsAway(t *testing.T) {
 	}
 }
 
+// askAnonymously sends text to the bot in group as an anonymous admin of
+// the group would: from the group itself, signed by Alice.
+func (h *harness) askAnonymously(group telegramtest.Chat, text string) {
+	h.t.Helper()
+	chat := map[string]any{"id": group.ID, "title": group.Title, "type": "supergroup"}
+	text = "@" + botUser.Username + " " + text
+	h.tg.PushUpdate(map[string]any{"message": map[string]any{"message_id": 512377, "date": time.Now().Unix(),
+		"from": groupAnonymousBot, "sender_chat": chat, "chat": chat, "author_signature": "Alice", "text": text,
+		"entities": []any{map[string]any{"type": "mention", "offset": 0, "length": len(botUser.Username) + 1}}}})
+}
+
 // groupAnonymousBot is the stand-in Telegram puts in "from" of a message an
 // anonymous group admin sends.
 var groupAnonymousBot = map[string]any{"id": 1087968824, "is_bot": true, "first_name": "Group", "username": "GroupAnonymousBot"}
@@ -547,11 +558,7 @@ func TestAnonymousAdminDecidesTheGroupsAction(t *testing.T) {
 		ollamatest.Reply{Content: envelope("Done — the minutes note is gone.")})
 	h.start()
 	h.tg.SendText(ops, bob, "hi all") // a member of the group, no administrator
-	opsJSON := map[string]any{"id": ops.ID, "title": ops.Title, "type": "supergroup"}
-	text := "@" + botUser.Username + " delete the minutes note"
-	h.tg.PushUpdate(map[string]any{"message": map[string]any{"message_id": 512377, "date": time.Now().Unix(),
-		"from": groupAnonymousBot, "sender_chat": opsJSON, "chat": opsJSON, "author_signature": "Alice", "text": text,
-		"entities": []any{map[string]any{"type": "mention", "offset": 0, "length": len(botUser.Username) + 1}}}})
+	h.askAnonymously(ops, "delete the minutes note")
 	p := h.prompt(ops)
 	if a := h.pressAnswer(h.press(ops, bob, p, "✅")); !a.ShowAlert || a.Text != "Only an administrator of this group can confirm or cancel this." {
 		t.Fatalf("a member who is no administrator pressed ✅ and was answered %q (alert %v)", a.Text, a.ShowAlert)

@@ -49,11 +49,7 @@ func TestDecisionStandsWhenTheDeciderIsDemotedMeanwhile(t *testing.T) {
 	hold := make(chan struct{})
 	byLastMessage(h, hold)
 	h.start()
-	opsJSON := map[string]any{"id": ops.ID, "title": ops.Title, "type": "supergroup"}
-	text := "@" + botUser.Username + " delete the minutes note"
-	h.tg.PushUpdate(map[string]any{"message": map[string]any{"message_id": 512377, "date": time.Now().Unix(),
-		"from": groupAnonymousBot, "sender_chat": opsJSON, "chat": opsJSON, "author_signature": "Alice", "text": text,
-		"entities": []any{map[string]any{"type": "mention", "offset": 0, "length": len(botUser.Username) + 1}}}})
+	h.askAnonymously(ops, "delete the minutes note")
 	p := h.prompt(ops)
 	h.waitFor("the asking turn done", func() bool { return unfinished(h) == 0 })
 
@@ -129,11 +125,7 @@ func TestPressWaitingForGetChatMemberIsAnsweredAtOnce(t *testing.T) {
 	h.tg.SetMember(ops, alice, telegramtest.StatusAdministrator)
 	byLastMessage(h, nil)
 	h.start()
-	opsJSON := map[string]any{"id": ops.ID, "title": ops.Title, "type": "supergroup"}
-	text := "@" + botUser.Username + " delete the minutes note"
-	h.tg.PushUpdate(map[string]any{"message": map[string]any{"message_id": 512377, "date": time.Now().Unix(),
-		"from": groupAnonymousBot, "sender_chat": opsJSON, "chat": opsJSON, "author_signature": "Alice", "text": text,
-		"entities": []any{map[string]any{"type": "mention", "offset": 0, "length": len(botUser.Username) + 1}}}})
+	h.askAnonymously(ops, "delete the minutes note")
 	p := h.prompt(ops)
 	h.tg.FailNext("getChatMember", 5, telegramtest.APIError{Code: 502, Description: "Bad Gateway"})
 	answer := h.pressAnswer(h.press(ops, alice, p, "✅"))
