@@ -8,7 +8,7 @@
 // is kept in the dead letter instead (memory's StoreUpdates), logged once,
 // confirmed, and its sender told; the rest of the batch goes on. Updates
 // whose handling failed for good wait there too; admins list and retry them
-// with /deadletter (deadletter.go), and updates retried from the command
+// with /deadletter (cmd_deadletter.go), and updates retried from the command
 // line are picked up by a rescan of the inbox every few seconds.
 //
 // The dispatcher (dispatch.go) runs the updates of one chat strictly in order,

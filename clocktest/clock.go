@@ -1,5 +1,3 @@
-// Package clocktest is a manual ryo.Clock for tests: time moves only when
-// the test moves it, and timers fire in order as it passes them.
 package clocktest
 
 import (

@@ -1,0 +1,19 @@
+// Command ryo is a self-hosted Telegram agent bot on Ollama and PostgreSQL.
+//
+// Usage:
+//
+//	ryo [serve]                              run the bot (the default)
+//	ryo migrate                              apply database migrations and exit
+//	ryo doctor                               check the configuration, the database, Ollama and Telegram
+//	ryo healthcheck                          exit 0 when the running bot's /healthz answers ok
+//	ryo deadletter [retry <update id>|all]   list the updates the bot could not handle, or retry them
+//
+// Settings come from the environment and a .env file in the working
+// directory; see .env.example.
+//
+// This is the one place that wires the parts together: it reads the
+// configuration once (config.go), opens the store (memory), the model
+// (ollama) and the tools (toolbus, tools), builds the agent and hands all
+// of them to the bot, which runs every turn (Main.Run, which the tests run
+// too, against the fake Telegram and a real or scripted Ollama).
+package main
