@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Limits are the flood limits the bot keeps to. Telegram publishes about
+// limits are the flood limits the bot keeps to. Telegram publishes about
 // one message a second in a chat (short bursts tolerated), twenty a minute
 // in a group and thirty a second in all; edits, drafts and chat actions
 // count too. The defaults stay a little under those.
@@ -15,16 +15,16 @@ import (
 // bunched. So the budgets count each call from when it is sent until its
 // answer is back, and only then let time pass for it: however the calls
 // were delayed on the way, Telegram never counts more than the bot did.
-type Limits struct {
+type limits struct {
 	ChatEvery      time.Duration // sustained spacing of calls in one chat
 	ChatBurst      int           // calls one chat may make at once
 	GroupPerMinute int           // calls in one group in any 60 seconds
 	PerSecond      int           // calls in all chats in any second
 }
 
-// DefaultLimits are Telegram's published limits less a margin.
-func DefaultLimits() Limits {
-	return Limits{ChatEvery: 1100 * time.Millisecond, ChatBurst: 3, GroupPerMinute: 19, PerSecond: 28}
+// defaultLimits are Telegram's published limits less a margin.
+func defaultLimits() limits {
+	return limits{ChatEvery: 1100 * time.Millisecond, ChatBurst: 3, GroupPerMinute: 19, PerSecond: 28}
 }
 
 // bucket is a token bucket: burst tokens at most, one back every `every`.

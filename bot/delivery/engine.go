@@ -39,7 +39,7 @@ type engine struct {
 	calls sync.WaitGroup
 }
 
-func newEngine(limits Limits, timeout time.Duration, token string, log *slog.Logger, c ryo.Clock) *engine {
+func newEngine(limits limits, timeout time.Duration, token string, log *slog.Logger, c ryo.Clock) *engine {
 	return &engine{clock: c, timeout: timeout, token: token, log: log, s: newSchedule(limits),
 		wake: make(chan struct{}, 1), slots: make(chan struct{}, maxInFlight)}
 }

@@ -53,7 +53,7 @@ func (r *tries) times() []time.Duration {
 	return out
 }
 
-func startEngine(t *testing.T, l Limits) (*engine, *clocktest.Clock) {
+func startEngine(t *testing.T, l limits) (*engine, *clocktest.Clock) {
 	t.Helper()
 	c := clocktest.New(t0)
 	e := newEngine(l, 5*time.Second, "7234567890:SECRETTOKENxxxxxxxxxxxxxx", slog.New(slog.NewTextHandler(io.Discard, nil)), c)
@@ -103,7 +103,7 @@ func advance(t *testing.T, c *clocktest.Clock, to time.Duration) {
 
 // A 429 delays the call by exactly its retry_after and loses nothing.
 func TestEngineWaitsExactlyRetryAfter(t *testing.T) {
-	e, c := startEngine(t, DefaultLimits())
+	e, c := startEngine(t, defaultLimits())
 	r := newTries(c, &tg.TooManyRequestsError{Message: "Too Many Requests: retry after 7", RetryAfter: 7},
 		&tg.TooManyRequestsError{Message: "Too Many Requests: retry after 3", RetryAfter: 3})
 	done := await(e, &apiCall{chat: alicePM, class: urgent, method: "sendMessage", creating: true, call: r.call})
@@ -120,7 +120,7 @@ func TestEngineWaitsExactlyRetryAfter(t *testing.T) {
 }
 
 func TestEngineRetriesServerErrorsThenGivesUp(t *testing.T) {
-	e, c := startEngine(t, DefaultLimits())
+	e, c := startEngine(t, defaultLimits())
 	bad := errors.New("error response from telegram for method sendMessage, 502 Bad Gateway")
 	r := newTries(c, bad, bad, bad)
 	done := await(e, &apiCall{chat: alicePM, class: urgent, method: "sendMessage", creating: true, call: r.call})
@@ -136,7 +136,7 @@ func TestEngineRetriesServerErrorsThenGivesUp(t *testing.T) {
 
 // A message whose sending may have reached Telegram is not sent again.
 func TestEngineNeverResendsAMessageThatMayHaveArrived(t *testing.T) {
-	e, c := startEngine(t, DefaultLimits())
+	e, c := startEngine(t, defaultLimits())
 	r := newTries(c, &net.OpError{Op: "read", Err: errors.New("connection reset")})
 	err := waitErr(t, await(e, &apiCall{chat: alicePM, class: urgent, method: "sendMessage", creating: true, call: r.call}))
 	if err == nil || len(r.times()) != 1 {
@@ -152,7 +152,7 @@ func TestEngineNeverResendsAMessageThatMayHaveArrived(t *testing.T) {
 }
 
 func TestEngineWithdrawsAQueuedCallWhenItsCallerLeaves(t *testing.T) {
-	e, c := startEngine(t, Limits{ChatEvery: time.Minute, ChatBurst: 1})
+	e, c := startEngine(t, limits{ChatEvery: time.Minute, ChatBurst: 1})
 	first := newTries(c)
 	if err := waitErr(t, await(e, &apiCall{chat: alicePM, class: urgent, method: "sendMessage", call: first.call})); err != nil {
 		t.Fatal(err)
@@ -178,7 +178,7 @@ func TestEngineWithdrawsAQueuedCallWhenItsCallerLeaves(t *testing.T) {
 
 func TestEngineGivesEveryCallADeadline(t *testing.T) {
 	c := clocktest.New(t0)
-	e := newEngine(DefaultLimits(), 20*time.Millisecond, "", slog.New(slog.DiscardHandler), c)
+	e := newEngine(defaultLimits(), 20*time.Millisecond, "", slog.New(slog.DiscardHandler), c)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go e.run(ctx)
@@ -190,7 +190,7 @@ func TestEngineGivesEveryCallADeadline(t *testing.T) {
 }
 
 func TestEngineScrubsTheToken(t *testing.T) {
-	e, c := startEngine(t, DefaultLimits())
+	e, c := startEngine(t, defaultLimits())
 	r := newTries(c, errors.New("Cannot POST /bot7234567890:SECRETTOKENxxxxxxxxxxxxxx/sendMessage"))
 	err := waitErr(t, await(e, &apiCall{chat: alicePM, class: urgent, method: "sendMessage", creating: true, call: r.call}))
 	if err == nil || strings.Contains(err.Error(), "SECRET") {
@@ -201,7 +201,7 @@ func TestEngineScrubsTheToken(t *testing.T) {
 // Queued calls that nobody waits for still end when the engine stops.
 func TestEngineStopEndsQueuedCalls(t *testing.T) {
 	c := clocktest.New(t0)
-	e := newEngine(Limits{ChatEvery: time.Hour, ChatBurst: 1}, time.Second, "", slog.New(slog.DiscardHandler), c)
+	e := newEngine(limits{ChatEvery: time.Hour, ChatBurst: 1}, time.Second, "", slog.New(slog.DiscardHandler), c)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { e.run(ctx); close(done) }()
@@ -223,7 +223,7 @@ func TestEngineStopEndsQueuedCalls(t *testing.T) {
 // A progress call whose turn ended is ended at once, not when the chat's
 // budget or a pause would next let it go.
 func TestEngineEndsAnAbandonedProgressAtOnce(t *testing.T) {
-	e, c := startEngine(t, Limits{ChatEvery: time.Hour, ChatBurst: 1})
+	e, c := startEngine(t, limits{ChatEvery: time.Hour, ChatBurst: 1})
 	r := newTries(c)
 	waitErr(t, await(e, &apiCall{chat: alicePM, class: urgent, method: "sendMessage", call: r.call}))
 	ctx, cancel := context.WithCancel(context.Background())

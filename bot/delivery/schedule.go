@@ -88,7 +88,7 @@ type chatState struct {
 // schedule decides which call goes next. It is plain data: the engine
 // holds its lock and tells it the time, so tests drive it with any clock.
 type schedule struct {
-	limits   Limits
+	limits   limits
 	chats    map[int64]*chatState
 	waiting  map[int64]*chatState // chats with queued calls
 	global   window
@@ -110,7 +110,7 @@ type finished struct {
 	err error
 }
 
-func newSchedule(l Limits) *schedule {
+func newSchedule(l limits) *schedule {
 	return &schedule{limits: l, chats: map[int64]*chatState{}, waiting: map[int64]*chatState{},
 		global: newWindow(l.PerSecond, time.Second)}
 }

@@ -24,7 +24,7 @@ type fixture struct {
 	ended map[string]error
 }
 
-func newFixture(t *testing.T, l Limits) *fixture {
+func newFixture(t *testing.T, l limits) *fixture {
 	return &fixture{t: t, s: newSchedule(l), ended: map[string]error{}}
 }
 
@@ -157,7 +157,7 @@ func TestBucketCountsTheWay(t *testing.T) {
 // A call that must not be dropped and goes again after a failure is never
 // taken for superseded; a queued droppable call with its key is.
 func TestRequeuedFinalIsNeverSuperseded(t *testing.T) {
-	f := newFixture(t, DefaultLimits())
+	f := newFixture(t, defaultLimits())
 	final := f.add(alicePM, urgent, "final", "message:7")
 	got, _ := f.s.next(t0)
 	if got != final {
@@ -178,7 +178,7 @@ func TestRequeuedFinalIsNeverSuperseded(t *testing.T) {
 // A final call waiting out a backoff is woken for at its time, even while
 // a droppable call of its chat waits for headroom.
 func TestBackoffIsWokenForOnTime(t *testing.T) {
-	f := newFixture(t, Limits{ChatEvery: 10 * time.Second, ChatBurst: 2})
+	f := newFixture(t, limits{ChatEvery: 10 * time.Second, ChatBurst: 2})
 	final := f.add(alicePM, urgent, "final", "")
 	f.s.next(t0)
 	final.notBefore = t0.Add(500 * time.Millisecond)
@@ -192,7 +192,7 @@ func TestBackoffIsWokenForOnTime(t *testing.T) {
 
 // Calls that belong to no chat do not wait for one another.
 func TestCallsOfNoChatGoTogether(t *testing.T) {
-	f := newFixture(t, DefaultLimits())
+	f := newFixture(t, defaultLimits())
 	f.add(0, urgent, "answerCallbackQuery1", "")
 	f.add(0, urgent, "answerCallbackQuery2", "")
 	if a, _ := f.s.next(t0); a == nil {
@@ -204,7 +204,7 @@ func TestCallsOfNoChatGoTogether(t *testing.T) {
 }
 
 func TestChatBudget(t *testing.T) {
-	f := newFixture(t, Limits{ChatEvery: time.Second, ChatBurst: 3})
+	f := newFixture(t, limits{ChatEvery: time.Second, ChatBurst: 3})
 	for i := 1; i <= 5; i++ {
 		f.add(alicePM, urgent, fmt.Sprint("send", i), "")
 	}
@@ -216,7 +216,7 @@ func TestChatBudget(t *testing.T) {
 }
 
 func TestGroupMinuteBudget(t *testing.T) {
-	f := newFixture(t, Limits{ChatEvery: time.Second, ChatBurst: 3, GroupPerMinute: 4})
+	f := newFixture(t, limits{ChatEvery: time.Second, ChatBurst: 3, GroupPerMinute: 4})
 	for i := 1; i <= 5; i++ {
 		f.add(team, urgent, fmt.Sprint("send", i), "")
 	}
@@ -228,7 +228,7 @@ func TestGroupMinuteBudget(t *testing.T) {
 }
 
 func TestGlobalBudgetAndUrgentFirst(t *testing.T) {
-	f := newFixture(t, Limits{PerSecond: 10})
+	f := newFixture(t, limits{PerSecond: 10})
 	f.add(alicePM, typing, "typing", "typing")
 	f.add(alicePM, progress, "progress", "message:1")
 	f.add(bobPM, status, "status", "")
@@ -243,7 +243,7 @@ func TestGlobalBudgetAndUrgentFirst(t *testing.T) {
 }
 
 func TestProgressMergesTheLatestWins(t *testing.T) {
-	f := newFixture(t, DefaultLimits())
+	f := newFixture(t, defaultLimits())
 	first := f.add(alicePM, progress, "edit1", "message:7")
 	f.add(alicePM, urgent, "answer-other-chat", "")
 	second := f.add(alicePM, progress, "edit2", "message:7")
@@ -266,7 +266,7 @@ func TestProgressMergesTheLatestWins(t *testing.T) {
 // Under pressure progress goes last and is dropped when it cannot go in
 // time; final answers wait as long as it takes and are never dropped.
 func TestPressureDropsProgressNeverFinals(t *testing.T) {
-	f := newFixture(t, Limits{ChatEvery: 10 * time.Second, ChatBurst: 1})
+	f := newFixture(t, limits{ChatEvery: 10 * time.Second, ChatBurst: 1})
 	for i := 1; i <= 3; i++ {
 		f.add(alicePM, urgent, fmt.Sprint("part", i), "")
 	}
@@ -281,7 +281,7 @@ func TestPressureDropsProgressNeverFinals(t *testing.T) {
 }
 
 func TestTooManyRequestsPausesTheChatExactly(t *testing.T) {
-	f := newFixture(t, DefaultLimits())
+	f := newFixture(t, defaultLimits())
 	j := f.add(alicePM, urgent, "answer", "")
 	f.add(bobPM, urgent, "other", "")
 	got, _ := f.s.next(t0)
@@ -309,7 +309,7 @@ func TestTooManyRequestsPausesTheChatExactly(t *testing.T) {
 // 429s in two chats within a second that ask for the same wait come from
 // the bot-wide limit: everything waits.
 func TestTooManyRequestsInTwoChatsPausesEverything(t *testing.T) {
-	f := newFixture(t, DefaultLimits())
+	f := newFixture(t, defaultLimits())
 	a := f.add(alicePM, urgent, "a", "")
 	b := f.add(bobPM, urgent, "b", "")
 	f.add(team, urgent, "c", "")
@@ -336,7 +336,7 @@ func TestTooManyRequestsInTwoChatsPausesEverything(t *testing.T) {
 // Two groups over their own limits, asking for different waits, pause
 // only themselves.
 func TestTooManyRequestsInTwoGroupsPausesThemOnly(t *testing.T) {
-	f := newFixture(t, DefaultLimits())
+	f := newFixture(t, defaultLimits())
 	const other int64 = -1006
 	a := f.add(team, urgent, "a", "")
 	b := f.add(other, urgent, "b", "")
@@ -359,7 +359,7 @@ func TestTooManyRequestsInTwoGroupsPausesThemOnly(t *testing.T) {
 }
 
 func TestTooManyRequestsWithoutChatPausesEverything(t *testing.T) {
-	f := newFixture(t, DefaultLimits())
+	f := newFixture(t, defaultLimits())
 	j := f.add(0, urgent, "setMyCommands", "")
 	f.add(alicePM, urgent, "answer", "")
 	f.s.next(t0)
@@ -373,7 +373,7 @@ func TestTooManyRequestsWithoutChatPausesEverything(t *testing.T) {
 // A chat that queued many calls at once does not hold up a chat that
 // queued one just after: each chat's next call takes its turn.
 func TestFairnessBetweenChats(t *testing.T) {
-	f := newFixture(t, Limits{PerSecond: 1})
+	f := newFixture(t, limits{PerSecond: 1})
 	for i := 1; i <= 5; i++ {
 		f.add(alicePM, urgent, fmt.Sprint("alice", i), "")
 	}
@@ -386,7 +386,7 @@ func TestFairnessBetweenChats(t *testing.T) {
 }
 
 func TestOneCallInFlightPerChat(t *testing.T) {
-	f := newFixture(t, DefaultLimits())
+	f := newFixture(t, defaultLimits())
 	f.add(alicePM, urgent, "part1", "")
 	f.add(alicePM, urgent, "part2", "")
 	j, _ := f.s.next(t0)
@@ -400,7 +400,7 @@ func TestOneCallInFlightPerChat(t *testing.T) {
 }
 
 func TestWithdrawnAndAbandonedCallsNeverGo(t *testing.T) {
-	f := newFixture(t, DefaultLimits())
+	f := newFixture(t, defaultLimits())
 	j := f.add(alicePM, status, "status", "")
 	if !f.s.withdraw(j) {
 		t.Fatal("a queued call could not be withdrawn")
@@ -421,7 +421,7 @@ func TestWithdrawnAndAbandonedCallsNeverGo(t *testing.T) {
 }
 
 func TestIdleChatsAreForgotten(t *testing.T) {
-	f := newFixture(t, DefaultLimits())
+	f := newFixture(t, defaultLimits())
 	for i := 0; i < 3; i++ {
 		f.add(int64(2000+i), urgent, fmt.Sprint("send", i), "")
 	}
@@ -438,7 +438,7 @@ func TestIdleChatsAreForgotten(t *testing.T) {
 // Calls of no chat that overlap on the wire, coming back in any order and
 // across a sweep, leave the schedule whole.
 func TestCallsOfNoChatOverlapInFlight(t *testing.T) {
-	f := newFixture(t, DefaultLimits())
+	f := newFixture(t, defaultLimits())
 	f.add(0, urgent, "answerCallbackQuery1", "")
 	f.add(0, urgent, "answerCallbackQuery2", "")
 	a, _ := f.s.next(t0)
@@ -455,7 +455,7 @@ func TestCallsOfNoChatOverlapInFlight(t *testing.T) {
 // A progress call is dropped when its time runs out, and the schedule
 // wakes for it then, even when nothing else would wake it.
 func TestExpiredProgressIsDroppedOnTime(t *testing.T) {
-	f := newFixture(t, DefaultLimits())
+	f := newFixture(t, defaultLimits())
 	j := f.add(alicePM, urgent, "answer", "")
 	f.s.next(t0)
 	f.s.tooMany(j, time.Minute, t0)
@@ -475,7 +475,7 @@ func TestExpiredProgressIsDroppedOnTime(t *testing.T) {
 // Progress for a message whose final edit is queued or on its way is
 // superseded at once: it would undo the final text.
 func TestProgressNeverFollowsTheFinalEdit(t *testing.T) {
-	f := newFixture(t, DefaultLimits())
+	f := newFixture(t, defaultLimits())
 	final := f.add(alicePM, urgent, "final", "message:7")
 	f.add(alicePM, progress, "queued-behind", "message:7")
 	if !errors.Is(f.ended["queued-behind"], errSuperseded) {
@@ -496,7 +496,7 @@ func TestProgressNeverFollowsTheFinalEdit(t *testing.T) {
 // A call refused with a 429 was not counted by Telegram: it goes again at
 // exactly the end of the pause, even when its chat's budget was spent.
 func TestTooManyRequestsGivesTheBudgetBack(t *testing.T) {
-	f := newFixture(t, Limits{ChatEvery: 10 * time.Second, ChatBurst: 1})
+	f := newFixture(t, limits{ChatEvery: 10 * time.Second, ChatBurst: 1})
 	j := f.add(alicePM, urgent, "answer", "")
 	f.s.next(t0)
 	f.s.tooMany(j, 2*time.Second, t0.Add(100*time.Millisecond))

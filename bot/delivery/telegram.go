@@ -35,7 +35,6 @@ type Options struct {
 	Token       ryo.Secret
 	APIURL      string        // the Bot API server, e.g. https://api.telegram.org
 	CallTimeout time.Duration // the deadline of one call
-	Limits      Limits        // DefaultLimits() when zero
 	Clock       ryo.Clock     // the system clock when nil
 }
 
@@ -50,13 +49,10 @@ func New(o Options, log *slog.Logger) (*Telegram, error) {
 	if err != nil {
 		return nil, fmt.Errorf("telegram client: %w", err)
 	}
-	if o.Limits == (Limits{}) {
-		o.Limits = DefaultLimits()
-	}
 	if o.Clock == nil {
 		o.Clock = ryo.SystemClock{}
 	}
-	return &Telegram{api: api, log: log, e: newEngine(o.Limits, o.CallTimeout, o.Token.Reveal(), log, o.Clock)}, nil
+	return &Telegram{api: api, log: log, e: newEngine(defaultLimits(), o.CallTimeout, o.Token.Reveal(), log, o.Clock)}, nil
 }
 
 // Run sends calls until ctx ends, then ends the calls still queued and
@@ -328,6 +324,8 @@ func isBadRequest(err error, text string) bool {
 	return errors.Is(err, tg.ErrorBadRequest) && strings.Contains(err.Error(), text)
 }
 
+// IsUnauthorized reports whether Telegram refused the token: revoked, or
+// never valid. Nothing the bot retries will change that.
 func IsUnauthorized(err error) bool { return errors.Is(err, tg.ErrorUnauthorized) }
 
 // outcome classifies a failed call.
