@@ -7,6 +7,7 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/ollama/ollama v0.17.4
 	github.com/xeipuuv/gojsonschema v1.2.0
+	golang.org/x/text v0.41.0
 )
 
 require (
@@ -24,6 +25,5 @@ require (
 	golang.org/x/crypto v0.43.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.37.0 // indirect
-	golang.org/x/text v0.41.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

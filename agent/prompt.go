@@ -3,11 +3,9 @@ package agent
 import (
 	"encoding/json"
 	"strings"
-	"unicode"
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/prompts"
-	"github.com/ryo-bot/ryo/toolbus"
 )
 
 // Prompt builds the messages the model is sent for in: the system prompt
@@ -20,7 +18,6 @@ func (a *Agent) Prompt(in Input) ([]ryo.ModelMessage, error) {
 		BotName:     in.Bot.FirstName,
 		BotUsername: in.Bot.Username,
 		ChatType:    string(in.Chat.Type),
-		ChatTitle:   in.Chat.Title,
 		InTopic:     in.Place.Thread != 0,
 		Tools:       a.tools,
 	})
@@ -30,6 +27,7 @@ func (a *Agent) Prompt(in Input) ([]ryo.ModelMessage, error) {
 	note, err := a.cfg.Prompts.Now(prompts.Now{
 		Time:     a.cfg.Clock.Now().In(a.cfg.Location).Format("Monday, 2 January 2006, 15:04"),
 		Timezone: a.cfg.Location.String(),
+		Group:    groupTitle(in.Chat),
 		Memories: memories(in.Memories),
 	})
 	if err != nil {
@@ -102,22 +100,9 @@ func modelMessage(m ryo.Message, group bool) ryo.ModelMessage {
 	}
 	text := Neutralise(m.Text)
 	if group && m.Sender != nil {
-		text = "[" + m.Sender.Name() + "]: " + text
+		text = "[" + Speaker(*m.Sender) + "]: " + text
 	}
 	return ryo.ModelMessage{Role: ryo.ModelUser, Content: text}
-}
-
-// Neutralise makes a person's text unable to pass for a tool result: it
-// drops invisible formatting characters (which could hide inside the
-// prefix) and quotes the prefix wherever it appears.
-func Neutralise(text string) string {
-	text = strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Cf, r) {
-			return -1
-		}
-		return r
-	}, text)
-	return strings.ReplaceAll(text, toolbus.ResultPrefix, "(quoted) tool_result")
 }
 
 // commandOf is the command that led to a stored tool result, as the

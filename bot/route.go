@@ -238,8 +238,22 @@ func (b *Bot) answerMessage(ctx context.Context, j *job, r route) error {
 }
 
 // keepAsContext stores a group message not meant for the bot, so that when
-// someone does ask, the bot knows what was said.
+// someone does ask, the bot knows what was said — unless its sender may not
+// use the bot: what they write never reaches the model.
 func (b *Bot) keepAsContext(ctx context.Context, id int64, m *models.Message) error {
+	u, err := b.db.SaveUser(ctx, userOf(m.From), false)
+	if err != nil {
+		return err
+	}
+	if !b.mayTalk(u) {
+		b.log.Debug("group message of someone who may not use the bot: not kept", "update_id", id, "chat_id", m.Chat.ID, "user_id", u.ID)
+		return nil
+	}
+	return b.keep(ctx, id, m)
+}
+
+// keep stores a message as what was said, without answering it.
+func (b *Bot) keep(ctx context.Context, id int64, m *models.Message) error {
 	_, err := b.db.SaveUserMessage(ctx, chatOf(m.Chat), b.userMessage(id, m))
 	return err
 }

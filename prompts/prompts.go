@@ -36,8 +36,7 @@ func Load() (*Set, error) {
 type System struct {
 	BotName     string
 	BotUsername string
-	ChatType    string // private, group, supergroup
-	ChatTitle   string
+	ChatType    string // private, group, supergroup; a group's title is in Now, never here
 	InTopic     bool
 	Tools       []Tool // the tools this person may use
 }
@@ -58,6 +57,10 @@ func (s System) Group() bool { return s.ChatType == "group" || s.ChatType == "su
 type Now struct {
 	Time     string // e.g. "Sunday, 22 November 2026, 14:05"
 	Timezone string // IANA name
+	// Group is the group's title, on one line and neutralised: it is a
+	// person's words, so it is shown with their message, never in the
+	// system prompt.
+	Group    string
 	Memories []Memory
 }
 

@@ -40,10 +40,13 @@ func TestGolden(t *testing.T) {
 			return pretty.String(), err
 		}},
 		{"system_group_topic", func() (string, error) {
-			return set.System(prompts.System{BotName: "Ryo", BotUsername: "ryo_bot", ChatType: "supergroup", ChatTitle: "Team", InTopic: true})
+			return set.System(prompts.System{BotName: "Ryo", BotUsername: "ryo_bot", ChatType: "supergroup", InTopic: true})
 		}},
 		{"now", func() (string, error) {
 			return set.Now(prompts.Now{Time: "Sunday, 22 November 2026, 14:05", Timezone: "Europe/Berlin"})
+		}},
+		{"now_group", func() (string, error) {
+			return set.Now(prompts.Now{Time: "Sunday, 22 November 2026, 14:05", Timezone: "Europe/Berlin", Group: "Team"})
 		}},
 		{"now_memories", func() (string, error) {
 			return set.Now(prompts.Now{Time: "Sunday, 22 November 2026, 14:05", Timezone: "Europe/Berlin", Memories: []prompts.Memory{
