@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: test test-ollama bench load vet fmt-check run build migrate doctor compose-check
+.PHONY: test test-ollama bench load flood vet fmt-check run build migrate doctor compose-check
 
 # The environment of the test tiers: a running PostgreSQL with the test
 # database, and a real Ollama server (built once, about 4 minutes, then cached).
@@ -30,6 +30,12 @@ LOAD_TURNS ?= 5
 load:
 	RYO_TEST_DATABASE_URL="$$(./scripts/test-db.sh)" $(GO) test ./cmd/ryo -run '^$$' -bench Load -benchtime 1x -timeout 60m \
 		-args -load.chats=$(LOAD_CHATS) -load.turns=$(LOAD_TURNS)
+
+# The flood measurement: one person sends 100 messages in 10 s in a group
+# while the model takes 2 s an answer; reports the model calls they cost
+# and another member's wait, quiet and in the flood.
+flood:
+	RYO_TEST_DATABASE_URL="$$(./scripts/test-db.sh)" $(GO) test ./cmd/ryo -run '^$$' -bench Flood -benchtime 1x -timeout 20m
 
 vet:
 	$(GO) vet ./...

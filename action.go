@@ -6,16 +6,22 @@ import (
 )
 
 // ActionState is where an action is in its life: pending until someone
-// decides, then confirmed and executed, or cancelled, or expired.
+// decides, then confirmed, running and executed, or cancelled, or expired.
+// One found running at a start was cut short while its tool ran: it ends
+// interrupted, unless its tool can say whether it happened.
 type ActionState string
 
 // Action states.
 const (
 	ActionPending   ActionState = "pending"
-	ActionConfirmed ActionState = "confirmed" // the yes came; its tool has not finished
+	ActionConfirmed ActionState = "confirmed" // the yes came; its tool has not started
+	ActionRunning   ActionState = "running"   // its tool started; no outcome recorded yet
 	ActionExecuted  ActionState = "executed"
 	ActionCancelled ActionState = "cancelled"
 	ActionExpired   ActionState = "expired"
+	// ActionInterrupted: cut short while running, with no way to tell
+	// whether it happened; the person was asked again.
+	ActionInterrupted ActionState = "interrupted"
 )
 
 // Origin is who asked for an action. It decides what follows the decision.
@@ -41,12 +47,14 @@ type AuditEvent string
 
 // Audit events.
 const (
-	EventRequested AuditEvent = "requested"
-	EventConfirmed AuditEvent = "confirmed"
-	EventCancelled AuditEvent = "cancelled"
-	EventExpired   AuditEvent = "expired"
-	EventExecuted  AuditEvent = "executed"
-	EventRefused   AuditEvent = "refused" // a press by someone who may not decide
+	EventRequested   AuditEvent = "requested"
+	EventConfirmed   AuditEvent = "confirmed"
+	EventCancelled   AuditEvent = "cancelled"
+	EventExpired     AuditEvent = "expired"
+	EventStarted     AuditEvent = "started" // its tool began to run
+	EventExecuted    AuditEvent = "executed"
+	EventInterrupted AuditEvent = "interrupted"
+	EventRefused     AuditEvent = "refused" // presses by someone who may not decide: one entry each, counted
 )
 
 // Action is a tool call held until the person who asked says yes. It is
@@ -73,9 +81,11 @@ type Action struct {
 	DecidedBy     int64
 	DeciderName   string // who decided, by name; "" when nobody or unknown
 	DecidedUpdate int64  // the button press that decided it
+	RetryOf       string // the interrupted action this one asks about again; "" for most
 	CreatedAt     time.Time
 	ExpiresAt     time.Time
 	DecidedAt     time.Time
+	StartedAt     time.Time
 	ExecutedAt    time.Time
 }
 

@@ -165,7 +165,7 @@ func (b *Bot) prompt(a ryo.Action) (render.Part, []byte) {
 	p.Bold("Confirm before I do this")
 	p.Text("\n\n")
 	p.Code(a.Tool)
-	if spec, ok := b.cfg.Tools.Lookup(a.Tool); ok {
+	if spec, ok := b.toolsFor(a.Origin).Lookup(a.Tool); ok {
 		p.Text(" — " + spec.Description)
 	}
 	p.Text("\n")
@@ -191,6 +191,9 @@ func (b *Bot) prompt(a ryo.Action) (render.Part, []byte) {
 	default:
 		p.Text("I'd like your yes before I do this.\n")
 	}
+	if a.RetryOf != "" && a.Open() {
+		p.Text("⚠️ I was stopped while doing this before, and I cannot tell whether it was done. Check first; confirm only if it should still be done.\n")
+	}
 	p.Text(b.outcome(a))
 	return p.Part(), file
 }
@@ -212,8 +215,10 @@ func (b *Bot) outcome(a ryo.Action) string {
 			line = "Only " + deciders(a.Requester, a.Place.ChatID, a.RequesterName) + " can confirm or cancel this. " + line
 		}
 		return line
-	case ryo.ActionConfirmed:
+	case ryo.ActionConfirmed, ryo.ActionRunning:
 		return "✅ Confirmed by " + by() + " — running it…"
+	case ryo.ActionInterrupted:
+		return "⚠️ Confirmed by " + by() + " — but I was stopped while doing it, and cannot tell whether it was done. I asked again below."
 	case ryo.ActionExecuted:
 		if a.ResultStatus == toolbus.StatusOK {
 			return "✅ Confirmed by " + by() + " — done."
@@ -310,6 +315,12 @@ func (b *Bot) press(ctx context.Context, j *job, q *models.CallbackQuery, id str
 			return err
 		}
 		return b.answerPress(ctx, j.w, q, "Only "+deciders(a.Requester, a.Place.ChatID, a.RequesterName)+" can confirm or cancel this.", true)
+	case pressNotAdmin: // asked for as an admin, pressed by someone who no longer is one
+		log.Info("action press refused: an admin's action, and the presser is not an admin")
+		if err := b.db.RefuseAction(ctx, a.ID, presser.ID); err != nil {
+			return err
+		}
+		return b.answerPress(ctx, j.w, q, "Only an admin can confirm or cancel this.", true)
 	}
 	a, decided, err := b.db.Decide(ctx, memory.Decision{ID: a.ID, Actor: presser.ID, Update: j.id, Confirm: yes,
 		Result: b.resultMessage(a, declined(a), j.id)}, b.resultMessage(a, expired(a), a.UpdateID))
@@ -329,6 +340,9 @@ type pressFacts struct {
 	sameChat  bool // it is pressed in the chat its prompt was shown in (or where, Telegram no longer says)
 	mayUse    bool // the presser may use the bot now
 	mayDecide bool // the presser asked for it, speaks for the chat that did, or is an admin allowed to decide
+	// forAdmins is true when only an admin may decide the action (an admin
+	// command's), and admin when the presser is one now.
+	forAdmins, admin bool
 }
 
 // pressVerdict is whether a press may decide its action, and if not, why.
@@ -340,6 +354,7 @@ const (
 	pressMayNotUse              // the presser may not use the bot (banned, or not let in)
 	pressNotTheirs              // someone else's action
 	pressStands                 // this press decided it before
+	pressNotAdmin               // an admin's action, and the presser is no longer one
 )
 
 // judgePress decides whether a press may decide its action.
@@ -351,6 +366,8 @@ func judgePress(f pressFacts) pressVerdict {
 		return pressStands
 	case !f.mayUse:
 		return pressMayNotUse
+	case f.forAdmins && !f.admin:
+		return pressNotAdmin
 	case !f.mayDecide:
 		return pressNotTheirs
 	}
@@ -376,8 +393,9 @@ func (b *Bot) loadPress(ctx context.Context, q *models.CallbackQuery, update int
 	if f.mayUse = b.mayTalk(presser); !f.mayUse {
 		return a, presser, f, nil
 	}
+	f.forAdmins, f.admin = a.Origin.ForAdmins(), b.isAdmin(presser)
 	f.mayDecide, err = b.speaksFor(ctx, presser, a.Requester, a.Place.ChatID)
-	f.mayDecide = f.mayDecide || b.cfg.AdminsDecide && b.isAdmin(presser)
+	f.mayDecide = f.mayDecide || b.cfg.AdminsDecide && f.admin
 	return a, presser, f, err
 }
 
@@ -479,87 +497,6 @@ func (b *Bot) answerPress(ctx context.Context, w *worker, q *models.CallbackQuer
 		return nil
 	}
 	return err
-}
-
-// execute runs a confirmed action, stores its result and shows the outcome
-// in its prompt. An action an interrupted run executed is not run again.
-func (b *Bot) execute(ctx context.Context, w *worker, a ryo.Action, shown *stages.Turn) error {
-	if a.State == ryo.ActionConfirmed {
-		res := b.runAction(ctx, a, shown.Observe)
-		if res.Status == toolbus.StatusCancelled && ctx.Err() != nil {
-			return ctx.Err() // shutting down: the press resumes at the next start
-		}
-		err := b.record(ctx, "finish action", func(ctx context.Context) (err error) {
-			a, err = b.db.FinishAction(ctx, a.ID, b.resultMessage(a, res, a.DecidedUpdate), res.Status)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		b.log.Info("action executed", "action", a.ID, "tool", a.Tool, "status", res.Status, "latency", res.Latency)
-	}
-	b.settle(ctx, w, a)
-	return nil
-}
-
-// executeCommand runs a confirmed action a command asked for, and shows
-// the outcome in its prompt: there is no conversation to go on with.
-func (b *Bot) executeCommand(ctx context.Context, w *worker, a ryo.Action, caller ryo.Caller) error {
-	if a.State == ryo.ActionConfirmed {
-		res := b.runAction(ryo.WithCaller(ctx, caller), a, func(ryo.Step) {})
-		if res.Status == toolbus.StatusCancelled && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		err := b.record(ctx, "finish action", func(ctx context.Context) (err error) {
-			a, err = b.db.FinishAction(ctx, a.ID, ryo.Message{}, res.Status)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		b.log.Info("action executed", "action", a.ID, "tool", a.Tool, "origin", a.Origin, "status", res.Status)
-	}
-	b.settle(ctx, w, a)
-	return nil
-}
-
-// runAction runs the tool with the arguments the person saw, through the
-// tool bus, telling observe (the turn's status message).
-func (b *Bot) runAction(ctx context.Context, a ryo.Action, observe func(ryo.Step)) toolbus.Result {
-	observe(ryo.Step{Kind: ryo.StepTool, Tool: a.Tool, Args: a.Args})
-	var res toolbus.Result
-	if toolbus.ArgsHash(a.Args) != a.ArgsHash {
-		b.log.Error("an action's stored arguments differ from those shown; not running it", "action", a.ID, "tool", a.Tool)
-		res = toolbus.Result{CallID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Status: toolbus.StatusDenied,
-			Error: toolbus.Errorf("arguments_changed", "the arguments changed after the person saw them, so %s was not done", a.Tool)}
-	} else {
-		res = b.toolsFor(a.Origin).Run(ctx, toolbus.Call{ID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Confirmed: true})
-	}
-	observe(ryo.Step{Kind: ryo.StepToolDone, Tool: a.Tool, Status: res.Status, Took: res.Latency})
-	return res
-}
-
-// declined is the result the model is shown for an action the person
-// cancelled.
-func declined(a ryo.Action) toolbus.Result {
-	return toolbus.Result{CallID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Status: toolbus.StatusCancelled,
-		Error: toolbus.Errorf("declined", "the person pressed Cancel, so %s was not done", a.Tool)}
-}
-
-// expired is the result the model is shown for an action nobody decided
-// in time.
-func expired(a ryo.Action) toolbus.Result {
-	return toolbus.Result{CallID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Status: toolbus.StatusCancelled,
-		Error: toolbus.Errorf("expired", "the person did not confirm in time, so %s was not done", a.Tool)}
-}
-
-// resultMessage is res as the tool-result message stored in a's place; none
-// for an action a command asked for, which no conversation waits on.
-func (b *Bot) resultMessage(a ryo.Action, res toolbus.Result, update int64) ryo.Message {
-	if !a.Origin.Converses() {
-		return ryo.Message{}
-	}
-	return ryo.Message{Place: a.Place, Kind: ryo.KindToolResult, Text: res.Text(), UpdateID: update, Metadata: res.Metadata()}
 }
 
 // settle shows a decided action's outcome in its prompt, without buttons,

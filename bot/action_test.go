@@ -81,6 +81,11 @@ func TestJudgePress(t *testing.T) {
 		{pressFacts{}, pressStale},
 		{pressFacts{found: true, own: true, sameChat: true}, pressStands}, // its own decision, whoever the presser is now
 		{pressFacts{found: true, own: true, sameChat: false}, pressStale},
+		{pressFacts{found: true, sameChat: true, mayUse: true, mayDecide: true, forAdmins: true, admin: true}, pressDecides},
+		{pressFacts{found: true, sameChat: true, mayUse: true, mayDecide: true, forAdmins: true}, pressNotAdmin}, // asked for as an admin, since demoted
+		{pressFacts{found: true, sameChat: true, mayUse: true, mayDecide: false, forAdmins: true}, pressNotAdmin},
+		{pressFacts{found: true, own: true, sameChat: true, forAdmins: true}, pressStands}, // decided as an admin, then demoted: it was announced
+		{pressFacts{found: true, sameChat: true, mayUse: true, mayDecide: true, admin: true}, pressDecides},
 	} {
 		if got := judgePress(c.f); got != c.want {
 			t.Errorf("judgePress(%+v) = %d; want %d", c.f, got, c.want)

@@ -40,6 +40,10 @@ type Config struct {
 	Access        string         // AccessOpen or AccessAllowlist
 	Recall        tools.Recaller // how memories are found; its Store is the bot's database when nil
 	Clock         ryo.Clock      // the system clock when nil
+	// PersonRate and PersonBurst are one person's allowance of turns and
+	// commands: PersonBurst at once, then PersonRate a minute (12 and 6
+	// when zero).
+	PersonRate, PersonBurst int
 }
 
 // Answerer answers a turn; *agent.Agent is one.
@@ -62,6 +66,7 @@ type Bot struct {
 	poller       *intake.Poller
 	me           ryo.User
 
+	flood      *floodGuard    // every person's allowance of turns and commands
 	queue      *dispatcher    // set by Run before any update runs
 	background sync.WaitGroup // notices sent beside the poller; Run waits for them
 }
@@ -79,6 +84,12 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 	}
 	if cfg.Access == "" {
 		cfg.Access = AccessOpen
+	}
+	if cfg.PersonRate == 0 {
+		cfg.PersonRate = 12
+	}
+	if cfg.PersonBurst == 0 {
+		cfg.PersonBurst = 6
 	}
 	if cfg.Tools == nil {
 		cfg.Tools = toolbus.NewRegistry()
@@ -101,7 +112,7 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 			return nil, err
 		}
 	}
-	return &Bot{cfg: cfg, log: log, db: db, agent: answerer, model: model, tg: t, stages: o, commandTools: cmds, poller: intake.NewPoller(intake.Options{Token: cfg.Token, APIURL: cfg.APIURL, PollTimeout: cfg.PollTimeout,
+	return &Bot{cfg: cfg, log: log, db: db, agent: answerer, model: model, tg: t, stages: o, commandTools: cmds, flood: newFloodGuard(cfg.PersonRate, cfg.PersonBurst), poller: intake.NewPoller(intake.Options{Token: cfg.Token, APIURL: cfg.APIURL, PollTimeout: cfg.PollTimeout,
 		CallTimeout: cfg.CallTimeout, Clock: cfg.Clock}, log)}, nil
 }
 

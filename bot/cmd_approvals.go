@@ -27,6 +27,10 @@ func (b *Bot) approvals(ctx context.Context, c call) error {
 	if err != nil {
 		return err
 	}
+	refused, err := b.db.RefusedPresses(ctx, refusedShown, chat)
+	if err != nil {
+		return err
+	}
 	if len(events) == 0 {
 		return b.reply(ctx, c, "No actions have asked for confirmation yet.")
 	}
@@ -34,8 +38,18 @@ func (b *Bot) approvals(ctx context.Context, c call) error {
 	for _, e := range events {
 		lines = append(lines, b.auditLine(e, chat == 0))
 	}
+	if len(refused) > 0 {
+		lines = append(lines, "", "🚫 Pressed by people who may not decide, latest first:")
+		for _, e := range refused {
+			lines = append(lines, b.auditLine(e, chat == 0))
+		}
+	}
 	return b.reply(ctx, c, strings.Join(lines, "\n"))
 }
+
+// refusedShown is how many people's refused presses /approvals lists, each
+// on one line however often they pressed: the decisions above come first.
+const refusedShown = 5
 
 // auditSymbol marks a kind of audit entry.
 func auditSymbol(event ryo.AuditEvent) string {
@@ -48,8 +62,12 @@ func auditSymbol(event ryo.AuditEvent) string {
 		return "❌"
 	case ryo.EventExpired:
 		return "⌛"
+	case ryo.EventStarted:
+		return "▶️"
 	case ryo.EventExecuted:
 		return "⚙️"
+	case ryo.EventInterrupted:
+		return "⚠️"
 	}
 	return "🚫"
 }
@@ -64,6 +82,8 @@ func (b *Bot) auditLine(e memory.ActionEvent, withChat bool) string {
 	}
 	line += " · " + a.Tool + " " + clip(compactJSON(a.Args), 60)
 	switch {
+	case e.Event == ryo.EventRefused && e.Times > 1:
+		line += fmt.Sprintf(" · pressed %d times by %s, who may not decide", e.Times, orSomeone(e.Actor))
 	case e.Event == ryo.EventRefused:
 		line += " · pressed by " + orSomeone(e.Actor) + ", who may not decide"
 	case e.ActorID != 0 && e.ActorID != a.Requester:

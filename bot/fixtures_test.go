@@ -13,6 +13,8 @@ import (
 	"unicode/utf16"
 
 	"github.com/go-telegram/bot/models"
+
+	"github.com/ryo-bot/ryo/bot/intake"
 )
 
 // The update fixtures in testdata/updates are updates as Telegram sends
@@ -173,6 +175,25 @@ func TestFixturesAreUpdates(t *testing.T) {
 		})
 		if strings.Contains(u.Message.Text, mention) && !strings.HasPrefix(u.Message.Text, "/") && !covered {
 			t.Errorf("%s: no mention entity covers %s in %q: %+v", name, mention, u.Message.Text, u.Message.Entities)
+		}
+	}
+}
+
+// Intake reads a message's sender from the raw update as the bot reads it
+// from the decoded one: the chat it was sent on behalf of, else its author.
+func TestIntakeReadsTheSenderAsTheBotDoes(t *testing.T) {
+	for name, raw := range loadShapes(t, "testdata/updates", testFill) {
+		in, ok := intake.Read(raw)
+		upd, _, err := decodeUpdate(raw)
+		if !ok || err != nil || upd.Message == nil {
+			continue
+		}
+		want := int64(0)
+		if from := senderOf(upd.Message); from != nil {
+			want = from.ID
+		}
+		if in.Sender != want {
+			t.Errorf("%s: intake reads sender %d; the bot reads %d", name, in.Sender, want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	tg "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -21,8 +22,10 @@ import (
 // Long lists — memories, tags — are sent a page at a time with ◀ and ▶
 // buttons. The buttons carry the view's opaque id and the page to show
 // ("pg:<id>:<page>"); the view, stored, says what is listed and for whom.
-// Only the person who asked for the list turns its pages, and admin lists
-// only while they are still admins.
+// A view's buttons work only on the message it was sent as, in its chat,
+// for viewLife; only the person who asked for the list turns its pages,
+// while they may still use the bot, and admin lists only while they are
+// still admins (judgePage).
 
 const (
 	pagePrefix = "pg:"
@@ -31,6 +34,9 @@ const (
 	// maxPage bounds the page a press may ask for: far past any list, and
 	// far below where page × pageSize would overflow.
 	maxPage = 1 << 20
+	// viewLife is how long a list's buttons turn its pages: past it, the
+	// list is asked for again, and shows what is true then.
+	viewLife = 24 * time.Hour
 )
 
 // viewKind is what a paged list lists. It is stored with the view, as its
@@ -40,11 +46,11 @@ type viewKind string
 // View kinds.
 const (
 	viewMemories viewKind = "memories" // a shelf's memories
-	viewSearch            = "search"   // memories of every shelf that match a query (admins)
-	viewTags              = "tags"     // the most used tags (admins)
-	viewTagged            = "tagged"   // the messages and memories with one tag (admins)
-	viewUsers             = "users"    // the people the bot knows (admins)
-	viewDead              = "dead"     // the updates the bot could not handle (admins)
+	viewSearch   viewKind = "search"   // memories of every shelf that match a query (admins)
+	viewTags     viewKind = "tags"     // the most used tags (admins)
+	viewTagged   viewKind = "tagged"   // the messages and memories with one tag (admins)
+	viewUsers    viewKind = "users"    // the people the bot knows (admins)
+	viewDead     viewKind = "dead"     // the updates the bot could not handle (admins)
 )
 
 // viewSubject is what a view lists.
@@ -66,7 +72,7 @@ type page struct {
 // sendView answers command c with the first page of a new view.
 func (b *Bot) sendView(ctx context.Context, c call, kind viewKind, subject viewSubject, empty string) error {
 	raw, _ := json.Marshal(subject)
-	v := memory.View{ID: newActionID(), Kind: string(kind), Viewer: c.user.ID, Chat: c.chat.ID, Subject: raw}
+	v := memory.View{ID: newActionID(), Kind: string(kind), Viewer: c.user.ID, Chat: c.chat.ID, Subject: raw, Update: c.update}
 	p, err := b.renderPage(ctx, v, 0)
 	if err != nil {
 		return err
@@ -94,30 +100,116 @@ func pageButtons(id string, n, pages int) []delivery.Button {
 	return out
 }
 
-// onPage turns a view's page.
-func (b *Bot) onPage(ctx context.Context, j *job, q *models.CallbackQuery) error {
-	id, num, _ := strings.Cut(strings.TrimPrefix(q.Data, pagePrefix), ":")
-	n, err := strconv.Atoi(num)
-	v, found, verr := b.db.View(ctx, id)
+// pageFacts are what a press on a list's button is judged on.
+type pageFacts struct {
+	found     bool // the view exists, and the page asked for is a page
+	sameMsg   bool // pressed on the message the view was sent as, in its chat
+	fresh     bool // younger than viewLife
+	mayUse    bool // the presser may use the bot now
+	viewer    bool // the presser asked for it, or speaks for the chat that did
+	forAdmins bool // an admin's list
+	admin     bool // the presser is an admin now
+}
+
+// pageVerdict is whether a press may turn a list's page, and if not, why.
+type pageVerdict int
+
+const (
+	pageTurns     pageVerdict = iota
+	pageStale                 // unknown, forged, or pressed on another message: "This button no longer works."
+	pageExpired               // older than viewLife
+	pageMayNotUse             // banned, or no longer let in
+	pageNotTheirs             // someone else's list, or an admin's list and the presser is not one now
+)
+
+// judgePage decides whether a press may turn a list's page.
+func judgePage(f pageFacts) pageVerdict {
 	switch {
-	case verr != nil:
-		return verr
-	case err != nil || n < 0 || n > maxPage || !found || q.Message.Message == nil:
+	case !f.found || !f.sameMsg:
+		return pageStale
+	case !f.fresh:
+		return pageExpired
+	case !f.mayUse:
+		return pageMayNotUse
+	case !f.viewer || f.forAdmins && !f.admin:
+		return pageNotTheirs
+	}
+	return pageTurns
+}
+
+// onPage turns a view's page, as judgePage allows.
+func (b *Bot) onPage(ctx context.Context, j *job, q *models.CallbackQuery) error {
+	v, n, f, err := b.loadPage(ctx, q)
+	if err != nil {
+		return err
+	}
+	switch judgePage(f) {
+	case pageStale:
+		b.log.Info("list button pressed on a message or chat not its own, or unknown", "update_id", j.id, "user_id", q.From.ID)
 		return b.answerPress(ctx, j.w, q, staleButton, false)
+	case pageExpired:
+		return b.answerPress(ctx, j.w, q, "This list is out of date — send the command again for a fresh one.", false)
+	case pageMayNotUse:
+		return b.answerPress(ctx, j.w, q, refusedBanned, true)
+	case pageNotTheirs:
+		return b.answerPress(ctx, j.w, q, "Only the person who asked for this list can turn its pages.", true)
+	}
+	return b.turnPage(ctx, j, q, v, n)
+}
+
+// loadPage loads the view a list's button names, the page it asks for,
+// and the facts the press is judged on.
+func (b *Bot) loadPage(ctx context.Context, q *models.CallbackQuery) (memory.View, int, pageFacts, error) {
+	id, num, _ := strings.Cut(strings.TrimPrefix(q.Data, pagePrefix), ":")
+	n, nerr := strconv.Atoi(num)
+	v, found, err := b.db.View(ctx, id)
+	if err != nil {
+		return v, 0, pageFacts{}, err
+	}
+	var f pageFacts
+	f.found = found && nerr == nil && n >= 0 && n <= maxPage
+	f.sameMsg = shownOn(q.Message.Message, v)
+	if !f.found || !f.sameMsg {
+		return v, n, f, nil
+	}
+	f.fresh = b.cfg.Clock.Now().Sub(v.CreatedAt) < viewLife
+	presser, err := b.db.SaveUser(ctx, userOf(&q.From), false)
+	if err != nil {
+		return v, n, f, err
 	}
 	var subject viewSubject
 	_ = json.Unmarshal(v.Subject, &subject) // stored by sendView
-	presser, err := b.db.SaveUser(ctx, userOf(&q.From), false)
-	if err != nil {
-		return err
+	f.mayUse, f.forAdmins, f.admin = b.mayTalk(presser), subject.Admin, b.isAdmin(presser)
+	f.viewer, err = b.speaksFor(ctx, presser, v.Viewer, v.Chat)
+	return v, n, f, err
+}
+
+// shownOn reports whether m is the message view v was sent as: in its
+// chat, and the message recorded for it — or, in the moment between the
+// list being sent and its message being recorded, a message that carries
+// this view's own buttons, as Telegram hands the pressed message over.
+func shownOn(m *models.Message, v memory.View) bool {
+	if m == nil || m.Chat.ID != v.Chat {
+		return false
 	}
-	viewer, err := b.speaksFor(ctx, presser, v.Viewer, v.Chat)
-	if err != nil {
-		return err
+	if v.Message != 0 {
+		return m.ID == v.Message
 	}
-	if !viewer || subject.Admin && !b.isAdmin(presser) {
-		return b.answerPress(ctx, j.w, q, "Only the person who asked for this list can turn its pages.", true)
+	if m.ReplyMarkup == nil {
+		return false
 	}
+	for _, row := range m.ReplyMarkup.InlineKeyboard {
+		for _, b := range row {
+			if strings.HasPrefix(b.CallbackData, pagePrefix+v.ID+":") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// turnPage shows page n of view v in the message pressed.
+func (b *Bot) turnPage(ctx context.Context, j *job, q *models.CallbackQuery, v memory.View, n int) error {
 	p, err := b.renderPage(ctx, v, n)
 	if err != nil {
 		return err

@@ -234,6 +234,17 @@ func (b *Bot) answerMessage(ctx context.Context, j *job, r route) error {
 	if r.what == verdictUnreadable {
 		return b.replyOnce(ctx, j.w, j.id, placeOf(r.msg), r.msg.ID, cannotReadMedia)
 	}
+	later, err := b.answeredLater(ctx, j, r.msg)
+	if err != nil {
+		return err
+	}
+	if later {
+		b.log.Debug("a message answered together with its sender's next one", "update_id", j.id, "chat_id", r.msg.Chat.ID)
+		return b.keep(ctx, j.id, r.msg)
+	}
+	if ok, err := b.allowed(ctx, j, r.msg, true); !ok || err != nil {
+		return err
+	}
 	return b.turn(ctx, j, r.msg)
 }
 

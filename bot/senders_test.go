@@ -2,12 +2,14 @@ package bot_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -140,6 +142,25 @@ func aliceJSON() map[string]any {
 	return map[string]any{"id": alice.ID, "is_bot": false, "first_name": alice.FirstName}
 }
 
+func countAnswers(tg *telegramtest.Server, chat int64) int {
+	answers := 0
+	for _, m := range tg.BotMessages(chat) {
+		if strings.HasPrefix(m.Text, "You said: ") {
+			answers++
+		}
+	}
+	return answers
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
 // Text that PostgreSQL cannot store as it came (a lone surrogate, the NUL
 // escape, bytes that are not UTF-8) neither stalls the inbox nor loses the
 // message: each is answered, and so is the message after them.
@@ -156,27 +177,27 @@ func TestUnstorableTextIsStillAnswered(t *testing.T) {
 		return out, err
 	}), 5)
 	paths, _ := filepath.Glob("testdata/updates/unstorable/*.json")
-	var person map[string]any
-	for _, p := range paths {
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		person = fixtureMessage(t, raw)["from"].(map[string]any)
-		tg.PushRawUpdate(raw)
+	// In update_id order, as Telegram hands them over.
+	idOf := func(path string) int64 {
+		var f fixture
+		_ = json.Unmarshal(mustRead(t, path), &f)
+		return f.UpdateID
 	}
-	id, _ := person["id"].(json.Number).Int64()
+	slices.SortFunc(paths, func(a, b string) int { return cmp.Compare(idOf(a), idOf(b)) })
+	var person map[string]any
+	var id int64
+	for i, p := range paths {
+		raw := mustRead(t, p)
+		person = fixtureMessage(t, raw)["from"].(map[string]any)
+		id, _ = person["id"].(json.Number).Int64()
+		tg.PushRawUpdate(raw)
+		// One at a time: one person's messages waiting together would be
+		// answered together, as one turn.
+		waitFor(t, tg, p+" answered", func() bool { return countAnswers(tg, id) == i+1 })
+	}
 	mira := telegramtest.User{ID: id, FirstName: person["first_name"].(string)}
 	tg.SendText(telegramtest.PrivateChat(mira), mira, "and now something plain")
-	waitFor(t, tg, "every message answered", func() bool {
-		answers := 0
-		for _, m := range tg.BotMessages(id) {
-			if strings.HasPrefix(m.Text, "You said: ") {
-				answers++
-			}
-		}
-		return answers == len(paths)+1
-	})
+	waitFor(t, tg, "every message answered", func() bool { return countAnswers(tg, id) == len(paths)+1 })
 	mu.Lock()
 	defer mu.Unlock()
 	for _, text := range seen {

@@ -206,7 +206,7 @@ func TestUpdateShapes(t *testing.T) {
 		return agent.Output{Text: fmt.Sprintf("Answer for update %d.", in.UpdateID)}, nil
 	}), 5)
 	files := loadShapes(t, tg)
-	fixtures := pushShapes(t, tg, files)
+	fixtures := pushShapes(t, tg, db, files)
 	waitFor(t, tg, "every update finished", func() bool { return allFinished(db, fixtures) })
 
 	for _, s := range shapes {
@@ -253,7 +253,10 @@ func loadShapes(t *testing.T, tg *telegramtest.Server) map[string][]byte {
 
 // pushShapes checks that every fixture has a row and every row a fixture,
 // and queues them all in update_id order.
-func pushShapes(t *testing.T, tg *telegramtest.Server, files map[string][]byte) map[string]fixture {
+// pushShapes pushes every shape in update_id order. Each shape that is
+// answered is finished before the next is pushed: one person's messages
+// waiting together would be answered together, as one turn.
+func pushShapes(t *testing.T, tg *telegramtest.Server, db *memory.DB, files map[string][]byte) map[string]fixture {
 	t.Helper()
 	fixtures := map[string]fixture{}
 	for _, s := range shapes {
@@ -274,6 +277,9 @@ func pushShapes(t *testing.T, tg *telegramtest.Server, files map[string][]byte) 
 	slices.SortFunc(order, func(a, b shape) int { return int(fixtures[a.file].UpdateID - fixtures[b.file].UpdateID) })
 	for _, s := range order {
 		tg.PushRawUpdate(files[s.file])
+		if s.outcome == answered {
+			waitFor(t, tg, s.file+" answered", func() bool { return allFinished(db, map[string]fixture{s.file: fixtures[s.file]}) })
+		}
 	}
 	return fixtures
 }

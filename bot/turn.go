@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -68,7 +69,11 @@ func (b *Bot) converse(ctx context.Context, t talk) error {
 	shown := b.stages.Begin(ctx, start)
 	defer shown.Close() // also when the turn panics: the failure is then shown in the status message
 	if t.prepare != nil {
-		if err := t.prepare(ctx, shown); err != nil {
+		err := t.prepare(ctx, shown)
+		if errors.Is(err, errAskedAgain) {
+			return b.askAgain(ctx, log, t, shown)
+		}
+		if err != nil {
 			return b.turnFailed(ctx, log, t, shown, err)
 		}
 	}
@@ -77,6 +82,25 @@ func (b *Bot) converse(ctx context.Context, t talk) error {
 		return b.turnFailed(ctx, log, t, shown, err)
 	}
 	return b.deliver(ctx, log, t, shown, answer, meta, nil)
+}
+
+// askedAgain is a turn's answer when the action it was to run had been
+// cut short, with no way to tell whether it happened: the prompt under it
+// asks again.
+const askedAgain = "⚠️ I was stopped while doing this, and I cannot tell whether it was done. Please check — then confirm below only if it should still be done."
+
+// askAgain ends a turn whose action was interrupted: it says so, in place
+// of the status message, and shows the prompt that asks again.
+func (b *Bot) askAgain(ctx context.Context, log *slog.Logger, t talk, shown *stages.Turn) error {
+	meta, _ := json.Marshal(answerAbout{Held: true})
+	err := b.record(ctx, "save answer", func(ctx context.Context) error {
+		return b.db.SaveTurnAnswer(ctx, t.id, t.place, askedAgain, meta)
+	})
+	if err != nil {
+		return err
+	}
+	log.Info("turn asks again for an interrupted action")
+	return b.deliver(ctx, log, t, shown, askedAgain, meta, nil)
 }
 
 // ask gives the agent the recent history, shows its steps as it goes, and

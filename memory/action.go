@@ -22,7 +22,8 @@ const (
 const actionColumns = `a.id, a.chat_id, a.thread_id, a.requester_id, ` + requesterName + `, a.update_id, a.call_id, a.tool, a.arguments,
 	a.arguments_hash, a.idempotency_key, a.reason, a.summary, a.origin, a.state, coalesce(a.prompt_message_id, 0), coalesce(a.file_message_id, 0),
 	a.prompt_settled, a.result_status, coalesce(a.decided_by, 0), ` + deciderName + `,
-	coalesce(a.decided_update, 0), a.created_at, a.expires_at, coalesce(a.decided_at, 'epoch'), coalesce(a.executed_at, 'epoch')`
+	coalesce(a.decided_update, 0), coalesce(a.retry_of, ''), a.created_at, a.expires_at, coalesce(a.decided_at, 'epoch'),
+	coalesce(a.started_at, 'epoch'), coalesce(a.executed_at, 'epoch')`
 
 const actionFrom = ` from actions a left join users u on u.id = a.decided_by left join users r on r.id = a.requester_id `
 
@@ -31,12 +32,12 @@ func actionFields(a *ryo.Action) []any {
 	return []any{&a.ID, &a.Place.ChatID, &a.Place.Thread, &a.Requester, &a.RequesterName, &a.UpdateID, &a.CallID, &a.Tool, &a.Args,
 		&a.ArgsHash, &a.Key, &a.Reason, &a.Summary, &a.Origin, &a.State, &a.PromptID, &a.FileID,
 		&a.Settled, &a.ResultStatus, &a.DecidedBy, &a.DeciderName,
-		&a.DecidedUpdate, &a.CreatedAt, &a.ExpiresAt, &a.DecidedAt, &a.ExecutedAt}
+		&a.DecidedUpdate, &a.RetryOf, &a.CreatedAt, &a.ExpiresAt, &a.DecidedAt, &a.StartedAt, &a.ExecutedAt}
 }
 
 // unsetActionTimes turns the epoch that stands for "not yet" into zero times.
 func unsetActionTimes(a *ryo.Action) {
-	for _, t := range []*time.Time{&a.DecidedAt, &a.ExecutedAt} {
+	for _, t := range []*time.Time{&a.DecidedAt, &a.StartedAt, &a.ExecutedAt} {
 		if !t.After(time.Unix(0, 0)) {
 			*t = time.Time{}
 		}
@@ -85,11 +86,11 @@ func insertAction(ctx context.Context, tx pgx.Tx, updateID int64, place ryo.Plac
 		a.Origin = ryo.OriginModel
 	}
 	tag, err := tx.Exec(ctx, `insert into actions (id, chat_id, thread_id, requester_id, update_id, call_id, tool,
-			arguments, arguments_hash, idempotency_key, reason, summary, origin, created_at, expires_at)
-		values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+			arguments, arguments_hash, idempotency_key, reason, summary, origin, created_at, expires_at, retry_of)
+		values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, nullif($16, ''))
 		on conflict (idempotency_key) do nothing`,
 		a.ID, place.ChatID, place.Thread, a.Requester, updateID, a.CallID, a.Tool,
-		a.Args, a.ArgsHash, a.Key, a.Reason, a.Summary, a.Origin, now, a.ExpiresAt)
+		a.Args, a.ArgsHash, a.Key, a.Reason, a.Summary, a.Origin, now, a.ExpiresAt, a.RetryOf)
 	if err != nil {
 		return ryo.Action{}, err
 	}
@@ -183,8 +184,31 @@ func (db *DB) Decide(ctx context.Context, d Decision, expired ryo.Message) (ryo.
 	return a, decided, err
 }
 
-// FinishAction stores the result of a confirmed action that ran and marks
-// it executed, in one transaction. A result already stored under the
+// StartAction marks a confirmed action running, before its tool runs, and
+// returns it as it is afterwards. Once this is committed the action is
+// never run again blindly: a start that finds it running asks its tool, or
+// the person, whether it happened.
+func (db *DB) StartAction(ctx context.Context, id string) (ryo.Action, error) {
+	var a ryo.Action
+	err := db.tx(ctx, "start action", func(tx pgx.Tx) error {
+		now := db.Now()
+		tag, err := tx.Exec(ctx, `update actions set state = 'running', started_at = $2 where id = $1 and state = 'confirmed'`, id, now)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 1 {
+			if err := actionEvent(ctx, tx, id, ryo.EventStarted, 0, "", now); err != nil {
+				return err
+			}
+		}
+		a, err = scanAction(tx.QueryRow(ctx, `select `+actionColumns+actionFrom+`where a.id = $1`, id))
+		return err
+	})
+	return a, err
+}
+
+// FinishAction stores the result of a running action and marks it
+// executed, in one transaction. A result already stored under the
 // action's key is kept.
 func (db *DB) FinishAction(ctx context.Context, id string, result ryo.Message, status string) (ryo.Action, error) {
 	var a ryo.Action
@@ -194,7 +218,7 @@ func (db *DB) FinishAction(ctx context.Context, id string, result ryo.Message, s
 			return err
 		}
 		tag, err := tx.Exec(ctx, `update actions set state = 'executed', result_status = $2, executed_at = $3
-			where id = $1 and state = 'confirmed'`, id, status, now)
+			where id = $1 and state = 'running'`, id, status, now)
 		if err != nil {
 			return err
 		}
@@ -207,6 +231,37 @@ func (db *DB) FinishAction(ctx context.Context, id string, result ryo.Message, s
 		return err
 	})
 	return a, err
+}
+
+// InterruptAction ends an action found running with no outcome, whose tool
+// cannot say whether it happened: it becomes interrupted, result (what the
+// model is told) is stored under its key, and again, the same call asked
+// of the person anew, is stored to be shown. Run again, it finds both as
+// they were left. It returns the action and, when it is interrupted, the
+// new one; an action not running is left as it is, and nothing asked.
+func (db *DB) InterruptAction(ctx context.Context, id string, result ryo.Message, again ryo.Action) (old, ask ryo.Action, err error) {
+	err = db.tx(ctx, "interrupt action", func(tx pgx.Tx) error {
+		now := db.Now()
+		tag, err := tx.Exec(ctx, `update actions set state = 'interrupted', executed_at = $2 where id = $1 and state = 'running'`, id, now)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 1 {
+			if err := actionEvent(ctx, tx, id, ryo.EventInterrupted, 0, "", now); err != nil {
+				return err
+			}
+			if err := saveActionResult(ctx, tx, id, result, now); err != nil {
+				return err
+			}
+		}
+		if old, err = scanAction(tx.QueryRow(ctx, `select `+actionColumns+actionFrom+`where a.id = $1`, id)); err != nil || old.State != ryo.ActionInterrupted {
+			return err
+		}
+		again.RetryOf = id
+		ask, err = insertAction(ctx, tx, again.UpdateID, old.Place, again, now)
+		return err
+	})
+	return old, ask, err
 }
 
 // saveActionResult stores the tool result of action id under the action's
@@ -303,10 +358,19 @@ func (db *DB) SettleAction(ctx context.Context, id string) error {
 	})
 }
 
-// RefuseAction records a press by someone who may not decide the action.
+// RefuseAction records a press by someone who may not decide the action:
+// one entry of the audit log per person and action, counting their
+// presses, however many they make.
 func (db *DB) RefuseAction(ctx context.Context, id string, actor int64) error {
 	return db.tx(ctx, "refuse action", func(tx pgx.Tx) error {
-		return actionEvent(ctx, tx, id, ryo.EventRefused, actor, "", db.Now())
+		var who *int64
+		if actor != 0 {
+			who = &actor
+		}
+		_, err := tx.Exec(ctx, `insert into action_events (action_id, event, actor_id, at, last_at) values ($1, 'refused', $2, $3, $3)
+			on conflict (action_id, coalesce(actor_id, 0)) where event = 'refused'
+			do update set times = action_events.times + 1, last_at = excluded.last_at`, id, who, db.Now())
+		return err
 	})
 }
 
@@ -315,45 +379,59 @@ func actionEvent(ctx context.Context, tx pgx.Tx, id string, event ryo.AuditEvent
 	if actor != 0 {
 		who = &actor
 	}
-	_, err := tx.Exec(ctx, `insert into action_events (action_id, event, actor_id, detail, at) values ($1, $2, $3, $4, $5)`,
+	_, err := tx.Exec(ctx, `insert into action_events (action_id, event, actor_id, detail, at, last_at) values ($1, $2, $3, $4, $5, $5)`,
 		id, event, who, detail, now)
 	return err
 }
 
 // ActionEvent is one entry of the actions' audit log.
 type ActionEvent struct {
-	At      time.Time
+	At      time.Time // when it happened; for refused presses, the last one
 	Event   ryo.AuditEvent
 	Actor   string // who, by name; "" for the bot itself
 	ActorID int64
 	Detail  string
+	Times   int // how many presses a refused entry counts; 1 for the rest
 	Action  ryo.Action
 }
 
-// ActionEvents returns the newest entries of the audit log, newest first:
-// of the actions in chat, or of every chat when chat is 0.
+// ActionEvents returns the newest decisions and steps of the audit log,
+// newest first: of the actions in chat, or of every chat when chat is 0.
+// Refused presses are not among them, so that no flood of presses can
+// push a decision out of the list; RefusedPresses returns those.
 func (db *DB) ActionEvents(ctx context.Context, limit int, chat int64) ([]ActionEvent, error) {
+	return db.actionEvents(ctx, "action events", `e.event <> 'refused'`, limit, chat)
+}
+
+// RefusedPresses returns the people who pressed the buttons of actions in
+// chat (every chat when chat is 0) without being allowed to decide, one
+// entry per person and action with how often, the latest first.
+func (db *DB) RefusedPresses(ctx context.Context, limit int, chat int64) ([]ActionEvent, error) {
+	return db.actionEvents(ctx, "refused presses", `e.event = 'refused'`, limit, chat)
+}
+
+func (db *DB) actionEvents(ctx context.Context, op, which string, limit int, chat int64) ([]ActionEvent, error) {
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
-	rows, err := db.pool.Query(ctx, `select e.at, e.event, coalesce(e.actor_id, 0), `+actorName+`, e.detail, `+
+	rows, err := db.pool.Query(ctx, `select e.last_at, e.event, coalesce(e.actor_id, 0), `+actorName+`, e.detail, e.times, `+
 		actionColumns+`
 		from action_events e join actions a on a.id = e.action_id
 			left join users u on u.id = a.decided_by
 			left join users r on r.id = a.requester_id
 			left join users eu on eu.id = e.actor_id
-		where $2::bigint = 0 or a.chat_id = $2
-		order by e.at desc, e.id desc limit $1`, limit, chat)
+		where `+which+` and ($2::bigint = 0 or a.chat_id = $2)
+		order by e.last_at desc, e.id desc limit $1`, limit, chat)
 	if err != nil {
-		return nil, db.fail("action events", err)
+		return nil, db.fail(op, err)
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ActionEvent, error) {
 		var e ActionEvent
-		err := row.Scan(append([]any{&e.At, &e.Event, &e.ActorID, &e.Actor, &e.Detail}, actionFields(&e.Action)...)...)
+		err := row.Scan(append([]any{&e.At, &e.Event, &e.ActorID, &e.Actor, &e.Detail, &e.Times}, actionFields(&e.Action)...)...)
 		unsetActionTimes(&e.Action)
 		return e, err
 	})
 	if err != nil {
-		return nil, db.fail("action events", err)
+		return nil, db.fail(op, err)
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -99,6 +100,15 @@ func TestConfirmThenFinishStoresTheResultOnce(t *testing.T) {
 	if _, ok, err := db.Decide(ctx(t), memory.Decision{ID: "act1", Actor: alice.ID, Update: 2, Confirm: true}, ryo.Message{}); !ok || err != nil {
 		t.Fatalf("Decide = %v, %v", ok, err)
 	}
+	if a, err := db.FinishAction(ctx(t), "act1", result("k1", "ok"), "ok"); err != nil || a.State != ryo.ActionConfirmed {
+		t.Fatalf("FinishAction before StartAction = %+v, %v; want it still confirmed: only a run that started finishes", a, err)
+	}
+	for range 2 {
+		a, err := db.StartAction(ctx(t), "act1")
+		if err != nil || a.State != ryo.ActionRunning || a.StartedAt.IsZero() {
+			t.Fatalf("StartAction = %+v, %v", a, err)
+		}
+	}
 	for range 2 {
 		a, err := db.FinishAction(ctx(t), "act1", result("k1", "ok"), "ok")
 		if err != nil || a.State != ryo.ActionExecuted || a.ResultStatus != "ok" || a.ExecutedAt.IsZero() {
@@ -109,8 +119,11 @@ func TestConfirmThenFinishStoresTheResultOnce(t *testing.T) {
 		t.Fatalf("ToolResult = %+v, %v, %v", m, found, err)
 	}
 	events, _ := db.ActionEvents(ctx(t), 10, 0)
-	if len(events) != 3 || events[0].Event != "executed" || events[1].Event != "confirmed" {
-		t.Fatalf("audit = %+v; want requested, confirmed, executed once", events)
+	if len(events) != 4 || events[0].Event != "executed" || events[1].Event != "started" || events[2].Event != "confirmed" {
+		t.Fatalf("audit = %+v; want requested, confirmed, started, executed once", events)
+	}
+	if a, err := db.StartAction(ctx(t), "act1"); err != nil || a.State != ryo.ActionExecuted {
+		t.Fatalf("StartAction after it finished = %+v, %v; want it left executed", a, err)
 	}
 }
 
@@ -184,14 +197,101 @@ func TestRefusalIsAudited(t *testing.T) {
 	if err := db.RefuseAction(ctx(t), "act1", bob.ID); err != nil {
 		t.Fatal(err)
 	}
-	events, err := db.ActionEvents(ctx(t), 1, group.ID)
-	if err != nil || len(events) != 1 || events[0].Event != "refused" || events[0].ActorID != bob.ID || events[0].Action.Tool != "wipe" {
-		t.Fatalf("audit = %+v, %v", events, err)
+	events, err := db.RefusedPresses(ctx(t), 1, group.ID)
+	if err != nil || len(events) != 1 || events[0].Event != "refused" || events[0].ActorID != bob.ID || events[0].Action.Tool != "wipe" || events[0].Times != 1 {
+		t.Fatalf("refused presses = %+v, %v", events, err)
 	}
 	if a, _, _ := db.Action(ctx(t), "act1"); !a.Open() {
 		t.Fatal("a refused press changed the action")
 	}
-	if events, _ := db.ActionEvents(ctx(t), 10, 42); len(events) != 0 {
+	if events, _ := db.RefusedPresses(ctx(t), 10, 42); len(events) != 0 {
 		t.Fatalf("another chat's audit shows %+v", events)
+	}
+}
+
+// A flood of refused presses is one counted entry per person and action,
+// and never pushes the real decisions out of the audit log.
+func TestRefusedPressesCannotFloodTheAudit(t *testing.T) {
+	db := memorytest.Open(t)
+	now := time.Now()
+	clock := clocktest.New(now)
+	db.Clock = clock
+	held(t, db, 1, "act1", "k1", now.Add(time.Hour))
+	mallory, eve := ryo.User{ID: 7123456789, FirstName: "Mallory"}, ryo.User{ID: 7234567890, FirstName: "Eve"}
+	for _, u := range []ryo.User{mallory, eve} {
+		if _, err := db.SaveUser(ctx(t), u, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok, err := db.Decide(ctx(t), memory.Decision{ID: "act1", Actor: alice.ID, Update: 2, Result: result("k1", "cancelled")}, ryo.Message{}); !ok || err != nil {
+		t.Fatalf("Decide = %v, %v", ok, err)
+	}
+	for i := range 500 {
+		clock.Advance(time.Second)
+		who := mallory.ID
+		if i%100 == 0 {
+			who = eve.ID
+		}
+		if err := db.RefuseAction(ctx(t), "act1", who); err != nil {
+			t.Fatal(err)
+		}
+	}
+	events, err := db.ActionEvents(ctx(t), 2, group.ID)
+	if err != nil || len(events) != 2 || events[0].Event != ryo.EventCancelled || events[1].Event != ryo.EventRequested {
+		t.Fatalf("audit after a flood of presses = %+v, %v; want the no and the request", events, err)
+	}
+	refused, err := db.RefusedPresses(ctx(t), 10, group.ID)
+	if err != nil || len(refused) != 2 {
+		t.Fatalf("refused presses = %+v, %v; want one entry each for Mallory and Eve", refused, err)
+	}
+	if r := refused[0]; r.ActorID != mallory.ID || r.Times != 495 || !r.At.Equal(clock.Now().Truncate(time.Microsecond)) {
+		t.Errorf("Mallory's entry = %+v; want 495 presses, the last at %v", r, clock.Now())
+	}
+	if r := refused[1]; r.ActorID != eve.ID || r.Times != 5 {
+		t.Errorf("Eve's entry = %+v; want 5 presses", r)
+	}
+	all, _ := db.ActionEvents(ctx(t), 1000, 0)
+	if all, _ := db.RefusedPresses(ctx(t), 1000, 0); len(all) != 2 {
+		t.Errorf("%d refused entries after 500 refused presses; want 2", len(all))
+	}
+	if len(all) != 2 {
+		t.Errorf("%d audit entries beside the refused presses; want 2", len(all))
+	}
+}
+
+// An action found running after a crash, whose tool cannot tell whether
+// it happened, ends interrupted: the model is told the outcome is
+// unknown, and the same call is asked of the person anew, once however
+// often this is run.
+func TestInterruptAskAgainOnce(t *testing.T) {
+	db := memorytest.Open(t)
+	held(t, db, 1, "act1", "k1", time.Now().Add(time.Hour))
+	again := ryo.Action{ID: "act2", Requester: alice.ID, UpdateID: 3, CallID: "c1", Tool: "wipe", Args: json.RawMessage(`{"what":"notes"}`),
+		ArgsHash: "h", Key: "k1-again", Reason: "destructive", ExpiresAt: time.Now().Add(time.Hour)}
+	if old, ask, err := db.InterruptAction(ctx(t), "act1", result("k1", "interrupted"), again); err != nil || old.State != ryo.ActionPending || ask.ID != "" {
+		t.Fatalf("InterruptAction on a pending action = %+v, %+v, %v; want nothing changed nor asked", old, ask, err)
+	}
+	if _, ok, err := db.Decide(ctx(t), memory.Decision{ID: "act1", Actor: alice.ID, Update: 2, Confirm: true}, ryo.Message{}); !ok || err != nil {
+		t.Fatalf("Decide = %v, %v", ok, err)
+	}
+	if _, err := db.StartAction(ctx(t), "act1"); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		again.ID = "act2"
+		old, ask, err := db.InterruptAction(ctx(t), "act1", result("k1", "interrupted"), again)
+		if err != nil || old.State != ryo.ActionInterrupted || ask.ID != "act2" || ask.State != ryo.ActionPending || ask.RetryOf != "act1" || ask.UpdateID != 3 {
+			t.Fatalf("InterruptAction = %+v, %+v, %v", old, ask, err)
+		}
+		again.ID = "act3" // run again, it finds the ask it made
+	}
+	if m, found, _ := db.ToolResult(ctx(t), "k1"); !found || !strings.Contains(m.Text, "interrupted") {
+		t.Fatalf("the model's result = %+v, %v; want that it was interrupted", m, found)
+	}
+	if a, err := db.StartAction(ctx(t), "act1"); err != nil || a.State != ryo.ActionInterrupted {
+		t.Fatalf("StartAction on an interrupted action = %+v, %v", a, err)
+	}
+	if got, ok, _ := db.TurnAction(ctx(t), 3); !ok || got.ID != "act2" {
+		t.Fatalf("TurnAction(3) = %+v; want the ask", got)
 	}
 }

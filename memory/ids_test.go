@@ -230,9 +230,13 @@ func checkActions(t *testing.T, db *memory.DB, e edge) {
 	if err != nil || !decided || a.DecidedBy != e.user || a.DecidedUpdate != e.update+1 {
 		t.Fatalf("Decide = %+v, %v, %v", a, decided, err)
 	}
-	if _, err := db.FinishAction(c, a.ID, ryo.Message{}, "ok"); err != nil {
-		t.Fatalf("FinishAction: %v", err)
+	if a, err := db.StartAction(c, a.ID); err != nil || a.State != ryo.ActionRunning {
+		t.Fatalf("StartAction = %+v, %v", a, err)
 	}
+	if a, err := db.FinishAction(c, a.ID, ryo.Message{}, "ok"); err != nil || a.State != ryo.ActionExecuted {
+		t.Fatalf("FinishAction = %+v, %v", a, err)
+	}
+	checkInterrupt(t, db, e, now)
 	checkExpiry(t, db, e, now)
 	if un, err := db.UnsettledActions(c); err != nil || len(un) != 1 || un[0].PromptID != e.message+3 {
 		t.Fatalf("UnsettledActions = %+v, %v", un, err)
@@ -241,10 +245,37 @@ func checkActions(t *testing.T, db *memory.DB, e edge) {
 		t.Fatalf("SettleAction: %v", err)
 	}
 	for _, chat := range []int64{e.chat.ID, 0} {
-		events, err := db.ActionEvents(c, 10, chat)
+		events, err := db.RefusedPresses(c, 10, chat)
 		if err != nil || !slices.ContainsFunc(events, func(ev memory.ActionEvent) bool { return ev.ActorID == e.user+1 }) {
 			t.Fatalf("ActionEvents(chat %d) = %+v, %v; want the refused press", chat, events, err)
 		}
+	}
+}
+
+// checkInterrupt has a command's action cut short while it ran, and asked
+// again.
+func checkInterrupt(t *testing.T, db *memory.DB, e edge, now time.Time) {
+	c := ctx(t)
+	a, err := db.SaveCommandAction(c, e.update+4, e.place(), ryo.Action{
+		ID: "edge-cut", Requester: e.user, CallID: "c4", Tool: "forget", Args: e.bigJSON(), ArgsHash: "h",
+		Key: "edge-cut", Reason: "destructive", Origin: ryo.OriginCommand, ExpiresAt: now.Add(time.Hour)})
+	if err != nil {
+		t.Fatalf("SaveCommandAction: %v", err)
+	}
+	if _, _, err := db.Decide(c, memory.Decision{ID: a.ID, Actor: e.user, Update: e.update + 5, Confirm: true}, ryo.Message{}); err != nil {
+		t.Fatalf("Decide: %v", err)
+	}
+	if _, err := db.StartAction(c, a.ID); err != nil {
+		t.Fatalf("StartAction: %v", err)
+	}
+	again := a
+	again.ID, again.Key, again.UpdateID = "edge-again", "edge-again", e.update+5
+	old, ask, err := db.InterruptAction(c, a.ID, ryo.Message{}, again)
+	if err != nil || old.State != ryo.ActionInterrupted || ask.RetryOf != a.ID || ask.UpdateID != e.update+5 || ask.Place != e.place() {
+		t.Fatalf("InterruptAction = %+v, %+v, %v", old, ask, err)
+	}
+	if err := db.SettleAction(c, old.ID); err != nil {
+		t.Fatalf("SettleAction: %v", err)
 	}
 }
 
@@ -305,12 +336,12 @@ func checkTagsAndViews(t *testing.T, db *memory.DB, e edge) {
 	if counts, err := db.TagCounts(c, 10); err != nil || len(counts) != 1 || counts[0].Tag != "ids" {
 		t.Fatalf("TagCounts = %+v, %v", counts, err)
 	}
-	v := memory.View{ID: "edge-view", Kind: "memories", Viewer: e.user, Chat: e.chat.ID, Subject: e.bigJSON()}
+	v := memory.View{ID: "edge-view", Kind: "memories", Viewer: e.user, Chat: e.chat.ID, Subject: e.bigJSON(), Update: e.update}
 	if err := db.SaveView(c, v); err != nil {
 		t.Fatalf("SaveView: %v", err)
 	}
 	got, ok, err := db.View(c, v.ID)
-	if err != nil || !ok || got.Viewer != e.user || got.Chat != e.chat.ID {
+	if err != nil || !ok || got.Viewer != e.user || got.Chat != e.chat.ID || got.Update != e.update || got.Message != e.message+1 {
 		t.Fatalf("View = %+v, %v, %v", got, ok, err)
 	}
 	sameJSON(t, "the view's subject", got.Subject, e.bigJSON())

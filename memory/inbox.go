@@ -29,6 +29,7 @@ const (
 type InboxUpdate struct {
 	ID     int64
 	ChatID int64 // 0 when the update names no chat
+	Sender int64 // who sent it: a person, or the chat they write as; 0 when it names none
 	Kind   string
 	Raw    json.RawMessage
 }
@@ -59,7 +60,7 @@ func (db *DB) StoreUpdates(ctx context.Context, batch []InboxUpdate) ([]Refused,
 	err := db.tx(ctx, "store updates", func(tx pgx.Tx) error {
 		rows := &pgx.Batch{}
 		for _, u := range batch {
-			rows.Queue(insertUpdate, u.ID, u.ChatID, storableText(u.Kind), storable(u.Raw), db.Now())
+			rows.Queue(insertUpdate, u.ID, u.ChatID, storableText(u.Kind), storable(u.Raw), db.Now(), u.Sender)
 		}
 		return tx.SendBatch(ctx, rows).Close()
 	})
@@ -83,8 +84,8 @@ func (db *DB) StoreUpdates(ctx context.Context, batch []InboxUpdate) ([]Refused,
 	return refused, err
 }
 
-const insertUpdate = `insert into updates (update_id, chat_id, kind, raw, received_at)
-	values ($1, nullif($2::bigint, 0), $3, $4, $5) on conflict (update_id) do nothing`
+const insertUpdate = `insert into updates (update_id, chat_id, kind, raw, received_at, sender_id)
+	values ($1, nullif($2::bigint, 0), $3, $4, $5, nullif($6::bigint, 0)) on conflict (update_id) do nothing`
 
 // storeOrBury stores u in the inbox or, when the inbox refuses it, in the
 // dead letter, and says why it was refused (no Reason when it was stored).
@@ -104,7 +105,7 @@ func storeOrBury(ctx context.Context, tx pgx.Tx, u InboxUpdate, now time.Time) (
 // tx goes on.
 func storeOne(ctx context.Context, tx pgx.Tx, u InboxUpdate, now time.Time) error {
 	return pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
-		_, err := sp.Exec(ctx, insertUpdate, u.ID, u.ChatID, storableText(u.Kind), storable(u.Raw), now)
+		_, err := sp.Exec(ctx, insertUpdate, u.ID, u.ChatID, storableText(u.Kind), storable(u.Raw), now, u.Sender)
 		return err
 	})
 }
@@ -189,6 +190,26 @@ func (db *DB) Unfinished(ctx context.Context) ([]InboxUpdate, error) {
 		return nil, db.fail("unfinished updates", err)
 	}
 	return all, nil
+}
+
+// LaterFrom returns, oldest first, the raw updates of kind message that
+// sender sent in chat after update id and that wait to be handled: at
+// most limit, the newest ones. While a person's turn waits, the messages
+// they send meanwhile are answered together, as one turn.
+func (db *DB) LaterFrom(ctx context.Context, chat, sender, id int64, limit int) ([]json.RawMessage, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	rows, err := db.pool.Query(ctx, `select raw from (select update_id, raw from updates
+			where chat_id = $1 and sender_id = $2 and update_id > $3 and state in ('pending', 'processing') and kind = 'message'
+			order by update_id desc limit $4) later order by update_id`, chat, sender, id, limit)
+	if err != nil {
+		return nil, db.fail("later updates", err)
+	}
+	later, err := pgx.CollectRows(rows, pgx.RowTo[json.RawMessage])
+	if err != nil {
+		return nil, db.fail("later updates", err)
+	}
+	return later, nil
 }
 
 // ClaimUpdate marks an update as being processed and counts the attempt. It

@@ -84,6 +84,19 @@ func (r *Registry) Explain(ctx context.Context, c Call) string {
 	return e.spec.Explain(ctx, c.Args)
 }
 
+// Happened asks call c's tool whether c took effect already, for a
+// confirmed call whose run was cut short; Unknown when the tool cannot
+// tell, or cannot be asked in time.
+func (r *Registry) Happened(ctx context.Context, c Call) Happening {
+	e, ok := r.tools[c.Tool]
+	if !ok || e.spec.Happened == nil {
+		return Unknown
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.spec.Timeout)
+	defer cancel()
+	return e.spec.Happened(ctx, c.Args)
+}
+
 // ArgsHash is the hash an action is bound to: of the arguments in
 // canonical form, whatever their order or spacing.
 func ArgsHash(args json.RawMessage) string {

@@ -64,7 +64,22 @@ type Spec struct {
 	// the person who must confirm it (forget shows the memory, not its id).
 	// "" when it cannot say.
 	Explain func(ctx context.Context, args json.RawMessage) string
+	// Happened, when set, says whether a call with args has taken effect
+	// already. It is asked about a confirmed call whose run was cut short
+	// (a crash, a stop) before its outcome was recorded, so that the call
+	// is neither run twice nor given up when the tool can tell.
+	Happened func(ctx context.Context, args json.RawMessage) Happening
 }
+
+// Happening is what a tool can tell of a call whose run was cut short.
+type Happening int
+
+// Happenings.
+const (
+	Unknown     Happening = iota // it cannot tell: ask the person
+	Happened                     // it took effect: do not run it again
+	NotHappened                  // it did not: running it now does it once
+)
 
 // Error is a failure the model should see as it is: a short code and a
 // message that says what to do differently.

@@ -113,6 +113,13 @@ func Forget(r Recaller) toolbus.Spec {
 				return ""
 			}
 			return explainForget(ctx, r.Store, ryo.ShelfOf(c), args)
+		},
+		Happened: func(ctx context.Context, args json.RawMessage) toolbus.Happening {
+			c, ok := ryo.CallerOf(ctx)
+			if !ok {
+				return toolbus.Unknown
+			}
+			return forgotten(ctx, r.Store, ryo.ShelfOf(c), args)
 		}}
 }
 
@@ -128,6 +135,9 @@ func AdminForget(r Recaller) toolbus.Spec {
 		}),
 		Explain: func(ctx context.Context, args json.RawMessage) string {
 			return explainForget(ctx, r.Store, ryo.EveryShelf(), args)
+		},
+		Happened: func(ctx context.Context, args json.RawMessage) toolbus.Happening {
+			return forgotten(ctx, r.Store, ryo.EveryShelf(), args)
 		}}
 }
 
@@ -219,6 +229,24 @@ func forget(ctx context.Context, store Memories, s ryo.Shelf, raw json.RawMessag
 		return nil, toolbus.Errorf("not_found", "there is no memory #%d here; use recall to find the right id", args.ID)
 	}
 	return map[string]any{"forgotten": m.ID, "content": m.Content}, nil
+}
+
+// forgotten tells whether a forget of the memory raw names happened: it
+// did when the memory is no longer on the shelf.
+func forgotten(ctx context.Context, store Memories, s ryo.Shelf, raw json.RawMessage) toolbus.Happening {
+	var args struct {
+		ID int64 `json:"memory_id"`
+	}
+	if json.Unmarshal(raw, &args) != nil {
+		return toolbus.Unknown
+	}
+	switch _, found, err := store.Memory(ctx, s, args.ID); {
+	case err != nil:
+		return toolbus.Unknown
+	case found:
+		return toolbus.NotHappened
+	}
+	return toolbus.Happened
 }
 
 func whose(s ryo.Shelf) string {

@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,9 @@ func (s *shelves) RecallNear(_ context.Context, sh ryo.Shelf, query string, _ []
 
 func (s *shelves) Forget(ctx context.Context, sh ryo.Shelf, id int64) (ryo.Memory, bool, error) {
 	m, ok, err := s.Memory(ctx, sh, id)
+	if ok {
+		s.saved = slices.DeleteFunc(s.saved, func(k ryo.Memory) bool { return k.ID == id })
+	}
 	return m, ok, err
 }
 
@@ -115,14 +119,47 @@ func TestForgetReachesOnlyTheConversationsShelf(t *testing.T) {
 	if res.Status != toolbus.StatusError || res.Error.Code != "not_found" {
 		t.Fatalf("forget of another shelf's memory = %+v", res)
 	}
-	if res := run(r, inGroup, "forget", `{"memory_id":1}`); res.Status != toolbus.StatusOK {
-		t.Fatalf("forget in the group = %+v", res)
-	}
 	if got := r.Explain(inGroup, toolbus.Call{Tool: "forget", Args: json.RawMessage(`{"memory_id":1}`)}); got != "Forget memory #1: “The team meets on Mondays”" {
 		t.Fatalf("Explain = %q", got)
 	}
 	if got := r.Explain(private, toolbus.Call{Tool: "forget", Args: json.RawMessage(`{"memory_id":1}`)}); !strings.Contains(got, "no memory #1 here") {
 		t.Fatalf("Explain elsewhere = %q", got)
+	}
+	if res := run(r, inGroup, "forget", `{"memory_id":1}`); res.Status != toolbus.StatusOK {
+		t.Fatalf("forget in the group = %+v", res)
+	}
+}
+
+// Asked about a forget cut short, forget tells from the shelf whether it
+// happened: the memory is there or it is gone. Without a caller, or with
+// arguments it cannot read, it cannot tell.
+func TestForgetTellsWhetherItHappened(t *testing.T) {
+	store := &shelves{}
+	r := memoryTools(t, store)
+	run(r, inGroup, "remember", `{"content":"The team meets on Mondays"}`)
+	call := toolbus.Call{Tool: "forget", Args: json.RawMessage(`{"memory_id":1}`), Confirmed: true}
+	for _, c := range []struct {
+		ctx  context.Context
+		args string
+		want toolbus.Happening
+	}{
+		{inGroup, `{"memory_id":1}`, toolbus.NotHappened},
+		{private, `{"memory_id":1}`, toolbus.Happened}, // not on this shelf: no forget here can change it
+		{context.Background(), `{"memory_id":1}`, toolbus.Unknown},
+		{inGroup, `{"memory_id":"one"}`, toolbus.Unknown},
+	} {
+		call.Args = json.RawMessage(c.args)
+		if got := r.Happened(c.ctx, call); got != c.want {
+			t.Errorf("Happened(%s) = %d; want %d", c.args, got, c.want)
+		}
+	}
+	call.Args = json.RawMessage(`{"memory_id":1}`)
+	r.Run(inGroup, call)
+	if got := r.Happened(inGroup, call); got != toolbus.Happened {
+		t.Fatalf("Happened after the forget = %d; want Happened", got)
+	}
+	if got := r.Happened(inGroup, toolbus.Call{Tool: "recall", Args: json.RawMessage(`{"query":"x"}`)}); got != toolbus.Unknown {
+		t.Fatalf("Happened of a tool that cannot tell = %d; want Unknown", got)
 	}
 }
 

@@ -193,7 +193,7 @@ func Read(raw json.RawMessage) (memory.InboxUpdate, bool) {
 		return memory.InboxUpdate{}, false
 	}
 	if kind, ok := firstKind(raw); ok && kindName(kind) {
-		u.Kind, u.ChatID = kind, chatOfRaw(fields[kind])
+		u.Kind, u.ChatID, u.Sender = kind, chatOfRaw(fields[kind]), senderOfRaw(fields[kind])
 	}
 	return u, true
 }
@@ -258,6 +258,30 @@ func chatOfRaw(body json.RawMessage) int64 {
 	}
 	if v.Message != nil {
 		return v.Message.Chat.ID
+	}
+	return 0
+}
+
+// senderOfRaw finds who sent an update's body: the chat it was sent on
+// behalf of (an anonymous admin's group, someone's channel), else its
+// author — as the bot reads a message's sender.
+func senderOfRaw(body json.RawMessage) int64 {
+	var v struct {
+		SenderChat *struct {
+			ID int64 `json:"id"`
+		} `json:"sender_chat"`
+		From *struct {
+			ID int64 `json:"id"`
+		} `json:"from"`
+	}
+	if json.Unmarshal(body, &v) != nil {
+		return 0
+	}
+	if v.SenderChat != nil && v.SenderChat.ID != 0 {
+		return v.SenderChat.ID
+	}
+	if v.From != nil {
+		return v.From.ID
 	}
 	return 0
 }

@@ -53,6 +53,8 @@ type Config struct {
 	AdminsDecide      bool          // admins may confirm or cancel anyone's actions
 	Access            string        // open, or allowlist: only admins and the people they let in
 	EmbedModel        string        // for recall of memories by meaning; "" for words alone
+	PersonRate        int           // turns and commands one person may start a minute, once their burst is spent
+	PersonBurst       int           // turns and commands one person may start at once
 }
 
 // Settings names every variable ryo reads, in the order .env.example lists
@@ -64,6 +66,7 @@ var settingNames = []string{
 	"RYO_MODEL_NUM_CTX", "RYO_MODEL_CONNECT_TIMEOUT", "RYO_MODEL_FIRST_TOKEN_TIMEOUT", "RYO_MODEL_TIMEOUT",
 	"RYO_MAX_ROUNDS", "RYO_TURN_TIMEOUT", "RYO_NOTIFY_AFTER", "RYO_DRAFTS",
 	"RYO_CONFIRM", "RYO_CONFIRM_TTL", "RYO_ADMINS_DECIDE", "RYO_ACCESS", "RYO_EMBED_MODEL",
+	"RYO_PERSON_RATE", "RYO_PERSON_BURST",
 }
 
 // ConfigError is a missing or malformed setting. Its text is one line that
@@ -112,6 +115,8 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		AdminsDecide:      r.oneOf("RYO_ADMINS_DECIDE", "off", "on", "off") == "on",
 		Access:            r.oneOf("RYO_ACCESS", "open", "open", "allowlist"),
 		EmbedModel:        r.str("RYO_EMBED_MODEL", ""),
+		PersonRate:        r.integer("RYO_PERSON_RATE", 12, 1),
+		PersonBurst:       r.integer("RYO_PERSON_BURST", 6, 1),
 	}
 	return c, r.err
 }

@@ -250,9 +250,9 @@ func TestAStrangersPressChangesNothing(t *testing.T) {
 	if got := notes.runs(); len(got) != 1 {
 		t.Fatalf("deleted %v; want once", got)
 	}
-	events, err := h.db().ActionEvents(bg(t), 10, team.ID)
-	if err != nil || len(events) < 3 || !slices.ContainsFunc(events, func(e memory.ActionEvent) bool { return e.Event == "refused" && e.ActorID == bob.ID }) {
-		t.Fatalf("audit = %+v, %v; want Bob's refused press recorded", events, err)
+	events, err := h.db().RefusedPresses(bg(t), 10, team.ID)
+	if err != nil || len(events) != 1 || !slices.ContainsFunc(events, func(e memory.ActionEvent) bool { return e.Event == "refused" && e.ActorID == bob.ID }) {
+		t.Fatalf("refused presses = %+v, %v; want Bob's refused press recorded", events, err)
 	}
 }
 
@@ -479,6 +479,40 @@ func TestApprovalsForAdminsOnly(t *testing.T) {
 	q = h.tg.SendText(bobDM, bob, "/approvals")
 	if msgs := h.answer(bobDM, q.ID, "I don't know /approvals"); strings.Contains(msgs[0].Text, "delete_note") {
 		t.Fatalf("a non-admin was shown %q", msgs[0].Text)
+	}
+}
+
+// A flood of presses by someone who may not decide is one audit entry with
+// its count: /approvals still shows the real decisions, first.
+func TestRefusedPressesCannotFloodApprovals(t *testing.T) {
+	h, notes := confirmHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.llm.Enqueue(ollamatest.Reply{Content: deleteNote("plans")}, ollamatest.Reply{Content: envelope("Deleted the plans.")})
+	h.start()
+	h.tg.SendText(team, alice, "@ryo_test_bot delete the plans note")
+	p := h.prompt(team)
+	const presses = 40
+	var last string
+	for range presses {
+		last = h.press(team, bob, p, "✅")
+	}
+	h.pressAnswer(last)
+	h.pressAnswer(h.press(team, alice, p, "✅"))
+	h.answer(team, p.ID, "Deleted the plans.")
+	if len(notes.runs()) != 1 {
+		t.Fatalf("deleted %v; want once", notes.runs())
+	}
+	q := h.tg.SendText(dm, alice, "/approvals")
+	msgs := h.answer(dm, q.ID, "Recent confirmations")
+	text := msgs[len(msgs)-1].Text
+	decisions, refused, _ := strings.Cut(text, "🚫")
+	for _, want := range []string{"✅ confirmed · delete_note", "⚙️ executed (ok)", "📝 requested · delete_note"} {
+		if !strings.Contains(decisions, want) {
+			t.Errorf("/approvals lacks %q among the decisions:\n%s", want, text)
+		}
+	}
+	if want := fmt.Sprintf("pressed %d times by Bob, who may not decide", presses); !strings.Contains(refused, want) || strings.Count(text, "Bob") != 1 {
+		t.Errorf("/approvals does not show Bob's %d presses on one line (%q):\n%s", presses, want, text)
 	}
 }
 

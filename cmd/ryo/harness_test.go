@@ -131,7 +131,13 @@ func (h *harness) db() *memory.DB {
 // Telegram.
 func (h *harness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	h.waitWithin(30*time.Second, what, cond)
+}
+
+// waitWithin is waitFor with a deadline of d.
+func (h *harness) waitWithin(d time.Duration, what string, cond func() bool) {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	if err := h.tg.Wait(ctx, cond); err != nil {
 		h.t.Fatalf("waiting for %s: %v\nchat calls: %s", what, err, h.callSummary())

@@ -1,14 +1,3 @@
-// Command ryo is a self-hosted Telegram agent bot on Ollama and PostgreSQL.
-//
-// Usage:
-//
-//	ryo [serve]      run the bot (the default)
-//	ryo migrate      apply database migrations and exit
-//	ryo doctor       check the configuration, the database, Ollama and Telegram
-//	ryo healthcheck  exit 0 when the running bot's /healthz answers ok
-//
-// Settings come from the environment and a .env file in the working
-// directory; see .env.example.
 package main
 
 import (
@@ -180,6 +169,7 @@ func (m *Main) Run(ctx context.Context) error {
 		MaxAttempts: cfg.MaxAttempts, ShutdownGrace: cfg.ShutdownGrace, TurnTimeout: cfg.TurnTimeout,
 		NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts,
 		Tools: registry, ConfirmTTL: cfg.ConfirmTTL, AdminsDecide: cfg.AdminsDecide, Location: cfg.Timezone, Access: cfg.Access,
+		PersonRate: cfg.PersonRate, PersonBurst: cfg.PersonBurst,
 		Recall: recall, Clock: m.Clock,
 	}, log, db, answerer, cfg.Model)
 	if err != nil {

@@ -149,3 +149,45 @@ func TestAdminMemoryAndTags(t *testing.T) {
 	q = h.tg.SendText(team, alice, "/memory search jazz")
 	h.reply(team, q.ID, "ask me in a private chat")
 }
+
+// An admin's /memory forget prompt says what the tool it runs does, as
+// every confirmation prompt does: "forget_any — …".
+func TestAdminForgetPromptDescribesTool(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.start()
+	rex := h.remember(bob.ID, ryo.ScopeUser, bob.ID, "Bob's dog is called Rex")
+	h.tg.SendText(dm, alice, fmt.Sprintf("/memory forget %d", rex.ID))
+	p := h.prompt(dm)
+	lines := strings.Split(p.Text, "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[2], "<code>forget_any</code> — ") || len(lines[2]) < len("<code>forget_any</code> — ")+10 {
+		t.Fatalf("the prompt's tool line does not say what the tool does; prompt:\n%s", p.Text)
+	}
+}
+
+// An admin's /memory forget pressed by its asker after they were demoted
+// is refused: only an admin may decide an admin's action, so someone who
+// is no longer one never reaches forget_any.
+func TestDemotedAdminCannotDecideForgetAny(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.start()
+	secret := h.remember(alice.ID, ryo.ScopeUser, dm.ID, "Alice's locker code is 1234")
+	if _, err := h.db().SetAccess(bg(t), bob.ID, ryo.RoleAdmin, true, alice.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.tg.SendText(bobDM, bob, fmt.Sprintf("/memory forget %d", secret.ID))
+	p := h.prompt(bobDM)
+	if _, err := h.db().SetAccess(bg(t), bob.ID, ryo.RoleUser, true, alice.ID); err != nil {
+		t.Fatal(err)
+	}
+	if ans := h.pressAnswer(h.press(bobDM, bob, p, "✅")); !strings.Contains(ans.Text, "Only an admin") {
+		t.Errorf("the demoted admin's press was answered %q; want that only an admin may decide", ans.Text)
+	}
+	if a := h.action(p); a.State != ryo.ActionPending {
+		t.Errorf("a demoted admin decided forget_any: action %s", a.State)
+	}
+	if _, ok, _ := h.db().Memory(bg(t), ryo.PersonShelf(alice.ID), secret.ID); !ok {
+		t.Error("a person who is no longer an admin forgot Alice's memory through forget_any")
+	}
+}

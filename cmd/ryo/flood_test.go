@@ -1,0 +1,201 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/ollamatest"
+	"github.com/ryo-bot/ryo/telegramtest"
+)
+
+// gate is a model that holds its answers until opened, answering each
+// request with the newest question it was asked.
+type gate struct {
+	open chan struct{}
+	once sync.Once
+}
+
+func newGate(h *harness) *gate {
+	g := &gate{open: make(chan struct{})}
+	h.llm.Handle(func(r ollamatest.Request) ollamatest.Reply {
+		<-g.open
+		last := r.Messages[len(r.Messages)-1].Content
+		return ollamatest.Reply{Content: envelope("Answer to " + last[strings.LastIndex(last, "]: ")+3:])}
+	})
+	return g
+}
+
+func (g *gate) release() { g.once.Do(func() { close(g.open) }) }
+
+// waitStored waits until the fake Telegram has handed over every update up
+// to message m, and the bot has stored them (it confirms them only then).
+func (h *harness) waitStored(m telegramtest.Message) {
+	h.t.Helper()
+	h.waitFor("the updates stored", func() bool { return h.tg.ConfirmedUpdateID() >= m.UpdateID })
+}
+
+// Thirty messages someone sends while their first is being answered are
+// answered together, as one more turn; another member's question, sent in
+// the middle of them, waits behind one turn of theirs, not thirty.
+func TestABurstIsAnsweredAsOneTurn(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_HISTORY_MESSAGES"] = "100"
+	g := newGate(h)
+	h.start()
+	defer g.release() // a failed test does not leave the bot waiting on the model at its stop
+	h.tg.SendText(team, bob, "@ryo_test_bot first question")
+	h.waitFor("the first turn at the model", func() bool { return len(h.llm.Requests()) == 1 })
+	var last, alices telegramtest.Message
+	for i := 2; i <= 31; i++ {
+		last = h.tg.SendText(team, bob, fmt.Sprintf("@ryo_test_bot piece %d", i))
+		if i == 15 {
+			alices = h.tg.SendText(team, alice, "@ryo_test_bot when is lunch?")
+		}
+	}
+	h.waitStored(last)
+	g.release()
+	h.answer(team, last.ID, "Answer to @ryo_test_bot piece 31")
+	h.answer(team, alices.ID, "Answer to @ryo_test_bot when is lunch?")
+	reqs := h.llm.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("the model was asked %d times; want 3: Bob's first, Alice's, Bob's burst as one", len(reqs))
+	}
+	if who := contents(reqs[1]); !strings.HasSuffix(who, "[Alice (@alice)]: @ryo_test_bot when is lunch?") {
+		t.Errorf("the second turn was not Alice's: %s", who)
+	}
+	burst := contents(reqs[2])
+	for _, piece := range []string{"piece 2", "piece 14", "piece 16", "piece 31"} {
+		if !strings.Contains(burst, piece) {
+			t.Errorf("the turn that answers the burst does not show %q:\n%s", piece, burst)
+		}
+	}
+	for _, m := range h.tg.BotMessages(team.ID) {
+		if strings.Contains(m.Text, "piece") && !strings.Contains(m.Text, "piece 31") {
+			t.Errorf("a piece of the burst was answered on its own: %q", m.Text)
+		}
+	}
+}
+
+// Past their allowance a person's messages are kept but not answered, and
+// they are told to slow down once; others are answered as usual, and an
+// admin is never held back.
+func TestOnePersonsAllowance(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_PERSON_BURST"] = "2"
+	h.env["RYO_PERSON_RATE"] = "1"
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.llm.Handle(func(r ollamatest.Request) ollamatest.Reply {
+		return ollamatest.Reply{Content: envelope("ok: " + r.Messages[len(r.Messages)-1].Content)}
+	})
+	h.start()
+	for i := 1; i <= 2; i++ {
+		q := h.tg.SendText(bobDM, bob, fmt.Sprintf("question %d", i))
+		h.answer(bobDM, q.ID, fmt.Sprintf("question %d", i))
+	}
+	q := h.tg.SendText(bobDM, bob, "question 3")
+	h.answer(bobDM, q.ID, "🐢 You're writing faster than I can answer.")
+	help := h.tg.SendText(bobDM, bob, "/help")
+	h.waitFor("the /help handled", func() bool {
+		state, _, err := h.db().UpdateState(bg(t), help.UpdateID)
+		return err == nil && state == memory.StateDone
+	})
+	for i := 1; i <= 3; i++ { // Alice is an admin: she has no limit
+		q = h.tg.SendText(dm, alice, fmt.Sprintf("hello %d", i))
+		h.answer(dm, q.ID, fmt.Sprintf("hello %d", i))
+	}
+	if n := len(h.llm.Requests()); n != 5 {
+		t.Fatalf("the model was asked %d times; want Bob's two and Alice's three", n)
+	}
+	slow := 0
+	for _, m := range h.tg.BotMessages(bobDM.ID) {
+		if strings.Contains(m.Text, "🐢") {
+			slow++
+		}
+		if strings.Contains(m.Text, "/reset") {
+			t.Errorf("a command past the allowance was answered: %q", m.Text)
+		}
+	}
+	if slow != 1 {
+		t.Fatalf("Bob was told to slow down %d times; want once a minute", slow)
+	}
+	history := contents(h.llm.Requests()[1])
+	if strings.Contains(history, "question 3") {
+		t.Fatalf("an earlier request shows a later message: %s", history)
+	}
+}
+
+var (
+	floodMessages = flag.Int("flood.messages", 100, "BenchmarkFlood: messages the flooder sends")
+	floodOver     = flag.Duration("flood.over", 10*time.Second, "BenchmarkFlood: how long the flooder takes to send them")
+	floodModel    = flag.Duration("flood.model", 2*time.Second, "BenchmarkFlood: how long the model takes to answer")
+)
+
+// BenchmarkFlood is the flood measurement: in a group, Bob sends
+// -flood.messages messages mentioning the bot over -flood.over, while the
+// model takes -flood.model per answer and Telegram's flood limits are
+// enforced. Alice asks once in the quiet group first (her usual time), and
+// once in the middle of Bob's flood. It reports how many times the model
+// was called for Bob, and Alice's two waits. It runs once whatever b.N is:
+// run it with -benchtime 1x (make flood).
+func BenchmarkFlood(b *testing.B) {
+	h := newHarness(b, floodControl)
+	h.env["RYO_LOG_LEVEL"] = "warn"
+	var mu sync.Mutex
+	calls := map[int64]int{}
+	h.llm.Handle(func(r ollamatest.Request) ollamatest.Reply {
+		last := r.Messages[len(r.Messages)-1].Content
+		mu.Lock()
+		if strings.Contains(last, "[Bob") {
+			calls[bob.ID]++
+		} else {
+			calls[alice.ID]++
+		}
+		mu.Unlock()
+		<-time.After(*floodModel)
+		return ollamatest.Reply{Content: envelope("Answer to " + last[strings.LastIndex(last, "]: ")+3:])}
+	})
+	h.start()
+	group := telegramtest.NewSupergroup("Flooded")
+	ask := func(text string) time.Duration {
+		began := time.Now()
+		q := h.tg.SendText(group, alice, "@ryo_test_bot "+text)
+		h.waitWithin(10*time.Minute, "Alice answered", func() bool {
+			return slices.ContainsFunc(h.tg.BotMessages(group.ID), func(m telegramtest.Message) bool {
+				return m.ReplyTo == q.ID && strings.Contains(m.Text, text)
+			})
+		})
+		return time.Since(began)
+	}
+	quiet := ask("what is the quiet time?")
+	tick := time.NewTicker(*floodOver / time.Duration(*floodMessages))
+	defer tick.Stop()
+	var during time.Duration
+	var asked sync.WaitGroup
+	var last telegramtest.Message
+	for i := 1; i <= *floodMessages; i++ {
+		<-tick.C
+		last = h.tg.SendText(group, bob, fmt.Sprintf("@ryo_test_bot flood %d", i))
+		if i == *floodMessages/2 {
+			asked.Add(1)
+			go func() { defer asked.Done(); during = ask("what is the time in a flood?") }()
+		}
+	}
+	asked.Wait()
+	h.waitWithin(10*time.Minute, "the flood handled", func() bool {
+		state, _, err := h.db().UpdateState(bg(b), last.UpdateID)
+		return err == nil && state == memory.StateDone
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	b.ReportMetric(float64(calls[bob.ID]), "flooder-model-calls")
+	b.ReportMetric(quiet.Seconds(), "other-quiet-wait-s")
+	b.ReportMetric(during.Seconds(), "other-flood-wait-s")
+	b.Logf("Bob sent %d messages in %v: the model was called %d times for him; Alice waited %v in a quiet group, %v in the flood (model %v a call)",
+		*floodMessages, *floodOver, calls[bob.ID], quiet.Round(time.Millisecond), during.Round(time.Millisecond), *floodModel)
+}
