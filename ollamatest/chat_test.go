@@ -288,3 +288,41 @@ func TestChat_Pause(t *testing.T) {
 		t.Fatalf("Chat = %q, %v", got, err)
 	}
 }
+
+// num_predict stops the answer after that many tokens (chunks), streamed
+// or whole, and the done line says "length", as Ollama's runner does; an
+// answer within the limit, or with no limit, ends as the script says.
+func TestChat_NumPredict(t *testing.T) {
+	s := MustStart(t, "m")
+	c := NewClient(t, s)
+	chunks := []string{"one ", "two ", "three ", "four"}
+	for _, tc := range []struct {
+		name       string
+		options    map[string]any
+		whole      bool
+		want, done string
+		eval       int
+	}{
+		{"streamed past the limit", map[string]any{"num_predict": 2}, false, "one two ", "length", 2},
+		{"whole past the limit", map[string]any{"num_predict": 3}, true, "one two three ", "length", 3},
+		{"within the limit", map[string]any{"num_predict": 4}, false, "one two three four", "stop", 4},
+		{"no limit", map[string]any{"num_predict": -1}, false, "one two three four", "stop", 4},
+		{"no options", nil, false, "one two three four", "stop", 4},
+	} {
+		s.Enqueue(ollamatest.Reply{Chunks: chunks})
+		req := User("m", "count")
+		req.Options = tc.options
+		if tc.whole {
+			req.Stream = new(bool)
+		}
+		got, err := Chat(Context(t), c, req)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		last := got[len(got)-1]
+		if Content(got) != tc.want || last.DoneReason != tc.done || last.EvalCount != tc.eval {
+			t.Errorf("%s: %q, done_reason %q, eval_count %d; want %q, %q, %d",
+				tc.name, Content(got), last.DoneReason, last.EvalCount, tc.want, tc.done, tc.eval)
+		}
+	}
+}

@@ -7,7 +7,9 @@
 // A Reply can stream an answer in chunks, or fail the way Ollama fails: an
 // HTTP status with {"error": ...} before any output, an error line in the
 // middle of a stream, or a connection dropped before the done line. Hold
-// keeps a request waiting, to test timeouts and cancellation.
+// keeps a request waiting, to test timeouts and cancellation. Like Ollama,
+// the fake stops an answer at the request's options.num_predict (a
+// streamed chunk counts as a token) and says so with done_reason "length".
 //
 //	srv := ollamatest.NewServer("llama3.2")
 //	defer srv.Close()

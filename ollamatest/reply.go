@@ -10,6 +10,9 @@ import (
 type Reply struct {
 	// Content is the answer. When streamed it is split, at rune
 	// boundaries, into chunks of a few characters, one NDJSON line each.
+	// Each chunk counts as one token: a request whose options.num_predict
+	// is positive gets at most that many, and then done_reason "length",
+	// as Ollama stops a model at its limit.
 	Content string
 	// Chunks, when set, are sent as they are and override Content.
 	Chunks []string
@@ -37,10 +40,11 @@ type Reply struct {
 	Pause      <-chan struct{}
 	PauseAfter int
 
-	// DoneReason is reported in the done line; default "stop".
+	// DoneReason is reported in the done line; default "stop", and
+	// "length" when num_predict cut the answer.
 	DoneReason string
 	// PromptEvalCount defaults to the characters of all messages / 4
-	// (at least 1); EvalCount to the number of chunks.
+	// (at least 1); EvalCount to the number of chunks sent.
 	PromptEvalCount, EvalCount int
 	// The durations default to small non-zero values. total_duration is
 	// their sum.
@@ -122,4 +126,12 @@ func promptTokens(req Request) int {
 		n += utf8.RuneCountInString(m.Content)
 	}
 	return max(1, n/4)
+}
+
+// numPredict is the request's options.num_predict, the most tokens Ollama
+// generates; 0 when absent. Ollama takes a negative one as no limit of
+// the caller's (its own cap is ten times the context window).
+func numPredict(req Request) int {
+	n, _ := req.Options["num_predict"].(float64)
+	return int(n)
 }

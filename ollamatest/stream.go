@@ -45,6 +45,9 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, req Request, rep 
 		return
 	}
 	chunks := rep.chunks()
+	if n := numPredict(req); n > 0 && len(chunks) > n {
+		chunks, rep.DoneReason = chunks[:n], "length" // Ollama's runner stops there, whatever the model meant to say
+	}
 	if req.Stream {
 		pause := func() bool { return s.hold(r.Context(), rep.Pause) }
 		writeStream(w, req, rep, chunks, pause)
