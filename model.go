@@ -35,6 +35,10 @@ type ModelRequest struct {
 type ModelReply struct {
 	Content string
 	Usage   Usage
+	// CutOff reports that the model server stopped the answer at its
+	// length limit (Ollama's num_predict), not where the model ended it:
+	// Content is then unfinished.
+	CutOff bool
 }
 
 // Usage holds the figures the model server reports for one call.

@@ -5,7 +5,9 @@
 // grows. Every call has three deadlines: connecting, the first token (a cold
 // model may take a while to load), and the whole answer. A stream that ends
 // without Ollama's final done line, or carries an error line, is an error, never
-// a silently short answer.
+// a silently short answer. Each call asks for at most Config.NumPredict
+// tokens; an answer Ollama stopped there (done_reason "length") comes back
+// marked CutOff, for the agent to decide what to make of it.
 //
 // Failures come back as *ryo.Error values whose Message can be shown to the
 // user as it is: the server is unreachable, the model is not installed, the

@@ -172,3 +172,23 @@ func TestLiveEmbed(t *testing.T) {
 		t.Fatalf("Embed with a missing model = %v", err)
 	}
 }
+
+// A real server obeys num_predict: an answer that would take thousands of
+// tokens stops after exactly that many, reported as cut off; one that fits
+// is not.
+func TestLiveNumPredict(t *testing.T) {
+	_, c := live(t, func(cfg *ollama.Config) { cfg.NumPredict = 7 })
+	req := hello()
+	req.Format = json.RawMessage(`{"type":"array","items":{"type":"string"},"minItems":400}`)
+	reply, err := c.Chat(ctx(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reply.CutOff || reply.Usage.ReplyTokens != 7 {
+		t.Fatalf("answer %.80q: cut off %v after %d tokens; want cut off after 7", reply.Content, reply.CutOff, reply.Usage.ReplyTokens)
+	}
+	short, err := c.Chat(ctx(t), hello())
+	if err != nil || short.Content != "ok" || short.CutOff {
+		t.Fatalf("short answer = %+v, %v; want ok, whole", short, err)
+	}
+}

@@ -22,6 +22,7 @@ type Config struct {
 	EmbedModel        string        // for Embed; "" when none
 	KeepAlive         time.Duration // how long Ollama keeps the model loaded after a call
 	NumCtx            int           // context window in tokens; 0 leaves the server's default
+	NumPredict        int           // the most tokens one answer may take; 0 leaves the server's default (no limit)
 	ConnectTimeout    time.Duration
 	FirstTokenTimeout time.Duration
 	Timeout           time.Duration // the whole answer
@@ -79,6 +80,7 @@ func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply
 		if r.Done {
 			done = true
 			reply.Usage = usage(r.Metrics)
+			reply.CutOff = r.DoneReason == "length"
 		}
 		return nil
 	})
@@ -109,6 +111,9 @@ func (c *Client) request(req ryo.ModelRequest) *api.ChatRequest {
 	}
 	if c.cfg.NumCtx > 0 {
 		r.Options["num_ctx"] = c.cfg.NumCtx
+	}
+	if c.cfg.NumPredict > 0 {
+		r.Options["num_predict"] = c.cfg.NumPredict
 	}
 	return r
 }

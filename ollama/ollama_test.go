@@ -167,3 +167,25 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("Check(absent) = %v; want advice to pull it", err)
 	}
 }
+
+// Every call asks for at most NumPredict tokens, and an answer Ollama
+// stopped at that limit comes back marked cut off, with what was written.
+func TestChatLimitsTheAnswerAndSaysWhenItWasCut(t *testing.T) {
+	srv := ollamatest.NewServer("llama3.2")
+	defer srv.Close()
+	c := client(t, srv.URL(), func(cfg *ollama.Config) { cfg.NumPredict = 3 })
+	srv.Enqueue(ollamatest.Reply{Chunks: []string{"a ", "long ", "answer ", "that goes on"}}, ollamatest.Reply{Chunks: []string{"short"}})
+	cut, err := c.Chat(context.Background(), hello())
+	if err != nil || cut.Content != "a long answer " || !cut.CutOff || cut.Usage.ReplyTokens != 3 {
+		t.Fatalf("Chat = %+v, %v; want the first 3 tokens, cut off", cut, err)
+	}
+	whole, err := c.Chat(context.Background(), hello())
+	if err != nil || whole.Content != "short" || whole.CutOff {
+		t.Fatalf("Chat = %+v, %v; want a whole answer, not cut off", whole, err)
+	}
+	for i, r := range srv.Requests() {
+		if r.Options["num_predict"] != float64(3) {
+			t.Fatalf("request %d options = %v; want num_predict 3", i, r.Options)
+		}
+	}
+}

@@ -43,6 +43,7 @@ type Config struct {
 	ShutdownGrace     time.Duration
 	KeepAlive         time.Duration
 	NumCtx            int
+	NumPredict        int // the most tokens one model call may write
 	ConnectTimeout    time.Duration
 	FirstTokenTimeout time.Duration
 	ModelTimeout      time.Duration
@@ -63,7 +64,7 @@ var settingNames = []string{
 	"TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "DATABASE_URL", "OLLAMA_HOST", "RYO_MODEL", "RYO_ADMIN_IDS",
 	"RYO_HTTP_ADDR", "RYO_LOG_LEVEL", "RYO_LOG_FORMAT", "RYO_TIMEZONE", "RYO_WORKERS", "RYO_HISTORY_MESSAGES",
 	"RYO_MAX_ATTEMPTS", "RYO_POLL_TIMEOUT", "RYO_TELEGRAM_TIMEOUT", "RYO_SHUTDOWN_GRACE", "RYO_MODEL_KEEP_ALIVE",
-	"RYO_MODEL_NUM_CTX", "RYO_MODEL_CONNECT_TIMEOUT", "RYO_MODEL_FIRST_TOKEN_TIMEOUT", "RYO_MODEL_TIMEOUT",
+	"RYO_MODEL_NUM_CTX", "RYO_MODEL_NUM_PREDICT", "RYO_MODEL_CONNECT_TIMEOUT", "RYO_MODEL_FIRST_TOKEN_TIMEOUT", "RYO_MODEL_TIMEOUT",
 	"RYO_MAX_ROUNDS", "RYO_TURN_TIMEOUT", "RYO_NOTIFY_AFTER", "RYO_DRAFTS",
 	"RYO_CONFIRM", "RYO_CONFIRM_TTL", "RYO_ADMINS_DECIDE", "RYO_ACCESS", "RYO_EMBED_MODEL",
 	"RYO_PERSON_RATE", "RYO_PERSON_BURST",
@@ -105,6 +106,7 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		ShutdownGrace:     r.duration("RYO_SHUTDOWN_GRACE", 20*time.Second, 0),
 		KeepAlive:         r.duration("RYO_MODEL_KEEP_ALIVE", 30*time.Minute, 0),
 		NumCtx:            r.integer("RYO_MODEL_NUM_CTX", 0, 0),
+		NumPredict:        r.integer("RYO_MODEL_NUM_PREDICT", 4096, 1),
 		ConnectTimeout:    r.duration("RYO_MODEL_CONNECT_TIMEOUT", 5*time.Second, 100*time.Millisecond),
 		FirstTokenTimeout: r.duration("RYO_MODEL_FIRST_TOKEN_TIMEOUT", 2*time.Minute, time.Second),
 		ModelTimeout:      r.duration("RYO_MODEL_TIMEOUT", 5*time.Minute, time.Second),

@@ -34,7 +34,7 @@ func TestConfigDefaults(t *testing.T) {
 	if c.Token.Reveal() != testToken || c.TelegramAPIURL != "https://api.telegram.org" || c.OllamaHost.String() != "http://127.0.0.1:11434" ||
 		c.Model != "qwen2.5:3b" || c.HTTPAddr != ":8080" || c.Workers != 8 || c.Timezone.String() != "UTC" ||
 		c.FirstTokenTimeout != 2*time.Minute || c.LogLevel != slog.LevelInfo || c.NotifyAfter != 8*time.Second || !c.Drafts ||
-		c.ConfirmChanges || c.ConfirmTTL != 15*time.Minute || c.AdminsDecide || c.Access != "open" {
+		c.ConfirmChanges || c.ConfirmTTL != 15*time.Minute || c.AdminsDecide || c.Access != "open" || c.NumPredict != 4096 {
 		t.Fatalf("defaults = %+v", c)
 	}
 }
@@ -53,6 +53,7 @@ func TestConfigValues(t *testing.T) {
 	vars["RYO_CONFIRM_TTL"] = "2m"
 	vars["RYO_ADMINS_DECIDE"] = "on"
 	vars["RYO_ACCESS"] = "allowlist"
+	vars["RYO_MODEL_NUM_PREDICT"] = "512"
 	c, err := LoadConfig(env(vars), true)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +61,7 @@ func TestConfigValues(t *testing.T) {
 	if c.OllamaHost.String() != "http://gpu-box:11434" || len(c.AdminIDs) != 2 || c.AdminIDs[1] != 7123456789 || c.HTTPAddr != "" ||
 		c.Timezone.String() != "Europe/Berlin" || c.ModelTimeout != 90*time.Second || c.LogLevel != slog.LevelDebug ||
 		c.NotifyAfter != 20*time.Second || c.Drafts || !c.ConfirmChanges || c.ConfirmTTL != 2*time.Minute || !c.AdminsDecide ||
-		c.Access != "allowlist" {
+		c.Access != "allowlist" || c.NumPredict != 512 {
 		t.Fatalf("config = %+v", c)
 	}
 }

@@ -145,7 +145,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	model := ollama.New(ollama.Config{Host: cfg.OllamaHost, Model: cfg.Model, EmbedModel: cfg.EmbedModel, KeepAlive: cfg.KeepAlive, NumCtx: cfg.NumCtx,
+	model := ollama.New(ollama.Config{Host: cfg.OllamaHost, Model: cfg.Model, EmbedModel: cfg.EmbedModel, KeepAlive: cfg.KeepAlive, NumCtx: cfg.NumCtx, NumPredict: cfg.NumPredict,
 		ConnectTimeout: cfg.ConnectTimeout, FirstTokenTimeout: cfg.FirstTokenTimeout, Timeout: cfg.ModelTimeout})
 	checked := make(chan struct{})
 	go func() { checkModel(ctx, model, log); close(checked) }()
