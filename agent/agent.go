@@ -111,6 +111,10 @@ type Output struct {
 	Repairs       int
 	Tools         []string // the tools that ran, in order
 	ClaimedAction string   // a done-deed the reply claims though no tool did it; "" when none
+	// CutOff reports that the model server stopped the answer at its
+	// length limit: Text is the reply as far as it got, with a line that
+	// says so.
+	CutOff bool
 	// Held is the command that waits for the person's yes, which ends the
 	// turn; nil when none. Text is then what the model said about it.
 	Held *Held
@@ -127,6 +131,10 @@ var (
 	// every repair.
 	ErrUnusable = &ryo.Error{Code: ryo.EUNAVAILABLE, Err: errors.New("model: no valid envelope after repairs"),
 		Message: "I could not put together a proper answer this time. Please try again or rephrase."}
+	// ErrCutOff is returned when the model's answer reached its length
+	// limit before its reply began.
+	ErrCutOff = &ryo.Error{Code: ryo.EUNAVAILABLE, Err: errors.New("model: answer cut off at its length limit before the reply began"),
+		Message: "My answer grew too long and was cut off before I got to the point. Please ask for something shorter."}
 	// ErrTooLong is returned when the turn's deadline passes.
 	ErrTooLong = &ryo.Error{Code: ryo.ETIMEOUT, Err: errors.New("turn deadline passed"),
 		Message: "This took too long, so I stopped. Please try a simpler request."}
@@ -184,6 +192,9 @@ func (a *Agent) Run(ctx context.Context, in Input) (Output, error) {
 // heldNote answers a held command the model said nothing about.
 const heldNote = "I need your confirmation before I do this."
 
+// cutNote ends a reply the model server cut off at its length limit.
+const cutNote = "(Cut off here: the answer reached the most I may write at once.)"
+
 const lastRoundNote = "This is your last step: answer the person now with what you have. No more tools."
 
 // asks reports whether the command is held back by a question for the
@@ -214,6 +225,8 @@ func (a *Agent) finish(out Output, env Envelope, t *tally) Output {
 		out.Text = heldNote
 	case out.Held == nil && env.Command != nil && !asks(env.Command): // the round limit held it back
 		out.Text = join(out.Text, "(I stopped there: that took more steps than I may take in one answer.)")
+	case out.CutOff:
+		out.Text = join(out.Text, cutNote)
 	}
 	out.Text = trimmed(out.Text) // not empty: ask repairs an empty reply
 	if !t.changed {

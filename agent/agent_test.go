@@ -21,7 +21,8 @@ import (
 type script struct {
 	replies  []string
 	requests []ryo.ModelRequest
-	block    bool // wait for the context instead of answering
+	block    bool            // wait for the context instead of answering
+	cut      map[string]bool // replies that come back cut off at the length limit
 }
 
 func (s *script) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply, error) {
@@ -35,7 +36,7 @@ func (s *script) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply
 	}
 	r := s.replies[0]
 	s.replies = s.replies[1:]
-	return ryo.ModelReply{Content: r, Usage: ryo.Usage{PromptTokens: 10, ReplyTokens: 5}}, nil
+	return ryo.ModelReply{Content: r, Usage: ryo.Usage{PromptTokens: 10, ReplyTokens: 5}, CutOff: s.cut[r]}, nil
 }
 
 // results is an in-memory Store.
@@ -230,6 +231,43 @@ func TestInvalidThreeTimesGivesUp(t *testing.T) {
 	_, err := f.run(t, private("?"))
 	if !errors.Is(err, agent.ErrUnusable) || ryo.ErrorCode(err) != ryo.EUNAVAILABLE || len(f.model.requests) != 3 {
 		t.Fatalf("Run = %v after %d calls; want ErrUnusable after 3", err, len(f.model.requests))
+	}
+}
+
+// An answer the model server cut off at its length limit is not repaired:
+// its reply as far as it got is the answer, with a line saying so, and the
+// command it was writing does not run. One cut before its reply began is
+// an error the person is shown.
+func TestCutOffAnswerIsTheReplySoFar(t *testing.T) {
+	long := strings.Repeat("Zürich 🏔 ", 50)
+	for _, tc := range []struct {
+		name, answer, want string
+	}{
+		{"cut inside the reply", `{"reply":"` + long + `and then the`, strings.TrimSpace(long) + " and then the…"},
+		{"cut inside a command", add("1", "2")[:60], "Let me add that.…"},
+		{"cut after a repair", `{"reply":"Part one\nPart tw`, "Part one\nPart tw…"},
+	} {
+		replies := []string{tc.answer}
+		if tc.name == "cut after a repair" {
+			replies = []string{"not an envelope", tc.answer}
+		}
+		f := newFixture(t, replies...)
+		f.model.cut = map[string]bool{tc.answer: true}
+		out, err := f.run(t, private("tell me everything"))
+		if err != nil || !out.CutOff || f.runs != 0 {
+			t.Fatalf("%s: Run = %+v, %v, tool runs %d; want the reply so far, nothing run", tc.name, out, err, f.runs)
+		}
+		if want := tc.want + "\n\n(Cut off here: the answer reached the most I may write at once.)"; out.Text != want {
+			t.Fatalf("%s: text = %q; want %q", tc.name, out.Text, want)
+		}
+		if !strings.Contains(strings.Join(out.Tags, ","), "action:cut-off") || len(f.model.requests) != len(replies) {
+			t.Fatalf("%s: tags %v after %d calls; want action:cut-off and no repair", tc.name, out.Tags, len(f.model.requests))
+		}
+	}
+	f := newFixture(t, `{"tags":["`+long)
+	f.model.cut = map[string]bool{`{"tags":["` + long: true}
+	if _, err := f.run(t, private("?")); !errors.Is(err, agent.ErrCutOff) || len(f.model.requests) != 1 {
+		t.Fatalf("Run = %v after %d calls; want ErrCutOff at once", err, len(f.model.requests))
 	}
 }
 

@@ -13,7 +13,11 @@
 // parsed tolerantly (code fences, text around the JSON, braces in strings)
 // and validated against the schema; an invalid one is repaired by telling the
 // model exactly what was wrong, at most MaxRepairs times, then the person is
-// told politely. A command goes to the tool bus under an idempotency key
+// told politely. An answer the model server cut off at its length limit is
+// not repaired — asked again, the model would most likely be cut off again,
+// after as long a wait: the reply as far as it got is the answer, with a
+// line saying it was cut off (Output.CutOff), and a command it was still
+// writing does not run. A command goes to the tool bus under an idempotency key
 // (the turn, the round, the tool, the arguments): a key already stored — an
 // earlier run of the same turn — is not run again. The result is stored as a
 // "__tool_result__ <tool> <json>" message and shown to the model, and the next

@@ -14,8 +14,9 @@ import (
 
 // ask calls the model for one round and returns its envelope, with the raw
 // answer. An invalid answer is repaired by telling the model exactly what was
-// wrong, at most MaxRepairs times. In the last round the format offers no
-// tools. Each call is reported to observe, and so is its reply as it grows.
+// wrong, at most MaxRepairs times; one the model server cut off at its length
+// limit is not (cutOff). In the last round the format offers no tools. Each
+// call is reported to observe, and so is its reply as it grows.
 func (a *Agent) ask(ctx context.Context, msgs []ryo.ModelMessage, last bool, observe func(ryo.Step), out *Output) (Envelope, string, error) {
 	format := a.format
 	if last {
@@ -42,6 +43,9 @@ func (a *Agent) ask(ctx context.Context, msgs []ryo.ModelMessage, last bool, obs
 		if perr == nil {
 			return env, reply.Content, nil
 		}
+		if reply.CutOff {
+			return cutOff(reply.Content, out)
+		}
 		if repair == a.cfg.MaxRepairs {
 			return Envelope{}, "", fmt.Errorf("%w: last problem: %v", ErrUnusable, perr)
 		}
@@ -50,6 +54,22 @@ func (a *Agent) ask(ctx context.Context, msgs []ryo.ModelMessage, last bool, obs
 			ryo.ModelMessage{Role: ryo.ModelAssistant, Content: reply.Content},
 			ryo.ModelMessage{Role: ryo.ModelUser, Content: repairNote(perr)})
 	}
+}
+
+// cutOff makes the envelope of an answer that the model server stopped at
+// its length limit before the envelope was complete. It is not repaired:
+// the model would begin again, most likely reach the same limit, and take
+// as long again. The reply as far as it got is the answer (finish adds a
+// line saying it was cut off), and a command it was writing does not run.
+// An answer cut before its reply began has nothing to show.
+func cutOff(content string, out *Output) (Envelope, string, error) {
+	var p partialReply
+	p.feed(content)
+	if trimmed(p.text()) == "" {
+		return Envelope{}, "", ErrCutOff
+	}
+	out.CutOff = true
+	return Envelope{Reply: trimmed(p.text()) + "…"}, content, nil
 }
 
 func repairNote(err error) string {
@@ -158,6 +178,9 @@ func (t *tally) tags(out Output, env Envelope) []string {
 	}
 	if out.Repairs > 0 {
 		actions = append(actions, "action:repaired")
+	}
+	if out.CutOff {
+		actions = append(actions, "action:cut-off")
 	}
 	tags := append(append(append([]string{}, t.toolTags...), t.extraTags...), actions...)
 	var own []string

@@ -77,7 +77,7 @@ func (b *Bot) converse(ctx context.Context, t talk) error {
 			return b.turnFailed(ctx, log, t, shown, err)
 		}
 	}
-	answer, meta, err := b.ask(ctx, t, shown)
+	answer, meta, err := b.ask(ctx, log, t, shown)
 	if err != nil {
 		return b.turnFailed(ctx, log, t, shown, err)
 	}
@@ -106,7 +106,7 @@ func (b *Bot) askAgain(ctx context.Context, log *slog.Logger, t talk, shown *sta
 // ask gives the agent the recent history, shows its steps as it goes, and
 // remembers its answer — with the action it asks to confirm, if any —
 // before anything is delivered.
-func (b *Bot) ask(ctx context.Context, t talk, shown *stages.Turn) (string, json.RawMessage, error) {
+func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.Turn) (string, json.RawMessage, error) {
 	history, err := b.db.History(ctx, t.place, b.cfg.HistoryLimit)
 	if err != nil {
 		return "", nil, err
@@ -122,6 +122,10 @@ func (b *Bot) ask(ctx context.Context, t talk, shown *stages.Turn) (string, json
 		Person: t.person, Message: t.message, Memories: known, Observe: shown.Observe})
 	if err != nil {
 		return "", nil, err
+	}
+	if out.CutOff {
+		log.Warn("the model's answer reached its length limit (RYO_MODEL_NUM_PREDICT) and was cut off; it is delivered as far as it got",
+			"reply_tokens", out.Usage.ReplyTokens)
 	}
 	meta := b.answerMetadata(out, b.cfg.Clock.Now().Sub(started))
 	err = b.record(ctx, "save answer", func(ctx context.Context) error {
@@ -242,6 +246,7 @@ func (b *Bot) answerMetadata(out agent.Output, took time.Duration) json.RawMessa
 		"repairs":        out.Repairs,
 		"tools":          out.Tools,
 		"claimed_action": out.ClaimedAction,
+		"cut_off":        out.CutOff,
 		"held":           out.Held != nil,
 		"usage": map[string]any{
 			"prompt_tokens":  out.Usage.PromptTokens,
