@@ -41,7 +41,10 @@
 // at least a quarter full: code cut in two loses its copy button. A
 // message also carries at most MaxEntities pieces of formatting, since
 // Telegram drops the formatting past its hundredth. Each message of a cut
-// answer ends with a line such as "(2/3)".
+// answer ends with a line such as "(2/3)". An answer too long for a few
+// messages is sent whole as a file instead, and Lead gives the one message
+// that goes with it: the answer's start, cut the same way, ending with a
+// note of the caller's instead of "(1/n)".
 //
 // Part.Plain is exactly the text the HTML shows, so that when Telegram
 // refuses the HTML the same message can go out as plain text.

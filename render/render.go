@@ -21,6 +21,23 @@ type Part struct {
 // parts, each ends with a line "(k/n)". It never returns zero parts. A
 // limit below 16 is taken as 16.
 func Markdown(src string, limit int) []Part {
+	return render(src).split(max(limit, minLimit))
+}
+
+// Lead is the first message of src's rendering, for an answer whose whole
+// text goes elsewhere (a file): the start of the answer, cut as Markdown
+// cuts it, that ends with a line note instead of "(1/n)", all within limit
+// units (taken as at least 16 more than note needs).
+func Lead(src string, limit int, note string) Part {
+	a := render(src)
+	suffix := "\n\n" + note
+	p := a.part(a.cut(max(limit-Units(suffix), minLimit))[0], "")
+	return Part{HTML: p.HTML + escape(suffix), Plain: p.Plain + suffix}
+}
+
+// render renders src, the model's Markdown, as an answer to cut into
+// messages.
+func render(src string) *answer {
 	text := normalize(StripThinking(src))
 	spans := document(text)
 	switch {
@@ -30,7 +47,7 @@ func Markdown(src string, limit int) []Part {
 	default:
 		spans = fallback(text)
 	}
-	return newAnswer(spans).split(max(limit, minLimit))
+	return newAnswer(spans)
 }
 
 // document renders Markdown into spans, its blocks separated by blank
