@@ -58,7 +58,7 @@ func (b *Bot) converse(ctx context.Context, t talk) error {
 		return err
 	}
 	start := stages.Start{Place: t.place, Private: t.chat.Type == ryo.ChatPrivate, ReplyTo: t.replyTo, Since: prior.CreatedAt,
-		Adopt: prior.StatusMessageID, DraftID: t.id, Record: func(status int) error {
+		Adopt: prior.StatusMessageID, DraftID: t.id, TurnID: t.id, Record: func(status int) error {
 			return b.record(ctx, "remember status message", func(ctx context.Context) error {
 				return b.db.SaveTurnStatus(ctx, t.id, t.place, status)
 			})

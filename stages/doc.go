@@ -22,7 +22,12 @@
 // for Telegram and split into parts: a quick answer replaces the status
 // message; a slow one arrives as a new message, which notifies the person,
 // and the status message collapses to one line saying how long it took and
-// which tools ran. Fail turns the status message into a short explanation.
+// which tools ran. An answer of more than three parts would fill the chat:
+// its first part comes as the message, saying that the whole answer is in
+// the file below, and the whole answer follows as a Markdown file,
+// answer-<turn id>.md. Each message and the file are recorded as they are
+// sent, so that a delivery resumed after a crash sends none of them twice.
+// Fail turns the status message into a short explanation.
 // Pause marks it paused when the bot shuts down or loses its database in
 // the middle of a turn; the turn resumes later, takes over the same status
 // message (Begin with Adopt) and shows it picked up again. A status message

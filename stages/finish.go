@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ryo-bot/ryo/render"
@@ -12,6 +13,13 @@ import (
 // pauseTimeout bounds the edit that marks a status message paused: it is
 // made while the bot shuts down.
 const pauseTimeout = 3 * time.Second
+
+// maxParts is the most messages an answer comes in. A longer one would
+// fill the chat: its first part comes as a message, ending with fileNote,
+// and the whole answer follows as a Markdown file.
+const maxParts = 3
+
+const fileNote = "… the whole answer is in the file below"
 
 // Finish delivers the answer and resolves the status message.
 //
@@ -23,29 +31,66 @@ const pauseTimeout = 3 * time.Second
 // answer. (A status message whose reply streamed into a draft is deleted
 // instead when the answer was quick: the answer must be a new message
 // there, and the line would say nothing the person has not just watched.)
-// Parts of a long answer follow as replies to the person's message.
+// Parts of a long answer follow as replies to the person's message; an
+// answer of more than maxParts parts comes as its first part, which says
+// that the whole answer is in the file below, and the whole answer as a
+// Markdown file answer-<turn id>.md.
 //
 // delivered holds the messages an interrupted delivery of the same answer
-// already sent, the first part first: those parts are not sent again, and
-// the delivery keeps the way it had chosen. record, when not nil, is told
-// the ids delivered so far after each message, so that they can be
-// remembered. Finish returns the ids of the messages that carry the answer.
+// already sent, the first part first (the file after it): those are not
+// sent again, and the delivery keeps the way it had chosen. record, when
+// not nil, is told the ids delivered so far after each message, so that
+// they can be remembered. Finish returns the ids of the messages that
+// carry the answer, the file's last.
 func (t *Turn) Finish(ctx context.Context, answer string, tools []string, delivered []int, record func([]int) error) ([]int, error) {
 	t.stop()
 	took := t.o.cfg.Clock.Now().Sub(t.board.began)
 	drafted := t.mayHaveDrafted()
-	parts := render.Markdown(answer, render.MaxUnits)
+	parts, file := layout(answer)
 	if record == nil {
 		record = func([]int) error { return nil }
 	}
-	if t.replaces(took, drafted, delivered) {
-		return t.replace(ctx, parts, delivered, record)
+	replaces := t.replaces(took, drafted, delivered)
+	var ids []int
+	var err error
+	if replaces {
+		ids, err = t.replace(ctx, parts, delivered, record)
+	} else {
+		ids, err = t.sendParts(ctx, parts, nil, delivered, record)
 	}
-	ids, err := t.sendParts(ctx, parts, nil, delivered, record)
-	if err != nil {
+	if err == nil && file != nil {
+		ids, err = t.attach(ctx, file, ids, delivered, record)
+	}
+	if err != nil || replaces {
 		return ids, err
 	}
 	return ids, t.collapse(ctx, took, drafted, tools)
+}
+
+// layout renders the answer into the messages it comes in, and the file
+// that holds it all when there are too many: nil when none.
+func layout(answer string) ([]render.Part, []byte) {
+	parts := render.Markdown(answer, render.MaxUnits)
+	if len(parts) <= maxParts {
+		return parts, nil
+	}
+	lead := render.Lead(answer, render.MaxUnits, fileNote)
+	return []render.Part{lead}, []byte(strings.TrimSpace(render.StripThinking(answer)) + "\n")
+}
+
+// attach sends the whole answer as a file after the messages in ids,
+// unless an earlier delivery sent it.
+func (t *Turn) attach(ctx context.Context, file []byte, ids, delivered []int, record func([]int) error) ([]int, error) {
+	if n := len(ids); n < len(delivered) && delivered[n] != 0 {
+		return append(ids, delivered[n]), nil
+	}
+	name := fmt.Sprintf("answer-%d.md", t.s.TurnID)
+	id, err := t.o.m.SendFile(ctx, t.s.Place, t.s.ReplyTo, name, file, "")
+	if err != nil {
+		return ids, fmt.Errorf("send the answer as a file: %w", err)
+	}
+	ids = append(ids, id)
+	return ids, record(ids)
 }
 
 // replaces reports whether the answer goes into the status message. After

@@ -19,6 +19,10 @@ type Messenger interface {
 	Post(ctx context.Context, place ryo.Place, replyTo int, text render.Part) (int, error)
 	// Send sends a message that must arrive — an answer — and returns its id.
 	Send(ctx context.Context, place ryo.Place, replyTo int, text render.Part) (int, error)
+	// SendFile sends data as a document named name, with a plain caption
+	// ("" for none), as a reply to message replyTo (0: none), and returns
+	// its id. Like Send, it must arrive.
+	SendFile(ctx context.Context, place ryo.Place, replyTo int, name string, data []byte, caption string) (int, error)
 	// Edit replaces the text of the bot's message id, and must arrive. It
 	// returns nil when the text is already that, and ErrMessageGone when the
 	// message no longer exists.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,16 +23,23 @@ type chat struct {
 	changed  chan struct{}
 	texts    map[int]string // message id → what the person sees
 	replyTo  map[int]int
+	files    map[int]file // the files sent, by message id
 	next     int
 	calls    []string
 	drafts   []string
 	holdPost chan struct{} // when set, Post waits for it (or its ctx)
 	draftErr error         // when set, drafts fail with it
-	sendErr  error         // when set, the next Send fails with it
+	sendErr  error         // when set, the next Send or SendFile fails with it
+}
+
+// file is a document the bot sent.
+type file struct {
+	name, caption string
+	data          []byte
 }
 
 func newChat() *chat {
-	return &chat{changed: make(chan struct{}), texts: map[int]string{}, replyTo: map[int]int{}, next: question + 1}
+	return &chat{changed: make(chan struct{}), texts: map[int]string{}, replyTo: map[int]int{}, files: map[int]file{}, next: question + 1}
 }
 
 func (c *chat) note(call string) {
@@ -63,6 +71,21 @@ func (c *chat) Send(_ context.Context, _ ryo.Place, replyTo int, text render.Par
 		return 0, err
 	}
 	return c.add("send", replyTo, text)
+}
+
+func (c *chat) SendFile(_ context.Context, _ ryo.Place, replyTo int, name string, data []byte, caption string) (int, error) {
+	c.mu.Lock()
+	err := c.sendErr
+	c.sendErr = nil
+	c.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	id, _ := c.add("file", replyTo, render.Part{Plain: caption})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.files[id] = file{name: name, caption: caption, data: append([]byte(nil), data...)}
+	return id, nil
 }
 
 func (c *chat) add(call string, replyTo int, text render.Part) (int, error) {
@@ -176,8 +199,11 @@ var (
 	t0    = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 )
 
-// question is the id of the message a turn answers.
-const question = 512_377
+// question is the id of the message a turn answers, turnID its turn's.
+const (
+	question = 512_377
+	turnID   = 9_876_543_210
+)
 
 type fixture struct {
 	chat  *chat
@@ -195,7 +221,7 @@ func setup(drafts bool) *fixture {
 func (f *fixture) begin(t *testing.T, private bool) (*stages.Turn, int) {
 	t.Helper()
 	posted := make(chan int, 1)
-	turn := f.o.Begin(context.Background(), stages.Start{Place: place, Private: private, ReplyTo: question, DraftID: 99,
+	turn := f.o.Begin(context.Background(), stages.Start{Place: place, Private: private, ReplyTo: question, DraftID: 99, TurnID: turnID,
 		Record: func(id int) error { posted <- id; return nil }})
 	var recorded int
 	select {
@@ -398,8 +424,85 @@ func TestLongAnswerIsSplitIntoReplies(t *testing.T) {
 			t.Fatalf("part %d = …%q", i+1, f.chat.text(id)[max(0, len(f.chat.text(id))-20):])
 		}
 	}
-	if len(recorded) != 3 || len(recorded[0]) != 1 {
-		t.Fatalf("recorded %v; want the status message first, then each part", recorded)
+	if len(recorded) != 3 || len(recorded[0]) != 1 || f.chat.count("file") != 0 {
+		t.Fatalf("recorded %v, %d files; want the status message first, then each part, and no file", recorded, f.chat.count("file"))
+	}
+}
+
+// longAnswer is about 20,000 characters of Markdown in several scripts:
+// five or six parts, were it sent as messages.
+func longAnswer() string {
+	var b strings.Builder
+	for i := 1; b.Len() < 20_000; i++ {
+		fmt.Fprintf(&b, "## Раздел %d 🏔\n\nZürich, **Grüße** and `code %d`: a paragraph long enough to need a few lines of its own.\n\n", i, i)
+	}
+	return b.String()
+}
+
+// An answer of more than three parts comes as one message — its first
+// part, saying the rest is in the file — and the whole answer as a
+// Markdown file named after the turn, the file recorded after the message.
+func TestAnswerTooLongForThreePartsComesAsAFile(t *testing.T) {
+	for _, slow := range []bool{false, true} {
+		f := setup(false)
+		turn, status := f.begin(t, true)
+		if slow {
+			f.clock.Advance(time.Minute)
+		}
+		answer := longAnswer()
+		var recorded [][]int
+		ids, err := turn.Finish(context.Background(), answer, nil, nil, func(ids []int) error {
+			recorded = append(recorded, append([]int(nil), ids...))
+			return nil
+		})
+		if err != nil || len(ids) != 2 || (ids[0] == status) == slow {
+			t.Fatalf("slow %v: Finish = %v, %v; want the first part (in the status message when quick) and the file", slow, ids, err)
+		}
+		first := f.chat.text(ids[0])
+		if !strings.HasPrefix(first, "Раздел 1 🏔") || !strings.HasSuffix(first, "\n\n… the whole answer is in the file below") ||
+			render.Units(first) > render.MaxUnits || render.Units(first) < render.MaxUnits/2 {
+			t.Fatalf("slow %v: the message shows %d units: %q…%q", slow, render.Units(first), first[:40], first[len(first)-60:])
+		}
+		doc, ok := f.chat.files[ids[1]]
+		if !ok || doc.name != "answer-9876543210.md" || string(doc.data) != strings.TrimSpace(answer)+"\n" || f.chat.replyTo[ids[1]] != question {
+			t.Fatalf("slow %v: file %q of %d bytes replying to %d; want answer-9876543210.md with the whole answer", slow, doc.name, len(doc.data), f.chat.replyTo[ids[1]])
+		}
+		if len(recorded) != 2 || len(recorded[1]) != 2 || recorded[1][1] != ids[1] || f.chat.count("file") != 1 {
+			t.Fatalf("slow %v: recorded %v after calls %v; want the message, then the file", slow, recorded, f.chat.calls)
+		}
+		if slow && !strings.HasPrefix(f.chat.text(status), "✅ Answered in") {
+			t.Fatalf("the status message of a slow answer shows %q; want it collapsed", f.chat.text(status))
+		}
+	}
+}
+
+// A delivery resumed after the file was sent does not send it again; one
+// resumed after the message alone sends the file once.
+func TestResumedDeliverySendsTheFileOnce(t *testing.T) {
+	f := setup(false)
+	answer := longAnswer()
+	turn, status := f.begin(t, true)
+	f.chat.sendErr = nil
+	var recorded []int
+	_, err := turn.Finish(context.Background(), answer, nil, nil, func(ids []int) error {
+		recorded = append(recorded[:0], ids...)
+		f.chat.mu.Lock()
+		f.chat.sendErr = errors.New("network down") // the file fails
+		f.chat.mu.Unlock()
+		return nil
+	})
+	if err == nil || len(recorded) != 1 || recorded[0] != status || f.chat.count("file") != 0 {
+		t.Fatalf("first delivery = %v, recorded %v; want it to stop before the file", err, recorded)
+	}
+	f.chat.sendErr = nil
+	start := stages.Start{Place: place, Private: true, ReplyTo: question, Adopt: status, Since: t0, TurnID: turnID}
+	ids, err := f.o.Adopt(start).Finish(context.Background(), answer, nil, recorded, nil)
+	if err != nil || len(ids) != 2 || ids[0] != status || f.chat.count("file") != 1 {
+		t.Fatalf("resumed Finish = %v, %v; %d files; want the file sent once", ids, err, f.chat.count("file"))
+	}
+	again, err := f.o.Adopt(start).Finish(context.Background(), answer, nil, ids, nil)
+	if err != nil || !slices.Equal(again, ids) || f.chat.count("file") != 1 || f.chat.count("send") != 0 {
+		t.Fatalf("Finish after everything was sent = %v, %v; calls %v; want nothing sent again", again, err, f.chat.calls)
 	}
 }
 

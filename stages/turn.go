@@ -58,6 +58,7 @@ type Start struct {
 	Since   time.Time // when the person began waiting; zero: now
 	Adopt   int       // the status message an interrupted run of this turn posted; 0 when none
 	DraftID int64     // the turn's draft, non-zero
+	TurnID  int64     // the turn: an answer too long for messages comes as the file answer-<TurnID>.md
 	// Record, when set, remembers the status message once it is posted, so
 	// that a run interrupted later adopts it instead of posting another.
 	Record func(id int) error
