@@ -171,7 +171,10 @@ func hostName(name string) (string, bool) {
 }
 
 // isBidiControl reports whether r is one of Unicode's explicit
-// directional formatting characters.
+// directional embeddings, overrides and isolates, which can show the
+// letters or the labels of a host name in another order. (The marks,
+// such as U+200F, cannot reorder Latin letters and are common in Arabic
+// and Hebrew.)
 func isBidiControl(r rune) bool {
-	return r == '\u061c' || r == '\u200e' || r == '\u200f' || '\u202a' <= r && r <= '\u202e' || '\u2066' <= r && r <= '\u2069'
+	return '\u202a' <= r && r <= '\u202e' || '\u2066' <= r && r <= '\u2069'
 }

@@ -82,6 +82,8 @@ func TestLinksShowTheHostTheyOpen(t *testing.T) {
 		{"[ban\u200bk.com](https://evil.example)", "<a href=\"https://evil.example\">ban\u200bk.com</a>" + note + "evil.example)"},
 		// Reordered: "moc.knab" shows as "bank.com".
 		{"[\u202emoc.knab](https://evil.example)", "<a href=\"https://evil.example\">\u202emoc.knab</a>" + note + "evil.example)"},
+		{"[\u2067com.bank\u2069](https://evil.example)", "<a href=\"https://evil.example\">\u2067com.bank\u2069</a>" + note + "evil.example)"},
+		{"[\u200fشاهد](https://evil.example)", "<a href=\"https://evil.example\">\u200fشاهد</a>"},
 		// Code in the link's text is not clickable, but is read with it.
 		{"[at `bank.com`](https://evil.example)", `<a href="https://evil.example">at </a><code>bank.com</code>` + note + "evil.example)"},
 		{"**[bank.com](https://evil.example)**", `<b><a href="https://evil.example">bank.com</a>` + note + "evil.example)</b>"},
