@@ -7,6 +7,7 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/ollama/ollama v0.17.4
 	github.com/xeipuuv/gojsonschema v1.2.0
+	golang.org/x/net v0.46.0
 	golang.org/x/text v0.41.0
 )
 

@@ -23,6 +23,23 @@ func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && asciiEqualFold(s[:len(prefix)], prefix)
 }
 
+// cutPrefixFold is strings.CutPrefix ignoring ASCII letter case.
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if !hasPrefixFold(s, prefix) {
+		return s, false
+	}
+	return s[len(prefix):], true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
 func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 // isASCIIPunct reports whether c is ASCII punctuation, which a backslash

@@ -18,6 +18,15 @@
 // in an answer is shown as written, escaped, never passed through. Markup
 // that does not close stays literal, as "2 * 3 * 4" or "**unclosed" should.
 //
+// Links tell the truth (link.go, host.go). Only an http or https address
+// that names its host plainly (not https://bank.com@evil.example) becomes
+// a link; any other target, above all tg://user?id=N, which Telegram would
+// turn into a mention that notifies that person, is shown as code after
+// the link's text. A link whose text names another host than the one it
+// opens ("bank.com", "https://bank.com/login", a look-alike in another
+// script) is followed by the host it opens, in ASCII: "bank.com (→
+// evil.example)".
+//
 // The Markdown is rendered not to HTML directly but to spans: runs of
 // display text, each with the formatting open over it from the outside
 // in. A code block or a quote is formatting over every span of its block.

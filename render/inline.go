@@ -14,15 +14,7 @@ func inline(w *spanWriter, src string) {
 
 // plainInline is the display text of inline Markdown with its formatting
 // dropped, as table cells show it.
-func plainInline(src string) string {
-	w := newWriter(nil)
-	inline(w, src)
-	var b strings.Builder
-	for _, s := range w.spans {
-		b.WriteString(s.text)
-	}
-	return b.String()
-}
+func plainInline(src string) string { return displayText(lexInline(src, true)) }
 
 type tokKind uint8
 

@@ -54,9 +54,9 @@ func holdsLink(text string) bool {
 	return false
 }
 
-// autolink reads <scheme:address>. It shows as the address, a link when
-// the scheme is one Telegram opens; anything else in angle brackets, such
-// as raw HTML, is text.
+// autolink reads <scheme:address>. It shows as the address: a link to a
+// web address, code for any other (see emitLink); anything else in angle
+// brackets, such as raw HTML, is text.
 func (l *lexer) autolink() {
 	end := strings.IndexByte(l.src[l.pos:], '>')
 	if end < 0 {
@@ -68,37 +68,66 @@ func (l *lexer) autolink() {
 		l.literal(1)
 		return
 	}
-	if linkable(body) {
+	if _, ok := webHost(body); ok {
 		l.push(token{kind: tokLink, text: body, children: []token{{kind: tokText, text: body}}})
 	} else {
-		l.lit.WriteString(body)
+		l.push(token{kind: tokCode, text: body})
 	}
 	l.pos += end + 1
 }
 
-// emitLink writes a link, or, when Telegram would not open its URL, its
-// text followed by the URL in parentheses.
+// emitLink writes a link. Only a web address (http or https) becomes one,
+// and when a word of its text names another host, the host it opens
+// follows it, as in "bank.com (→ evil.example)". Any other target — a
+// tg://user link that would mention someone, tg://resolve, javascript:,
+// file:, mailto: — is shown, not linked: the text, then the target as
+// code, which Telegram neither opens nor turns into a mention and which a
+// tap copies. (An e-mail link could name one address and write to
+// another, with a subject and body the model chose.)
 func emitLink(w *spanWriter, t *token) {
-	if linkable(t.text) {
-		w.push(mark{kind: markLink, arg: t.text})
-		emit(w, t.children)
-		w.pop()
+	host, ok := webHost(t.text)
+	if !ok {
+		showTarget(w, t)
 		return
 	}
+	w.push(mark{kind: markLink, arg: t.text})
 	emit(w, t.children)
-	if t.text != "" {
-		w.write(" (" + t.text + ")")
+	w.pop()
+	if hidesHost(displayText(t.children), host) {
+		w.write(hostNote(host))
 	}
 }
 
-// linkable reports whether url becomes an <a href>: absolute http, https,
-// tg or mailto, without spaces or control characters.
-func linkable(url string) bool {
-	ok := false
-	for _, scheme := range []string{"http://", "https://", "tg://", "mailto:"} {
-		ok = ok || hasPrefixFold(url, scheme) && len(url) > len(scheme)
+// hostNote follows a link whose text names another host. Its spaces do
+// not break, so that a message is not cut between the link and the note
+// unless nothing else can be.
+func hostNote(host string) string { return "\u00a0(→\u00a0" + host + ")" }
+
+// showTarget writes the text of a link that is not to the web and its
+// target as code; only the target when the text is just that.
+func showTarget(w *spanWriter, t *token) {
+	switch text := displayText(t.children); {
+	case t.text == "":
+		emit(w, t.children)
+	case text == t.text:
+		w.writeCode(t.text)
+	default:
+		emit(w, t.children)
+		w.write(" (")
+		w.writeCode(t.text)
+		w.write(")")
 	}
-	return ok && !strings.ContainsFunc(url, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
+}
+
+// displayText is what tokens show, without their formatting.
+func displayText(toks []token) string {
+	w := newWriter(nil)
+	emit(w, toks)
+	var b strings.Builder
+	for _, s := range w.spans {
+		b.WriteString(s.text)
+	}
+	return b.String()
 }
 
 // hasScheme reports whether s starts with a URI scheme and a colon.

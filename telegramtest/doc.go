@@ -50,8 +50,10 @@
 //     keyboard; PressForged sends any data, as a modified client could.
 //   - Messages, BotMessages, Calls and Commands show what the bot did, so
 //     a test can check what the user finally sees; Message.Buttons reads
-//     a keyboard, Message.Document a sent file, and CallbackAnswer how a
-//     press was answered.
+//     a keyboard, Message.Document a sent file, Message.Entities the
+//     formatting (where, as in Telegram, a link to tg://user?id=N is a
+//     text_mention of that person), and CallbackAnswer how a press was
+//     answered.
 //   - Wait blocks until a condition over that state holds, instead of
 //     sleeping.
 //   - FailNext and SetDown inject Telegram errors (for example 429 with

@@ -2,7 +2,13 @@ package telegramtest_test
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
+
+	"github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/ryo-bot/ryo/telegramtest"
 )
 
 type rawEntity struct {
@@ -41,5 +47,37 @@ func TestSendTextEntitiesUseUTF16Offsets(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A message the bot sends with a link to a person mentions that person, as
+// Telegram's would: the bot gets a text_mention back, and the test sees it
+// with Message.Entities.
+func TestSentMentionIsRecorded(t *testing.T) {
+	s := newServer(t)
+	b := newBot(t, s)
+	s.SendText(groupChat(), alice(), "hi")
+	sent, err := b.SendMessage(t.Context(), &bot.SendMessageParams{
+		ChatID: groupChat().ID, ParseMode: models.ParseModeHTML,
+		Text: `Ask <a href="tg://user?id=5123456789">Bob</a> or <a href="https://example.com">the site</a>`,
+	})
+	if err != nil {
+		t.Fatalf("SendMessage: %v", err)
+	}
+	if len(sent.Entities) != 2 || sent.Entities[0].Type != models.MessageEntityTypeTextMention ||
+		sent.Entities[0].User == nil || sent.Entities[0].User.ID != 5123456789 {
+		t.Fatalf("entities returned = %+v; want a mention of 5123456789 first", sent.Entities)
+	}
+	m := s.BotMessages(groupChat().ID)[0]
+	got := m.Entities()
+	want := []telegramtest.Entity{
+		{Type: "text_mention", Offset: 4, Length: 3, UserID: 5123456789},
+		{Type: "text_link", Offset: 11, Length: 8, URL: "https://example.com"},
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Entities() = %+v; want %+v", got, want)
+	}
+	if text := got[0].In("Ask Bob or the site"); text != "Bob" {
+		t.Errorf("the mention covers %q; want Bob", text)
 	}
 }

@@ -1,6 +1,7 @@
 package telegramtest
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
@@ -13,7 +14,8 @@ import (
 // because bots match on them.
 
 // parseHTML converts parse_mode=HTML text into display text and entities.
-// Supported: b strong i em u ins s strike del a(href) code pre (with an
+// Supported: b strong i em u ins s strike del a(href; a person's
+// tg://user?id=N link is a text_mention) code pre (with an
 // inner <code class="language-…">) blockquote(expandable) tg-spoiler
 // span(class="tg-spoiler") tg-emoji(emoji-id), and the character references
 // &lt; &gt; &amp; &quot; and &#…; . Unlike Telegram, a bare "&" is an error.
@@ -301,12 +303,12 @@ func (p *htmlParser) endTag() error {
 // close emits the entity of a closed tag unless it is empty.
 func (p *htmlParser) close(t openTag) {
 	e := t.ent
+	if e.Type == "text_link" { // a link without href links to its text
+		e = linkEntity(cmp.Or(e.URL, p.out.String()[t.from:]))
+	}
 	e.Offset, e.Length = t.start, p.units-t.start
 	if e.Type == "" || e.Length == 0 {
 		return
-	}
-	if e.Type == "text_link" && e.URL == "" {
-		e.URL = p.out.String()[t.from:]
 	}
 	p.entities = append(p.entities, e)
 }

@@ -184,7 +184,7 @@ func (p *mdParser) link() error {
 		p.add(entity{Type: "custom_emoji", CustomEmojiID: strings.TrimPrefix(url, "tg://emoji?id=")}, m.start)
 		return nil
 	}
-	p.add(entity{Type: "text_link", URL: url}, m.start)
+	p.add(linkEntity(url), m.start)
 	return nil
 }
 

@@ -21,12 +21,13 @@ type formatted struct {
 
 // entity is a MessageEntity with UTF-16 offsets.
 type entity struct {
-	Type          string `json:"type"`
-	Offset        int    `json:"offset"`
-	Length        int    `json:"length"`
-	URL           string `json:"url,omitempty"`
-	Language      string `json:"language,omitempty"`
-	CustomEmojiID string `json:"custom_emoji_id,omitempty"`
+	Type          string    `json:"type"`
+	Offset        int       `json:"offset"`
+	Length        int       `json:"length"`
+	URL           string    `json:"url,omitempty"`
+	User          *wireUser `json:"user,omitempty"` // text_mention; the fake knows only the id
+	Language      string    `json:"language,omitempty"`
+	CustomEmojiID string    `json:"custom_emoji_id,omitempty"`
 }
 
 // formatText applies parse_mode (or explicit entities) to text and checks
