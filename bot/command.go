@@ -99,7 +99,7 @@ func (b *Bot) runCommand(ctx context.Context, j *job, m *models.Message, p parse
 	if ok, err := b.allowed(ctx, j, m, false); !ok || err != nil {
 		return err
 	}
-	user, err := b.db.SaveUser(ctx, userOf(m.From), false) // with the role stored now: admins change it at run time
+	user, err := b.db.SaveUser(ctx, seenIn(m, m.From), false) // with the role stored now: admins change it at run time
 	if err != nil {
 		return err
 	}

@@ -121,7 +121,7 @@ func TestChatSendersAndTheAllowlist(t *testing.T) {
 
 	tg.SendText(group, alice, fmt.Sprintf("/ban %d", channelID))
 	waitFor(t, tg, "the channel banned", chatSays(tg, groupID, "🚫 "+as.Title))
-	if u, found, err := db.FindUser(context.Background(), channelID, ""); err != nil || !found || u.Role != ryo.RoleBanned {
+	if u, found, err := db.FindUser(context.Background(), channelID); err != nil || !found || u.Role != ryo.RoleBanned {
 		t.Fatalf("channel as a user = %+v, %v, %v; want banned", u, found, err)
 	}
 }

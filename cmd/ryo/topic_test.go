@@ -92,7 +92,7 @@ func TestBareBanInATopicBansNobody(t *testing.T) {
 	topic := h.tg.CreateTopic(team, bob, "Plans")
 	q := h.inTopic(topic, alice, "/ban")
 	h.answer(team, q.ID, "Name someone")
-	if u, ok, err := h.db().FindUser(bg(t), bob.ID, ""); err != nil || ok && u.Role == "banned" {
+	if u, ok, err := h.db().FindUser(bg(t), bob.ID); err != nil || ok && u.Role == "banned" {
 		t.Fatalf("bob = %+v, %v, %v; want him left alone", u, ok, err)
 	}
 }
