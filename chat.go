@@ -1,6 +1,9 @@
 package ryo
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // ChatType is Telegram's kind of chat.
 type ChatType string
@@ -53,6 +56,10 @@ type User struct {
 	IsBot        bool
 	Role         Role
 	Allowed      bool // let in by an admin, for when access is by allowlist
+	// Seen is when Telegram showed the bot this person with Username: the
+	// date of the message they came with. Zero, when saving, means now;
+	// read back, it is zero for people stored before sightings were kept.
+	Seen time.Time
 }
 
 // Name is how the user is named to the model and in the logs: the full

@@ -91,7 +91,7 @@ func deciders(whom, chat int64, name string) string {
 // who may not gets one polite refusal instead of an answer.
 func (b *Bot) admit(ctx context.Context, j *job, m *models.Message) (bool, error) {
 	id := j.id
-	u, err := b.db.SaveUser(ctx, userOf(m.From), false)
+	u, err := b.db.SaveUser(ctx, seenIn(m, m.From), false)
 	if err != nil {
 		return false, err
 	}
@@ -110,40 +110,79 @@ func (b *Bot) admit(ctx context.Context, j *job, m *models.Message) (bool, error
 	return false, b.replyOnce(ctx, j.w, id, placeOf(m), m.ID, text)
 }
 
-// target finds the person an admin command names: @username, a numeric
-// Telegram id, or the author of the message the command replies to. A
-// numeric id the bot has not seen is still a person, known by id. Someone
-// who writes as a chat (an anonymous admin, or as their channel) is known by
-// that chat's id, which is negative.
+// target finds the person an admin command names: @username (the @ may be
+// left out, any case), a numeric Telegram id, or the author of the message
+// the command replies to. A numeric id the bot has not seen is still a
+// person, known by id. Someone who writes as a chat (an anonymous admin, or
+// as their channel) is known by that chat's id, which is negative. A
+// username is whoever was seen with it last; when that is several people,
+// nobody is picked: the problem lists them, to be named by id.
 func (b *Bot) target(ctx context.Context, c call) (ryo.User, string, error) {
 	arg := strings.TrimSpace(c.args)
 	if r := repliedTo(c.msg); arg == "" && r != nil {
 		if author := senderOf(r); author != nil && !author.IsBot {
-			u, err := b.db.SaveUser(ctx, userOf(author), false)
+			u, err := b.db.SaveUser(ctx, seenIn(r, author), false)
 			return u, "", err
 		}
 	}
 	word, _, _ := strings.Cut(arg, " ")
-	var id int64
-	var username string
-	switch n, err := strconv.ParseInt(word, 10, 64); {
-	case err == nil && n != 0:
-		id = n
-	case strings.HasPrefix(word, "@") && len(word) > 1:
-		username = word[1:]
-	default:
+	if n, err := strconv.ParseInt(word, 10, 64); err == nil && n != 0 {
+		u, found, err := b.db.FindUser(ctx, n)
+		if !found && err == nil {
+			u = ryo.User{ID: n, Role: ryo.RoleUser}
+		}
+		return u, "", err
+	}
+	username := strings.TrimPrefix(word, "@")
+	if !isUsername(username) {
 		return ryo.User{}, "Name someone: @username, their Telegram id, or send the command in reply to their message.", nil
 	}
-	u, found, err := b.db.FindUser(ctx, id, username)
+	named, err := b.db.UsersNamed(ctx, username)
 	switch {
 	case err != nil:
 		return ryo.User{}, "", err
-	case found:
-		return u, "", nil
-	case id != 0:
-		return ryo.User{ID: id, Role: ryo.RoleUser}, "", nil
+	case len(named) == 0:
+		return ryo.User{}, fmt.Sprintf("I don't know @%s yet: they must write to me once, or use their Telegram id.", username), nil
+	case len(named) > 1:
+		return ryo.User{}, b.ambiguous(username, named), nil
 	}
-	return ryo.User{}, fmt.Sprintf("I don't know @%s yet: they must write to me once, or use their Telegram id.", username), nil
+	return named[0], "", nil
+}
+
+// isUsername reports whether s has the shape of a Telegram username:
+// letters, digits and underscores, starting with a letter.
+func isUsername(s string) bool {
+	if s == "" || len(s) > 32 || !isLetter(rune(s[0])) {
+		return false
+	}
+	for _, r := range s {
+		if !isLetter(r) && (r < '0' || r > '9') && r != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
+
+// ambiguous refuses a username that several people claim, naming each by
+// id, name and when they were last seen with it.
+func (b *Bot) ambiguous(username string, people []ryo.User) string {
+	described := make([]string, len(people))
+	for i, u := range people {
+		var about []string
+		if name := strings.TrimSpace(u.FirstName + " " + u.LastName); name != "" {
+			about = append(about, name)
+		}
+		if !u.Seen.IsZero() {
+			about = append(about, "seen "+u.Seen.In(b.cfg.Location).Format("2006-01-02"))
+		}
+		described[i] = strconv.FormatInt(u.ID, 10)
+		if len(about) > 0 {
+			described[i] += " (" + strings.Join(about, ", ") + ")"
+		}
+	}
+	return fmt.Sprintf("@%s could match several people: %s. Use the id.", username, strings.Join(described, ", "))
 }
 
 // setAccess is the body of /allow, /ban, /promote and /demote.

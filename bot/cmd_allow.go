@@ -8,7 +8,7 @@ import (
 
 // allowCommand is /allow.
 func (b *Bot) allowCommand() command {
-	return command{name: "allow", help: "let someone use me: /allow @name, a user id, or in reply to their message", admin: true, run: b.allow}
+	return command{name: "allow", help: "let someone use me: /allow @name, a user id, or in reply to their message", admin: true, private: privateByName, run: b.allow}
 }
 
 func (b *Bot) allow(ctx context.Context, c call) error {

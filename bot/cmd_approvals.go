@@ -13,21 +13,19 @@ import (
 
 // approvalsCommand is /approvals.
 func (b *Bot) approvalsCommand() command {
-	return command{name: "approvals", help: "recent confirmations and who decided them", admin: true, run: b.approvals}
+	return command{name: "approvals", help: "recent confirmations and who decided them", admin: true, private: privateOnly, run: b.approvals}
 }
 
-// approvals shows admins the newest entries of the actions' audit log: in
-// a private chat those of every chat, in a group only the group's.
+// approvals shows admins the newest entries of the actions' audit log, of
+// every chat. It is private: it names who pressed buttons they may not,
+// which nobody else saw.
 func (b *Bot) approvals(ctx context.Context, c call) error {
-	chat := c.chat.ID
-	if c.chat.Type == ryo.ChatPrivate {
-		chat = 0
-	}
-	events, err := b.db.ActionEvents(ctx, approvalsShown, chat)
+	const everyChat = 0
+	events, err := b.db.ActionEvents(ctx, approvalsShown, everyChat)
 	if err != nil {
 		return err
 	}
-	refused, err := b.db.RefusedPresses(ctx, refusedShown, chat)
+	refused, err := b.db.RefusedPresses(ctx, refusedShown, everyChat)
 	if err != nil {
 		return err
 	}
@@ -36,12 +34,12 @@ func (b *Bot) approvals(ctx context.Context, c call) error {
 	}
 	lines := []string{"🗂 Recent confirmations, newest first:"}
 	for _, e := range events {
-		lines = append(lines, b.auditLine(e, chat == 0))
+		lines = append(lines, b.auditLine(e))
 	}
 	if len(refused) > 0 {
 		lines = append(lines, "", "🚫 Pressed by people who may not decide, latest first:")
 		for _, e := range refused {
-			lines = append(lines, b.auditLine(e, chat == 0))
+			lines = append(lines, b.auditLine(e))
 		}
 	}
 	return b.reply(ctx, c, strings.Join(lines, "\n"))
@@ -73,8 +71,8 @@ func auditSymbol(event ryo.AuditEvent) string {
 }
 
 // auditLine is one audit entry on one line: when, what, which action, by
-// whom.
-func (b *Bot) auditLine(e memory.ActionEvent, withChat bool) string {
+// whom, in which chat.
+func (b *Bot) auditLine(e memory.ActionEvent) string {
 	a := e.Action
 	line := e.At.In(b.cfg.Location).Format("2 Jan 15:04") + " " + auditSymbol(e.Event) + " " + string(e.Event)
 	if e.Event == ryo.EventExecuted && e.Detail != "" {
@@ -91,10 +89,7 @@ func (b *Bot) auditLine(e memory.ActionEvent, withChat bool) string {
 	case e.ActorID != 0:
 		line += " · by " + orSomeone(e.Actor)
 	}
-	if withChat {
-		line += fmt.Sprintf(" · chat %d", a.Place.ChatID)
-	}
-	return line
+	return line + fmt.Sprintf(" · chat %d", a.Place.ChatID)
 }
 
 // compactJSON is a JSON value on one line.

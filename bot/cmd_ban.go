@@ -8,7 +8,7 @@ import (
 
 // banCommand is /ban.
 func (b *Bot) banCommand() command {
-	return command{name: "ban", help: "stop someone using me: /ban @name, a user id, or in reply", admin: true, run: b.ban}
+	return command{name: "ban", help: "stop someone using me: /ban @name, a user id, or in reply", admin: true, private: privateByName, run: b.ban}
 }
 
 func (b *Bot) ban(ctx context.Context, c call) error {

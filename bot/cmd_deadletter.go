@@ -15,7 +15,7 @@ import (
 
 // deadletterCommand is /deadletter.
 func (b *Bot) deadletterCommand() command {
-	return command{name: "deadletter", help: "updates I could not handle: /deadletter, /deadletter retry <update id> or all", admin: true, run: b.deadLetterCmd}
+	return command{name: "deadletter", help: "updates I could not handle: /deadletter, /deadletter retry <update id> or all", admin: true, private: privateOnly, run: b.deadLetterCmd}
 }
 
 const (
@@ -28,9 +28,6 @@ const (
 // only, and only in a private chat, since it shows what people wrote in
 // every chat.
 func (b *Bot) deadLetterCmd(ctx context.Context, c call) error {
-	if c.chat.Type != ryo.ChatPrivate {
-		return b.reply(ctx, c, "I show and retry the updates I could not handle only in a private chat with you.")
-	}
 	verb, rest, _ := strings.Cut(strings.TrimSpace(c.args), " ")
 	switch strings.ToLower(verb) {
 	case "":

@@ -8,7 +8,7 @@ import (
 
 // demoteCommand is /demote.
 func (b *Bot) demoteCommand() command {
-	return command{name: "demote", help: "make an admin a normal user again: /demote @name, a user id, or in reply", admin: true, run: b.demote}
+	return command{name: "demote", help: "make an admin a normal user again: /demote @name, a user id, or in reply", admin: true, private: privateByName, run: b.demote}
 }
 
 func (b *Bot) demote(ctx context.Context, c call) error {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/ryo-bot/ryo"
 )
 
 // helpCommand is /help.
@@ -11,16 +13,29 @@ func (b *Bot) helpCommand() command {
 	return command{name: "help", help: "list the commands you can use", run: b.help}
 }
 
+// help lists the commands the asker may use. In a group it lists what
+// runs there, and names the commands answered only in a private chat.
 func (b *Bot) help(ctx context.Context, c call) error {
-	var lines []string
+	group := c.chat.Type != ryo.ChatPrivate
+	var lines, elsewhere []string
 	for _, cmd := range b.commands() {
-		if !cmd.admin || b.isAdmin(c.user) {
+		switch {
+		case cmd.admin && !b.isAdmin(c.user):
+		case group && cmd.private == privateOnly:
+			elsewhere = append(elsewhere, "/"+cmd.name)
+		case group && cmd.private == privateByName:
+			lines = append(lines, fmt.Sprintf("/%s — %s (here: in reply to their message)", cmd.name, cmd.help))
+		default:
 			lines = append(lines, fmt.Sprintf("/%s — %s", cmd.name, cmd.help))
 		}
 	}
-	intro := "Write to me and I answer."
-	if c.chat.Type.IsGroup() {
-		intro = fmt.Sprintf("In groups I answer when you mention me (@%s) or reply to one of my messages.", b.me.Username)
+	text := "Write to me and I answer.\n\n" + strings.Join(lines, "\n")
+	if group {
+		text = fmt.Sprintf("In groups I answer when you mention me (@%s) or reply to one of my messages.\n\n", b.me.Username) +
+			strings.Join(lines, "\n")
 	}
-	return b.reply(ctx, c, intro+"\n\n"+strings.Join(lines, "\n"))
+	if len(elsewhere) > 0 {
+		text += "\n\nOnly in our private chat, so that nothing private shows here: " + strings.Join(elsewhere, ", ") + "."
+	}
+	return b.reply(ctx, c, text)
 }

@@ -12,7 +12,7 @@ import (
 
 // memoryCommand is /memory.
 func (b *Bot) memoryCommand() command {
-	return command{name: "memory", help: "what I remember for you (in a group: for the group)", run: b.memoryCmd}
+	return command{name: "memory", help: "what I remember for you (in a group: for the group)", private: privateWithArgs, run: b.memoryCmd}
 }
 
 // Usage lines of /memory, the answer to bad arguments.
@@ -39,9 +39,6 @@ func (b *Bot) memoryCmd(ctx context.Context, c call) error {
 		return b.reply(ctx, c, usageMemory)
 	}
 	rest := strings.TrimSpace(strings.TrimPrefix(c.args, args[0]))
-	if c.chat.Type.IsGroup() && args[0] != "forget" && args[0] != "add" {
-		return b.reply(ctx, c, "That would show people's memories to everyone here: ask me in a private chat.")
-	}
 	switch args[0] {
 	case "search":
 		if rest == "" {

@@ -8,7 +8,7 @@ import (
 
 // promoteCommand is /promote.
 func (b *Bot) promoteCommand() command {
-	return command{name: "promote", help: "make someone an admin: /promote @name, a user id, or in reply", admin: true, run: b.promote}
+	return command{name: "promote", help: "make someone an admin: /promote @name, a user id, or in reply", admin: true, private: privateByName, run: b.promote}
 }
 
 func (b *Bot) promote(ctx context.Context, c call) error {

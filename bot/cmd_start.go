@@ -17,12 +17,33 @@ func (b *Bot) start(ctx context.Context, c call) error {
 	if err != nil {
 		return err
 	}
+	if cmd, ok := b.linkedCommand(c); ok {
+		c.args = ""
+		return cmd.run(ctx, c)
+	}
 	how := "Just write to me."
 	if c.chat.Type.IsGroup() {
 		how = fmt.Sprintf("In this group, mention me (@%s) or reply to one of my messages.", b.me.Username)
 	}
 	return b.reply(ctx, c, fmt.Sprintf("Hi %s! I'm %s, an assistant running on a local language model. %s\n\n/help lists the commands you can use.",
 		firstName(user), b.me.FirstName, how))
+}
+
+// linkedCommand is the command a group's pointer to the private chat
+// named: its button opens the chat with /start <name>. Only a command
+// whose answer is private is run so, for whoever may run it, and only in
+// its bare form — a list to look at, or how to use it — since anyone can
+// make such a link and send it to an admin.
+func (b *Bot) linkedCommand(c call) (command, bool) {
+	if c.chat.Type != ryo.ChatPrivate || c.args == "" {
+		return command{}, false
+	}
+	for _, cmd := range b.commands() {
+		if cmd.name == c.args && cmd.private != anywhere && (!cmd.admin || b.isAdmin(c.user)) {
+			return cmd, true
+		}
+	}
+	return command{}, false
 }
 
 func firstName(u ryo.User) string {

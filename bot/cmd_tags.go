@@ -8,7 +8,7 @@ import (
 
 // tagsCommand is /tags.
 func (b *Bot) tagsCommand() command {
-	return command{name: "tags", help: "the tags of the conversations: /tags, /tags <tag>, /tags rename <old> <new>, /tags delete <tag>", admin: true, run: b.tagsCmd}
+	return command{name: "tags", help: "the tags of the conversations: /tags, /tags <tag>, /tags rename <old> <new>, /tags delete <tag>", admin: true, private: privateOnly, run: b.tagsCmd}
 }
 
 // usageTags is the answer to bad arguments of /tags.
@@ -43,9 +43,6 @@ func (b *Bot) tagsCmd(ctx context.Context, c call) error {
 		return b.reply(ctx, c, fmt.Sprintf("🗑 Deleted the tag “%s” (%d uses).", tag, n))
 	case args[0] == "rename" || args[0] == "delete" || len(args) > 1:
 		return b.reply(ctx, c, usageTags)
-	}
-	if c.chat.Type.IsGroup() {
-		return b.reply(ctx, c, "That would show other chats' messages here: ask me in a private chat.")
 	}
 	tag := normalTag(args[0])
 	return b.sendView(ctx, c, viewTagged, viewSubject{Tag: tag, Admin: true}, fmt.Sprintf("Nothing is tagged “%s”.", tag))

@@ -9,7 +9,7 @@ import (
 
 // usersCommand is /users.
 func (b *Bot) usersCommand() command {
-	return command{name: "users", help: "the people I know, with their roles", admin: true, run: b.users}
+	return command{name: "users", help: "the people I know, with their roles", admin: true, private: privateOnly, run: b.users}
 }
 
 func (b *Bot) users(ctx context.Context, c call) error {

@@ -15,10 +15,42 @@ import (
 
 // command is one slash command.
 type command struct {
-	name  string
-	help  string
-	admin bool // shown to and run for admins only
-	run   func(ctx context.Context, c call) error
+	name    string
+	help    string
+	admin   bool    // shown to and run for admins only
+	private privacy // where its answer may be shown
+	run     func(ctx context.Context, c call) error
+}
+
+// privacy says where a command's answer may be shown. An answer for the
+// asker's eyes only — people's ids and names, their memories, what was
+// said in other chats — is given only in a private chat: asked in a group,
+// the command answers with a pointer to the private chat instead, and
+// shows the group nothing of it.
+type privacy int
+
+const (
+	anywhere        privacy = iota
+	privateOnly             // every form
+	privateWithArgs         // the forms with arguments; bare, it shows the chat's own
+	// privateByName: naming someone by @username or id goes through the
+	// bot's directory of people; in reply to their message, it is about
+	// someone the group sees already.
+	privateByName
+)
+
+// of reports whether c, asked in a group, must be answered in a private
+// chat instead.
+func (p privacy) of(c call) bool {
+	switch p {
+	case privateOnly:
+		return true
+	case privateWithArgs:
+		return strings.TrimSpace(c.args) != ""
+	case privateByName:
+		return strings.TrimSpace(c.args) != "" || repliedTo(c.msg) == nil
+	}
+	return false
 }
 
 // call is one use of a command.
@@ -99,18 +131,32 @@ func (b *Bot) runCommand(ctx context.Context, j *job, m *models.Message, p parse
 	if ok, err := b.allowed(ctx, j, m, false); !ok || err != nil {
 		return err
 	}
-	user, err := b.db.SaveUser(ctx, userOf(m.From), false) // with the role stored now: admins change it at run time
+	user, err := b.db.SaveUser(ctx, seenIn(m, m.From), false) // with the role stored now: admins change it at run time
 	if err != nil {
 		return err
 	}
 	c := call{update: id, w: j.w, msg: m, chat: chatOf(m.Chat), place: placeOf(m), user: user, args: p.args}
 	for _, cmd := range b.commands() {
 		if cmd.name == p.name && (!cmd.admin || b.isAdmin(c.user)) {
+			if c.chat.Type != ryo.ChatPrivate && cmd.private.of(c) {
+				return b.pointToPrivate(ctx, c, cmd)
+			}
 			return cmd.run(ctx, c)
 		}
 	}
 	// An admin command looks unknown to everyone else: they are shown nothing of it.
 	return b.reply(ctx, c, fmt.Sprintf("I don't know /%s. /help lists what I can do.", p.name))
+}
+
+// pointToPrivate answers command cmd, asked in a group where its answer
+// may not be shown, with a button that opens the private chat with the
+// bot; there Telegram sends /start <name>, which runs the command.
+func (b *Bot) pointToPrivate(ctx context.Context, c call, cmd command) error {
+	b.log.Info("a private command asked in a group: pointed to the private chat", "update_id", c.update, "chat_id", c.chat.ID, "command", cmd.name)
+	link := fmt.Sprintf("https://t.me/%s?start=%s", b.me.Username, cmd.name)
+	return b.replyOnce(ctx, c.w, c.update, c.place, c.msg.ID,
+		fmt.Sprintf("I answer /%s only in our private chat, so that nothing private shows here.", cmd.name),
+		delivery.Button{Text: "Open private chat", URL: link})
 }
 
 func (b *Bot) reply(ctx context.Context, c call, text string) error {

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"strings"
+	"time"
 	"unicode/utf16"
 
 	"github.com/go-telegram/bot/models"
@@ -15,6 +16,16 @@ func userOf(u *models.User) ryo.User {
 	}
 	return ryo.User{ID: u.ID, Username: u.Username, FirstName: u.FirstName, LastName: u.LastName,
 		LanguageCode: u.LanguageCode, IsBot: u.IsBot}
+}
+
+// seenIn is person from as Telegram showed them with message m: seen
+// with their username when m was sent.
+func seenIn(m *models.Message, from *models.User) ryo.User {
+	u := userOf(from)
+	if m.Date > 0 {
+		u.Seen = time.Unix(int64(m.Date), 0)
+	}
+	return u
 }
 
 func chatOf(c models.Chat) ryo.Chat {

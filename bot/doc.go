@@ -33,9 +33,12 @@
 // the one place that knows Telegram's flood limits. A turn waiting for it
 // gives its worker to other chats meanwhile.
 //
-// Commands are one file each (cmd_<name>.go: the command's name, help and
-// who may run it, beside what it does), registered with one line in
-// command.go.
+// Commands are one file each (cmd_<name>.go: the command's name, help,
+// who may run it and where its answer may be shown, beside what it does),
+// registered with one line in command.go. A command whose answer is
+// private (people's ids and memories, other chats' messages) says so in
+// its definition; runCommand answers it in a group with a button that
+// opens the private chat, where /start <name> runs it.
 //
 // Routing (route.go) decides what each update is in one place, classify,
 // which reads nothing but the update: a command for this bot, a message

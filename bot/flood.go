@@ -98,7 +98,7 @@ func (b *Bot) allowed(ctx context.Context, j *job, m *models.Message, keep bool)
 	if ok {
 		return true, nil
 	}
-	u, err := b.db.SaveUser(ctx, userOf(m.From), false)
+	u, err := b.db.SaveUser(ctx, seenIn(m, m.From), false)
 	if err != nil {
 		return false, err
 	}

@@ -252,7 +252,7 @@ func (b *Bot) answerMessage(ctx context.Context, j *job, r route) error {
 // someone does ask, the bot knows what was said — unless its sender may not
 // use the bot: what they write never reaches the model.
 func (b *Bot) keepAsContext(ctx context.Context, id int64, m *models.Message) error {
-	u, err := b.db.SaveUser(ctx, userOf(m.From), false)
+	u, err := b.db.SaveUser(ctx, seenIn(m, m.From), false)
 	if err != nil {
 		return err
 	}
@@ -270,7 +270,7 @@ func (b *Bot) keep(ctx context.Context, id int64, m *models.Message) error {
 }
 
 func (b *Bot) userMessage(id int64, m *models.Message) ryo.Message {
-	sender := userOf(m.From)
+	sender := seenIn(m, m.From)
 	text, _ := textOf(m)
 	msg := ryo.Message{Place: placeOf(m), Sender: &sender, Kind: ryo.KindUser, Text: text,
 		TelegramID: m.ID, UpdateID: id}

@@ -88,8 +88,8 @@ func chatSays(tg *telegramtest.Server, chat int64, text string) func() bool {
 
 // An anonymous admin and someone writing as their channel are people to the
 // bot, known by the chat they write as: with an allowlist they are refused
-// and told that chat's id, an admin lets them in by that id or by replying
-// to them, and then they are answered.
+// and told that chat's id, an admin lets them in by that id (in a private
+// chat) or by replying to them, and then they are answered.
 func TestChatSendersAndTheAllowlist(t *testing.T) {
 	t.Parallel() // waits mostly on per-chat pacing, beside the other tests
 	tg, db := newTelegram(t, false), memorytest.Open(t)
@@ -105,8 +105,8 @@ func TestChatSendersAndTheAllowlist(t *testing.T) {
 
 	tg.PushRawUpdate(files["anonymous_admin_mention"])
 	waitFor(t, tg, "the anonymous admin refused with the group's id", chatSays(tg, groupID, fmt.Sprint(groupID)))
-	tg.SendText(group, alice, fmt.Sprintf("/allow %d", groupID))
-	waitFor(t, tg, "the group let in", chatSays(tg, groupID, "✅ "+group.Title))
+	tg.SendText(dm, alice, fmt.Sprintf("/allow %d", groupID))
+	waitFor(t, tg, "the group let in", chatSays(tg, dm.ID, "✅ "+group.Title))
 	again(tg, anon, 99001)
 	waitFor(t, tg, "the anonymous admin answered", chatSays(tg, groupID, "You said: @"+me.Username+" please summarise"))
 
@@ -119,9 +119,9 @@ func TestChatSendersAndTheAllowlist(t *testing.T) {
 	again(tg, channel, 99003)
 	waitFor(t, tg, "the channel answered", chatSays(tg, groupID, "You said: @"+me.Username+" what changed"))
 
-	tg.SendText(group, alice, fmt.Sprintf("/ban %d", channelID))
-	waitFor(t, tg, "the channel banned", chatSays(tg, groupID, "🚫 "+as.Title))
-	if u, found, err := db.FindUser(context.Background(), channelID, ""); err != nil || !found || u.Role != ryo.RoleBanned {
+	tg.SendText(dm, alice, fmt.Sprintf("/ban %d", channelID))
+	waitFor(t, tg, "the channel banned", chatSays(tg, dm.ID, "🚫 "+as.Title))
+	if u, found, err := db.FindUser(context.Background(), channelID); err != nil || !found || u.Role != ryo.RoleBanned {
 		t.Fatalf("channel as a user = %+v, %v, %v; want banned", u, found, err)
 	}
 }

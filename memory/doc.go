@@ -31,6 +31,12 @@
 // rare matching word starts, fused with embedding similarity when vectors
 // are stored.
 //
+// People (user.go) are stored as Telegram last showed them. A username
+// belongs to one account at a time but moves, so each is kept with when
+// it was last seen (the date of the message it came with): the newest
+// sighting holds it, older holders lose it, and UsersNamed returns more
+// than one person only when it cannot tell them apart.
+//
 // Errors caused by the database being out of reach are
 // ryo.Unavailable(ryo.Database), so callers can keep the work and retry it
 // later instead of failing it. The time every statement writes and

@@ -113,14 +113,11 @@ func checkPeople(t *testing.T, db *memory.DB, e edge) ryo.User {
 	if err != nil || u.ID != e.user {
 		t.Fatalf("SaveUser = %+v, %v", u, err)
 	}
-	for _, by := range []struct {
-		id   int64
-		name string
-	}{{e.user, ""}, {0, "ZOE_edge"}} {
-		found, ok, err := db.FindUser(c, by.id, by.name)
-		if err != nil || !ok || found.ID != e.user {
-			t.Fatalf("FindUser(%d, %q) = %+v, %v, %v", by.id, by.name, found, ok, err)
-		}
+	if found, ok, err := db.FindUser(c, e.user); err != nil || !ok || found.ID != e.user {
+		t.Fatalf("FindUser(%d) = %+v, %v, %v", e.user, found, ok, err)
+	}
+	if named, err := db.UsersNamed(c, "ZOE_edge"); err != nil || len(named) != 1 || named[0].ID != e.user {
+		t.Fatalf("UsersNamed(ZOE_edge) = %+v, %v", named, err)
 	}
 	admin := e.user - 1
 	if u, err = db.SetAccess(c, e.user, ryo.RoleUser, true, admin); err != nil || u.ID != e.user || !u.Allowed {

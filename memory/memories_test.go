@@ -141,8 +141,8 @@ func TestAccess(t *testing.T) {
 	if _, err := db.SaveUser(ctx(t), ryo.User{ID: 7, FirstName: "Eve", Username: "Eve_X"}, false); err != nil {
 		t.Fatal(err)
 	}
-	if u, ok, err := db.FindUser(ctx(t), 0, "eve_x"); !ok || err != nil || u.ID != 7 || u.Allowed || u.Role != ryo.RoleUser {
-		t.Fatalf("FindUser(@eve_x) = %+v, %v, %v", u, ok, err)
+	if named, err := db.UsersNamed(ctx(t), "eve_x"); err != nil || len(named) != 1 || named[0].ID != 7 || named[0].Allowed || named[0].Role != ryo.RoleUser {
+		t.Fatalf("UsersNamed(eve_x) = %+v, %v", named, err)
 	}
 	for _, want := range []bool{true, false} {
 		if tell, err := db.Refuse(ctx(t), 7); tell != want || err != nil {

@@ -23,35 +23,77 @@ func (db *DB) SaveUser(ctx context.Context, u ryo.User, started bool) (ryo.User,
 }
 
 func saveUser(ctx context.Context, tx pgx.Tx, u ryo.User, started bool, now time.Time) (ryo.User, error) {
+	seen := u.Seen
+	if seen.IsZero() || seen.After(now) {
+		seen = now // a clock ahead of the bot's claims no later sighting than now
+	}
+	username, err := claimUsername(ctx, tx, u.ID, u.Username, seen)
+	if err != nil {
+		return u, err
+	}
 	var role string
-	err := tx.QueryRow(ctx, `insert into users (id, username, first_name, last_name, language_code, is_bot, started_at, updated_at)
-		values ($1, $2, $3, $4, $5, $6, case when $7 then $8::timestamptz end, $8)
-		on conflict (id) do update set username = excluded.username, first_name = excluded.first_name,
-			last_name = excluded.last_name, language_code = excluded.language_code, is_bot = excluded.is_bot,
-			started_at = coalesce(users.started_at, excluded.started_at), updated_at = excluded.updated_at
+	err = tx.QueryRow(ctx, `insert into users (id, username, first_name, last_name, language_code, is_bot, started_at, updated_at, username_seen_at)
+		values ($1::bigint, $2, $3, $4, $5, $6, case when $7 then $8::timestamptz end, $8, $9)
+		on conflict (id) do update set
+			username = case when users.username_seen_at > excluded.username_seen_at then users.username else excluded.username end,
+			username_seen_at = greatest(users.username_seen_at, excluded.username_seen_at),
+			first_name = excluded.first_name, last_name = excluded.last_name, language_code = excluded.language_code,
+			is_bot = excluded.is_bot, started_at = coalesce(users.started_at, excluded.started_at), updated_at = excluded.updated_at
 		returning role, allowed`,
-		u.ID, u.Username, u.FirstName, u.LastName, u.LanguageCode, u.IsBot, started, now).Scan(&role, &u.Allowed)
+		u.ID, username, u.FirstName, u.LastName, u.LanguageCode, u.IsBot, started, now, seen).Scan(&role, &u.Allowed)
 	u.Role = ryo.Role(role)
 	return u, err
 }
 
-const userColumns = `id, username, first_name, last_name, language_code, is_bot, role, allowed`
+// usernameLock is the first key of the advisory lock a transaction holds
+// while it stores who has a username (the second is the name's hash), so
+// that two sightings of one name at once are judged one after the other.
+const usernameLock int32 = 0x72796f02
+
+// claimUsername records that person id was seen with username at seen: a
+// username belongs to one account at a time, so anyone stored with it who
+// was seen with it before then loses it. It returns the username to store
+// for id: none when someone else was seen with it later, as this sighting
+// is then out of date.
+func claimUsername(ctx context.Context, tx pgx.Tx, id int64, username string, seen time.Time) (string, error) {
+	if username == "" {
+		return "", nil
+	}
+	if _, err := tx.Exec(ctx, `select pg_advisory_xact_lock($1, hashtext(lower($2)))`, usernameLock, username); err != nil {
+		return "", err
+	}
+	var later bool
+	err := tx.QueryRow(ctx, `with lost as (
+			update users set username = '' where username <> '' and lower(username) = lower($1) and id <> $2::bigint
+				and (username_seen_at is null or username_seen_at < $3)
+		)
+		select exists (select 1 from users where username <> '' and lower(username) = lower($1) and id <> $2::bigint
+			and username_seen_at > $3)`, username, id, seen).Scan(&later)
+	if later {
+		return "", err
+	}
+	return username, err
+}
+
+const userColumns = `id, username, first_name, last_name, language_code, is_bot, role, allowed, username_seen_at`
 
 func scanUser(row pgx.CollectableRow) (ryo.User, error) {
 	var u ryo.User
 	var role string
-	err := row.Scan(&u.ID, &u.Username, &u.FirstName, &u.LastName, &u.LanguageCode, &u.IsBot, &role, &u.Allowed)
+	var seen *time.Time
+	err := row.Scan(&u.ID, &u.Username, &u.FirstName, &u.LastName, &u.LanguageCode, &u.IsBot, &role, &u.Allowed, &seen)
 	u.Role = ryo.Role(role)
+	if seen != nil {
+		u.Seen = *seen
+	}
 	return u, err
 }
 
-// FindUser finds a person the bot knows by Telegram id or by @username
-// (without the @, any case).
-func (db *DB) FindUser(ctx context.Context, id int64, username string) (ryo.User, bool, error) {
+// FindUser finds a person the bot knows by Telegram id.
+func (db *DB) FindUser(ctx context.Context, id int64) (ryo.User, bool, error) {
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
-	rows, err := db.pool.Query(ctx, `select `+userColumns+` from users
-		where ($1::bigint <> 0 and id = $1) or ($2 <> '' and lower(username) = lower($2)) order by id limit 1`, id, username)
+	rows, err := db.pool.Query(ctx, `select `+userColumns+` from users where id = $1::bigint`, id)
 	if err != nil {
 		return ryo.User{}, false, db.fail("find user", err)
 	}
@@ -63,6 +105,31 @@ func (db *DB) FindUser(ctx context.Context, id int64, username string) (ryo.User
 		return ryo.User{}, false, db.fail("find user", err)
 	}
 	return u, true, nil
+}
+
+// UsersNamed finds who has @username now (given without the @, in any
+// case): whoever was seen with it last. It is one person, or none; several
+// when the newest sightings came at the same moment, or when only people
+// stored before sightings were kept claim it — the name is then theirs to
+// tell apart by id.
+func (db *DB) UsersNamed(ctx context.Context, username string) ([]ryo.User, error) {
+	if username == "" {
+		return nil, nil
+	}
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	rows, err := db.pool.Query(ctx, `select `+userColumns+` from users
+		where username <> '' and lower(username) = lower($1) and username_seen_at is not distinct from
+			(select max(username_seen_at) from users where username <> '' and lower(username) = lower($1))
+		order by id`, username)
+	if err != nil {
+		return nil, db.fail("find users by name", err)
+	}
+	out, err := pgx.CollectRows(rows, scanUser)
+	if err != nil {
+		return nil, db.fail("find users by name", err)
+	}
+	return out, nil
 }
 
 // SetAccess gives person id a role and lets them in (allowed) or not, as

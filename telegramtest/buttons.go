@@ -12,6 +12,7 @@ import (
 type Button struct {
 	Text string
 	Data string // callback_data; "" for buttons of other kinds
+	URL  string // url; "" for buttons of other kinds
 }
 
 // Buttons returns the inline keyboard of m, row by row; nil when it has
@@ -21,6 +22,7 @@ func (m Message) Buttons() [][]Button {
 		InlineKeyboard [][]struct {
 			Text         string `json:"text"`
 			CallbackData string `json:"callback_data"`
+			URL          string `json:"url"`
 		} `json:"inline_keyboard"`
 	}
 	if len(m.ReplyMarkup) == 0 || json.Unmarshal(m.ReplyMarkup, &markup) != nil || len(markup.InlineKeyboard) == 0 {
@@ -29,7 +31,7 @@ func (m Message) Buttons() [][]Button {
 	rows := make([][]Button, len(markup.InlineKeyboard))
 	for i, row := range markup.InlineKeyboard {
 		for _, b := range row {
-			rows[i] = append(rows[i], Button{Text: b.Text, Data: b.CallbackData})
+			rows[i] = append(rows[i], Button{Text: b.Text, Data: b.CallbackData, URL: b.URL})
 		}
 	}
 	return rows

@@ -2,6 +2,7 @@ package telegramtest
 
 import (
 	"encoding/json"
+	"net/url"
 	"strings"
 )
 
@@ -49,8 +50,39 @@ func checkButton(button map[string]json.RawMessage) error {
 			return badRequest("BUTTON_DATA_INVALID")
 		}
 	}
+	if raw, ok := button["url"]; ok {
+		if err := checkButtonURL(raw); err != nil {
+			return err
+		}
+	}
 	if buttonActions(button) == 0 {
 		return badRequest("can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard")
+	}
+	return nil
+}
+
+// checkButtonURL applies Telegram's rules to a url button's link: an
+// http(s) address whose host has a dot (a link without a scheme is taken
+// as http), or a tg:// link.
+func checkButtonURL(raw json.RawMessage) error {
+	var link string
+	if json.Unmarshal(raw, &link) != nil {
+		return badRequest(`can't parse inline keyboard button: Field "url" must be of type String`)
+	}
+	full := link
+	if !strings.Contains(link, "://") {
+		full = "http://" + link
+	}
+	u, err := url.Parse(full)
+	switch {
+	case err != nil:
+		return badRequest("inline keyboard button URL '%s' is invalid: Wrong HTTP URL", link)
+	case u.Scheme == "tg":
+		return nil
+	case u.Scheme != "http" && u.Scheme != "https":
+		return badRequest("inline keyboard button URL '%s' is invalid: Unsupported URL protocol", link)
+	case !strings.Contains(u.Hostname(), "."):
+		return badRequest("inline keyboard button URL '%s' is invalid: Wrong HTTP URL", link)
 	}
 	return nil
 }

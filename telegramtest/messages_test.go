@@ -276,11 +276,22 @@ func TestInlineKeyboardRules(t *testing.T) {
 		{`{"inline_keyboard":[[{"text":"A","callback_data":"` + strings.Repeat("x", 65) + `"}]]}`, "Bad Request: BUTTON_DATA_INVALID"},
 		{`{"inline_keyboard":[[{"text":"A","copy_text":{"text":""}}]]}`, "Bad Request: can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard"},
 		{`not json`, "Bad Request: can't parse reply keyboard markup JSON object"},
+		{`{"inline_keyboard":[[{"text":"A","url":"happ://add/x"}]]}`, "Bad Request: inline keyboard button URL 'happ://add/x' is invalid: Unsupported URL protocol"},
+		{`{"inline_keyboard":[[{"text":"A","url":"http://localhost:8080/x"}]]}`, "Bad Request: inline keyboard button URL 'http://localhost:8080/x' is invalid: Wrong HTTP URL"},
+		{`{"inline_keyboard":[[{"text":"A","url":7}]]}`, `Bad Request: can't parse inline keyboard button: Field "url" must be of type String`},
 	}
 	for _, tt := range tests {
 		r := postJSON(ctx, t, s, "sendMessage", map[string]any{"chat_id": aliceChat().ID, "text": "x", "reply_markup": tt.markup})
 		if r.OK || r.Description != tt.want || r.status != 400 {
 			t.Errorf("markup %s: got %d %q, want 400 %q", tt.markup, r.status, r.Description, tt.want)
 		}
+	}
+	link := `{"inline_keyboard":[[{"text":"Open private chat","url":"https://t.me/ryo_test_bot?start=users","copy_text":{"text":""}}]]}`
+	if r := postJSON(ctx, t, s, "sendMessage", map[string]any{"chat_id": aliceChat().ID, "text": "x", "reply_markup": link}); !r.OK {
+		t.Fatalf("a url button was refused: %s", r.Description)
+	}
+	want := telegramtest.Button{Text: "Open private chat", URL: "https://t.me/ryo_test_bot?start=users"}
+	if b := s.BotMessages(aliceChat().ID)[0].Buttons(); len(b) != 1 || b[0][0] != want {
+		t.Errorf("Buttons = %+v; want %+v", b, want)
 	}
 }

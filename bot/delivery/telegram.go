@@ -69,8 +69,9 @@ func (t *Telegram) Send(ctx context.Context, place ryo.Place, replyTo int, text 
 	return t.send(ctx, urgent, place, replyTo, text, nil)
 }
 
-// Button is an inline keyboard button that sends Data back when pressed.
-type Button struct{ Text, Data string }
+// Button is an inline keyboard button: pressed, it sends Data back, or
+// opens URL when it has one.
+type Button struct{ Text, Data, URL string }
 
 // SendButtons sends a message with a row of buttons, which must arrive.
 func (t *Telegram) SendButtons(ctx context.Context, place ryo.Place, replyTo int, text render.Part, buttons ...Button) (int, error) {
@@ -85,7 +86,7 @@ func keyboard(buttons []Button) models.ReplyMarkup {
 	}
 	row := make([]models.InlineKeyboardButton, len(buttons))
 	for i, b := range buttons {
-		row[i] = models.InlineKeyboardButton{Text: b.Text, CallbackData: b.Data}
+		row[i] = models.InlineKeyboardButton{Text: b.Text, CallbackData: b.Data, URL: b.URL}
 	}
 	return &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{row}}
 }

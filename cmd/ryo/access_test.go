@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/clocktest"
+	"github.com/ryo-bot/ryo/memory/memorytest"
 	"github.com/ryo-bot/ryo/ollamatest"
 	"github.com/ryo-bot/ryo/telegramtest"
 )
@@ -147,5 +150,42 @@ func TestBannedCannotConfirm(t *testing.T) {
 	}
 	if a := h.action(p); !a.Open() || len(notes.runs()) != 0 {
 		t.Fatalf("after a banned person's press: %s, deleted %v", a.State, notes.runs())
+	}
+}
+
+// An @username names whoever Telegram last showed with it: when Bob takes
+// the name Alice gave up, /ban @thatname bans Bob, not Alice. A name two
+// people were stored with before sightings were kept is refused, with
+// both ids to choose from.
+func TestUsernameNamesItsNewestHolder(t *testing.T) {
+	dana := telegramtest.NewUser("Dana", "dana")
+	oldAlice := telegramtest.User{ID: 6_012_345_678, FirstName: "Alice", Username: "thatname"}
+	newBob := telegramtest.User{ID: 7_123_456_789, FirstName: "Bob", Username: "ThatName"}
+	tgClock := clocktest.New(time.Now().Add(-time.Hour)) // message dates, a little in the past
+	h := newHarness(t, func(o *telegramtest.Options) { o.Now = tgClock.Now })
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(dana.ID)
+	h.start()
+	for _, who := range []telegramtest.User{oldAlice, newBob} {
+		q := h.tg.SendText(telegramtest.PrivateChat(who), who, "/start")
+		h.answer(telegramtest.PrivateChat(who), q.ID, "Hi "+who.FirstName)
+		tgClock.Advance(time.Minute)
+	}
+	danaDM := telegramtest.PrivateChat(dana)
+	q := h.tg.SendText(danaDM, dana, "/ban @thatname")
+	h.answer(danaDM, q.ID, "🚫 Bob (@ThatName) can no longer use me.")
+	for who, want := range map[int64]ryo.Role{oldAlice.ID: ryo.RoleUser, newBob.ID: ryo.RoleBanned} {
+		if u, _, err := h.db().FindUser(bg(t), who); err != nil || u.Role != want {
+			t.Errorf("user %d is %q (%v); want %q", who, u.Role, err, want)
+		}
+	}
+
+	memorytest.Exec(t, h.env["DATABASE_URL"], `insert into users (id, username, first_name) values
+		(8589934593, 'twin', 'Carol'), (5100000002, 'Twin', 'Dave')`)
+	q = h.tg.SendText(danaDM, dana, "/ban TWIN")
+	h.answer(danaDM, q.ID, "@TWIN could match several people: 5100000002 (Dave), 8589934593 (Carol). Use the id.")
+	for _, id := range []int64{8589934593, 5100000002} {
+		if u, _, _ := h.db().FindUser(bg(t), id); u.Role != ryo.RoleUser {
+			t.Errorf("an ambiguous name banned user %d", id)
+		}
 	}
 }

@@ -147,7 +147,7 @@ func TestAdminMemoryAndTags(t *testing.T) {
 		h.reply(bobDM, q.ID, "I don't know /tags")
 	}
 	q = h.tg.SendText(team, alice, "/memory search jazz")
-	h.reply(team, q.ID, "ask me in a private chat")
+	h.pointer(team, q.ID, "memory")
 }
 
 // An admin's /memory forget prompt says what the tool it runs does, as

@@ -83,16 +83,17 @@ func TestResetInOneTopicLeavesTheOthers(t *testing.T) {
 }
 
 // In a forum topic every message replies to the topic's creation, as
-// Telegram sends it: an admin's bare /ban there names nobody — it must not
-// ban whoever opened the topic.
+// Telegram sends it: an admin's bare /ban there replies to nobody — it
+// must not ban whoever opened the topic, and is pointed to the private
+// chat, as naming someone is.
 func TestBareBanInATopicBansNobody(t *testing.T) {
 	h := newHarness(t)
 	h.env["RYO_ADMIN_IDS"] = strconv.FormatInt(alice.ID, 10)
 	h.start()
 	topic := h.tg.CreateTopic(team, bob, "Plans")
 	q := h.inTopic(topic, alice, "/ban")
-	h.answer(team, q.ID, "Name someone")
-	if u, ok, err := h.db().FindUser(bg(t), bob.ID, ""); err != nil || ok && u.Role == "banned" {
+	h.pointer(team, q.ID, "ban")
+	if u, ok, err := h.db().FindUser(bg(t), bob.ID); err != nil || ok && u.Role == "banned" {
 		t.Fatalf("bob = %+v, %v, %v; want him left alone", u, ok, err)
 	}
 }
