@@ -92,14 +92,33 @@ func (db *DB) deadline(ctx context.Context) (context.Context, context.CancelFunc
 	return context.WithTimeout(ctx, db.timeout)
 }
 
-// tx runs fn in a transaction with the query deadline.
+// txAttempts is how often a transaction that lost a race to another one (a
+// deadlock, or a serialization failure) is run: PostgreSQL aborted it so
+// that the other could go on, and it goes on after.
+const txAttempts = 3
+
+// tx runs fn in a transaction with the query deadline, again when it lost a
+// race to another transaction.
 func (db *DB) tx(ctx context.Context, op string, fn func(pgx.Tx) error) error {
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
-	if err := pgx.BeginFunc(ctx, db.pool, fn); err != nil {
+	var err error
+	for range txAttempts {
+		if err = pgx.BeginFunc(ctx, db.pool, fn); !lostRace(err) {
+			break
+		}
+	}
+	if err != nil {
 		return db.fail(op, err)
 	}
 	return nil
+}
+
+// lostRace reports whether PostgreSQL aborted a transaction for another's
+// sake: a deadlock (40P01) or a serialization failure (40001).
+func lostRace(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
 }
 
 // fail wraps err with the operation's name, and as ryo.Unavailable when

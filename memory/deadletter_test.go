@@ -6,8 +6,10 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/ryo-bot/ryo/memory"
@@ -171,6 +173,40 @@ func TestTransientErrorsRefuseNothing(t *testing.T) {
 	} {
 		if got := memory.Transient(tt.err); got != tt.transient {
 			t.Errorf("transient(%v) = %v; want %v", tt.err, got, tt.transient)
+		}
+	}
+}
+
+// Two transactions that each hold what the other waits for: PostgreSQL
+// aborts one of them, and the store runs it again instead of failing (two
+// people swapping usernames at the same moment, say).
+func TestATransactionThatLostARaceRunsAgain(t *testing.T) {
+	db := memorytest.Open(t)
+	memory.MustExec(t, db, `create table race (id bigint primary key, n int not null default 0);
+		insert into race (id) values (7123456789), (6012345678)`)
+	var held sync.WaitGroup
+	held.Add(2)
+	swap := func(first, second int64) error {
+		attempt := 0
+		return memory.Tx(context.Background(), db, func(tx pgx.Tx) error {
+			attempt++
+			if _, err := tx.Exec(context.Background(), `update race set n = n + 1 where id = $1::bigint`, first); err != nil {
+				return err
+			}
+			if attempt == 1 { // both hold their first row before either asks for its second
+				held.Done()
+				held.Wait()
+			}
+			_, err := tx.Exec(context.Background(), `update race set n = n + 1 where id = $1::bigint`, second)
+			return err
+		})
+	}
+	errs := make(chan error, 2)
+	go func() { errs <- swap(7123456789, 6012345678) }()
+	go func() { errs <- swap(6012345678, 7123456789) }()
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatalf("a transaction that lost a race failed: %v", err)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package memory
 import (
 	"context"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Transient is transient, for tests.
@@ -14,4 +16,10 @@ func MustExec(t *testing.T, db *DB, sql string) {
 	if _, err := db.pool.Exec(context.Background(), sql); err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
+}
+
+// Tx runs fn in one of db's transactions, as the store runs its own; for
+// tests only.
+func Tx(ctx context.Context, db *DB, fn func(pgx.Tx) error) error {
+	return db.tx(ctx, "test", fn)
 }
