@@ -22,6 +22,9 @@ const (
 const (
 	refusedBanned    = "Sorry — you can't use this bot."
 	refusedAllowlist = "Sorry — this bot only talks to people its admin has let in. If you know the admin, send them your Telegram id: %d."
+	// refusedAllowlistGroup is refusedAllowlist in a group, where a person's
+	// id is theirs to give, not the bot's to announce.
+	refusedAllowlistGroup = "Sorry — this bot only talks to people its admin has let in. An admin can let you in by answering one of your messages with /allow."
 )
 
 // mayTalk reports whether u may use the bot: admins always, banned people
@@ -104,8 +107,12 @@ func (b *Bot) admit(ctx context.Context, j *job, m *models.Message) (bool, error
 		return false, err
 	}
 	text := refusedBanned
-	if u.Role != ryo.RoleBanned {
+	switch {
+	case u.Role == ryo.RoleBanned:
+	case m.Chat.Type == models.ChatTypePrivate:
 		text = fmt.Sprintf(refusedAllowlist, u.ID)
+	default:
+		text = refusedAllowlistGroup
 	}
 	return false, b.replyOnce(ctx, j.w, id, placeOf(m), m.ID, text)
 }

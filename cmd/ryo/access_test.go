@@ -13,6 +13,24 @@ import (
 	"github.com/ryo-bot/ryo/telegramtest"
 )
 
+// Under the allowlist a stranger asking in a group is refused without the
+// group being told their Telegram id; an admin's /allow in reply lets them in.
+func TestAllowlistRefusalInAGroupKeepsTheirID(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ACCESS"] = "allowlist"
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.start()
+	q := h.tg.SendText(team, bob, "@ryo_test_bot hello?")
+	h.answer(team, q.ID, "An admin can let you in by answering one of your messages with /allow.")
+	for _, m := range h.tg.BotMessages(team.ID) {
+		if strings.Contains(m.Text, fmt.Sprint(bob.ID)) {
+			t.Fatalf("the group was told Bob's id: %q", m.Text)
+		}
+	}
+	a := h.tg.SendText(team, alice, "/allow", telegramtest.ReplyTo(q.ID))
+	h.answer(team, a.ID, "Bob may use me now.")
+}
+
 // With an allowlist, a stranger gets one polite refusal and no answer;
 // once an admin lets them in they are answered, and after a ban refused
 // again — all at run time.
