@@ -22,8 +22,8 @@ const (
 const (
 	refusedBanned    = "Sorry — you can't use this bot."
 	refusedAllowlist = "Sorry — this bot only talks to people its admin has let in. If you know the admin, send them your Telegram id: %d."
-	// refusedAllowlistGroup is refusedAllowlist in a group, where a person's
-	// id is theirs to give, not the bot's to announce.
+	// refusedAllowlistGroup is refusedAllowlist to a person in a group,
+	// where their id is theirs to give, not the bot's to announce.
 	refusedAllowlistGroup = "Sorry — this bot only talks to people its admin has let in. An admin can let you in by answering one of your messages with /allow."
 )
 
@@ -109,7 +109,7 @@ func (b *Bot) admit(ctx context.Context, j *job, m *models.Message) (bool, error
 	text := refusedBanned
 	switch {
 	case u.Role == ryo.RoleBanned:
-	case m.Chat.Type == models.ChatTypePrivate:
+	case m.Chat.Type == models.ChatTypePrivate || u.ID < 0: // a chat writing as itself: its id is the group's to know
 		text = fmt.Sprintf(refusedAllowlist, u.ID)
 	default:
 		text = refusedAllowlistGroup
