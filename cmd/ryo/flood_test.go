@@ -199,3 +199,43 @@ func BenchmarkFlood(b *testing.B) {
 	b.Logf("Bob sent %d messages in %v: the model was called %d times for him; Alice waited %v in a quiet group, %v in the flood (model %v a call)",
 		*floodMessages, *floodOver, calls[bob.ID], quiet.Round(time.Millisecond), during.Round(time.Millisecond), *floodModel)
 }
+
+// A turn cut short by a stop after the model answered it is finished at
+// the next start with the answer it got, even when the same person's next
+// message waits behind it: it is not folded into that message's turn,
+// which would leave its answer unsent, its status message paused for good
+// and the model asked about it again.
+func TestAResumedTurnIsNotFoldedIntoTheNext(t *testing.T) {
+	h := newHarness(t)
+	g := newGate(h)
+	h.start()
+	defer g.release()
+	group := telegramtest.NewSupergroup("Crew")
+	first := h.tg.SendText(group, bob, "@ryo_test_bot first question")
+	h.waitFor("the first turn at the model", func() bool { return len(h.llm.Requests()) == 1 })
+	second := h.tg.SendText(group, bob, "@ryo_test_bot second question")
+	h.waitStored(second)
+	h.tg.SetDown(true) // the answer is stored, and cannot be delivered
+	g.release()
+	h.waitFor("the first answer stored", func() bool {
+		turn, err := h.db().Turn(bg(t), first.UpdateID)
+		return err == nil && turn.Answer != ""
+	})
+	h.stopMain()
+	h.tg.SetDown(false)
+	h.start()
+	h.answer(group, second.ID, "Answer to @ryo_test_bot second question")
+	if !slices.ContainsFunc(h.tg.BotMessages(group.ID), func(m telegramtest.Message) bool {
+		return m.ReplyTo == first.ID && strings.Contains(m.Text, "Answer to @ryo_test_bot first question")
+	}) {
+		t.Errorf("the answer the model gave to the first question before the stop was never sent")
+	}
+	for _, m := range h.tg.BotMessages(group.ID) {
+		if strings.Contains(m.Text, "Paused") {
+			t.Errorf("a status message is left paused: %q", m.Text)
+		}
+	}
+	if n := len(h.llm.Requests()); n != 2 {
+		t.Errorf("the model was asked %d times; want twice, once for each question", n)
+	}
+}
