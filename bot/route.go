@@ -231,7 +231,10 @@ func (b *Bot) answerMessage(ctx context.Context, j *job, r route) error {
 	if ok, err := b.admit(ctx, j, r.msg); !ok || err != nil {
 		return err
 	}
-	if r.what == verdictUnreadable {
+	if r.what == verdictUnreadable { // answered too, so it costs the sender's allowance
+		if ok, err := b.allowed(ctx, j, r.msg, false); !ok || err != nil {
+			return err
+		}
 		return b.replyOnce(ctx, j.w, j.id, placeOf(r.msg), r.msg.ID, cannotReadMedia)
 	}
 	prior, err := b.db.Turn(ctx, j.id)

@@ -239,3 +239,36 @@ func TestAResumedTurnIsNotFoldedIntoTheNext(t *testing.T) {
 		t.Errorf("the model was asked %d times; want twice, once for each question", n)
 	}
 }
+
+// Media the bot cannot read costs a person's allowance like a question:
+// a flood of stickers is not answered sticker by sticker.
+func TestAFloodOfStickersIsHeldBack(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_PERSON_BURST"] = "2"
+	h.env["RYO_PERSON_RATE"] = "1"
+	h.start()
+	var last int64
+	for i := range 6 {
+		last = h.tg.PushUpdate(map[string]any{"message": map[string]any{
+			"message_id": 700 + i, "date": time.Now().Unix(), "chat": map[string]any{"id": bobDM.ID, "type": "private"},
+			"from":    map[string]any{"id": bob.ID, "is_bot": false, "first_name": bob.FirstName},
+			"sticker": map[string]any{"file_id": "x", "file_unique_id": "y", "type": "regular", "width": 512, "height": 512},
+		}})
+	}
+	h.waitFor("the stickers handled", func() bool {
+		state, _, err := h.db().UpdateState(bg(t), last)
+		return err == nil && state == memory.StateDone
+	})
+	replies, slow := 0, 0
+	for _, m := range h.tg.BotMessages(bobDM.ID) {
+		switch {
+		case strings.Contains(m.Text, "I can only read text"):
+			replies++
+		case strings.Contains(m.Text, "🐢"):
+			slow++
+		}
+	}
+	if replies > 2 || slow != 1 {
+		t.Fatalf("six stickers got %d replies and %d requests to slow down; want at most 2 (the allowance) and one", replies, slow)
+	}
+}
