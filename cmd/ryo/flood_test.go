@@ -272,3 +272,31 @@ func TestAFloodOfStickersIsHeldBack(t *testing.T) {
 		t.Fatalf("six stickers got %d replies and %d requests to slow down; want at most 2 (the allowance) and one", replies, slow)
 	}
 }
+
+// A burst longer than the history the model is shown is not answered as
+// one turn that shows only its end: every message of it reaches the model
+// (RYO_HISTORY_MESSAGES as set by default).
+func TestALongBurstIsAllShownToTheModel(t *testing.T) {
+	h := newHarness(t)
+	g := newGate(h)
+	h.start()
+	defer g.release()
+	h.tg.SendText(team, bob, "@ryo_test_bot first question")
+	h.waitFor("the first turn at the model", func() bool { return len(h.llm.Requests()) == 1 })
+	var last telegramtest.Message
+	for i := 2; i <= 41; i++ {
+		last = h.tg.SendText(team, bob, fmt.Sprintf("@ryo_test_bot piece %d.", i))
+	}
+	h.waitStored(last)
+	g.release()
+	h.answer(team, last.ID, "Answer to @ryo_test_bot piece 41.")
+	var shown strings.Builder
+	for _, r := range h.llm.Requests()[1:] {
+		shown.WriteString(contents(r))
+	}
+	for i := 2; i <= 41; i++ {
+		if piece := fmt.Sprintf("piece %d.", i); !strings.Contains(shown.String(), piece) {
+			t.Errorf("no turn showed the model %q", piece)
+		}
+	}
+}
