@@ -40,12 +40,26 @@ func Neutralise(text string) string {
 // name on one line, neutralised, with no brackets that could close the
 // tag early, and at most maxSpeaker characters.
 func Speaker(u ryo.User) string {
-	name := Neutralise(u.Name())
-	name = strings.NewReplacer("[", "(", "［", "(", "]", ")", "］", ")").Replace(name)
+	name := strings.Map(asParenthesis, Neutralise(u.Name()))
 	if name = oneLine(name, maxSpeaker); name == "" {
 		return "someone"
 	}
 	return name
+}
+
+// asParenthesis turns every opening bracket of any script or shape ([, ［,
+// ﹇, 〔, ⁅ …) into "(" and every closing one into ")", so that none can
+// pass for the "]" that ends a speaker tag; quotation marks stay.
+func asParenthesis(r rune) rune {
+	switch {
+	case unicode.Is(unicode.Quotation_Mark, r):
+		return r
+	case unicode.Is(unicode.Ps, r):
+		return '('
+	case unicode.Is(unicode.Pe, r):
+		return ')'
+	}
+	return r
 }
 
 // oneLine is s with every run of spaces, line breaks and control

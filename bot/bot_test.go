@@ -56,7 +56,8 @@ func run(t *testing.T, tg *telegramtest.Server, db *memory.DB, answerer bot.Answ
 	t.Helper()
 	logs := &logBuffer{}
 	b, err := bot.New(bot.Config{Token: token, APIURL: tg.URL(), Workers: 2, PollTimeout: 2 * time.Second,
-		CallTimeout: 5 * time.Second, HistoryLimit: 10, MaxAttempts: maxAttempts},
+		CallTimeout: 5 * time.Second, HistoryLimit: 10, MaxAttempts: maxAttempts,
+		PersonBurst: 1000}, // the shapes come from few people; one person's allowance is tested end to end
 		slog.New(slog.NewTextHandler(logs, nil)), db, answerer, "test-model")
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/render"
 )
 
 // approvalsCommand is /approvals.
@@ -32,22 +33,33 @@ func (b *Bot) approvals(ctx context.Context, c call) error {
 	if len(events) == 0 {
 		return b.reply(ctx, c, "No actions have asked for confirmation yet.")
 	}
-	lines := []string{"🗂 Recent confirmations, newest first:"}
-	for _, e := range events {
-		lines = append(lines, b.auditLine(e))
-	}
+	var below []string
 	if len(refused) > 0 {
-		lines = append(lines, "", "🚫 Pressed by people who may not decide, latest first:")
+		below = append(below, "", "🚫 Pressed by people who may not decide, latest first:")
 		for _, e := range refused {
-			lines = append(lines, b.auditLine(e))
+			below = append(below, b.auditLine(e))
 		}
 	}
-	return b.reply(ctx, c, strings.Join(lines, "\n"))
+	// The reply is one message: the decisions that do not fit are the
+	// oldest, never the presses below them.
+	lines := []string{"🗂 Recent confirmations, newest first:"}
+	room := render.MaxUnits - render.Units(strings.Join(append(lines, below...), "\n"))
+	for _, e := range events {
+		line := b.auditLine(e)
+		if room -= render.Units(line) + 1; room < 0 {
+			break
+		}
+		lines = append(lines, line)
+	}
+	return b.reply(ctx, c, strings.Join(append(lines, below...), "\n"))
 }
 
 // refusedShown is how many people's refused presses /approvals lists, each
 // on one line however often they pressed: the decisions above come first.
 const refusedShown = 5
+
+// maxAuditName is how much of a name an audit line shows.
+const maxAuditName = 40
 
 // auditSymbol marks a kind of audit entry.
 func auditSymbol(event ryo.AuditEvent) string {
@@ -79,15 +91,16 @@ func (b *Bot) auditLine(e memory.ActionEvent) string {
 		line += " (" + e.Detail + ")"
 	}
 	line += " · " + a.Tool + " " + clip(compactJSON(a.Args), 60)
+	actor, requester := clip(orSomeone(e.Actor), maxAuditName), clip(orSomeone(a.RequesterName), maxAuditName)
 	switch {
 	case e.Event == ryo.EventRefused && e.Times > 1:
-		line += fmt.Sprintf(" · pressed %d times by %s, who may not decide", e.Times, orSomeone(e.Actor))
+		line += fmt.Sprintf(" · pressed %d times by %s, who may not decide", e.Times, actor)
 	case e.Event == ryo.EventRefused:
-		line += " · pressed by " + orSomeone(e.Actor) + ", who may not decide"
+		line += " · pressed by " + actor + ", who may not decide"
 	case e.ActorID != 0 && e.ActorID != a.Requester:
-		line += " · by " + orSomeone(e.Actor) + ", asked by " + orSomeone(a.RequesterName)
+		line += " · by " + actor + ", asked by " + requester
 	case e.ActorID != 0:
-		line += " · by " + orSomeone(e.Actor)
+		line += " · by " + actor
 	}
 	return line + fmt.Sprintf(" · chat %d", a.Place.ChatID)
 }

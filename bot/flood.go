@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/go-telegram/bot/models"
+
+	"github.com/ryo-bot/ryo/memory"
 )
 
 // One person cannot flood the bot. Two things keep them from it:
@@ -120,7 +122,8 @@ func (b *Bot) allowed(ctx context.Context, j *job, m *models.Message, keep bool)
 
 // answeredLater reports whether a later message of m's sender, waiting in
 // the same chat and place, is one the bot will answer: then m is answered
-// with it, as one turn.
+// with it, as one turn — unless that turn could no longer show the model
+// every message it answers (foldable).
 func (b *Bot) answeredLater(ctx context.Context, j *job, m *models.Message) (bool, error) {
 	later, err := b.db.LaterFrom(ctx, m.Chat.ID, m.From.ID, j.id, laterLooked)
 	if err != nil {
@@ -133,8 +136,22 @@ func (b *Bot) answeredLater(ctx context.Context, j *job, m *models.Message) (boo
 		}
 		r := b.classify(&upd)
 		if r.what == verdictAnswer && r.msg.From.ID == m.From.ID && placeOf(r.msg) == placeOf(m) {
-			return true, nil
+			return b.foldable(ctx, m)
 		}
 	}
 	return false, nil
+}
+
+// foldable reports whether m may wait for its sender's next message: the
+// turn that answers them both must show the model everything since the
+// bot last answered them, m and that message included, and a turn shows
+// only the newest messages. A long burst is answered a history's worth
+// at a time.
+func (b *Bot) foldable(ctx context.Context, m *models.Message) (bool, error) {
+	room := memory.ShortestWindow(b.cfg.HistoryLimit) - 1 // the answered message's own place
+	if room <= 0 {
+		return false, nil
+	}
+	since, err := b.db.SinceAnswered(ctx, placeOf(m), m.From.ID, room)
+	return since < room, err
 }

@@ -122,6 +122,9 @@ const (
 	pageNotTheirs             // someone else's list, or an admin's list and the presser is not one now
 )
 
+// slowDownPages answers a press past the presser's allowance.
+const slowDownPages = "🐢 You're turning pages faster than I can show them — give me a moment, then press again."
+
 // judgePage decides whether a press may turn a list's page.
 func judgePage(f pageFacts) pageVerdict {
 	switch {
@@ -153,6 +156,12 @@ func (b *Bot) onPage(ctx context.Context, j *job, q *models.CallbackQuery) error
 		return b.answerPress(ctx, j.w, q, refusedBanned, true)
 	case pageNotTheirs:
 		return b.answerPress(ctx, j.w, q, "Only the person who asked for this list can turn its pages.", true)
+	}
+	// A turn of a page is an edit, which costs the chat's share of
+	// Telegram's limits like an answer: it costs the presser's allowance
+	// like a command (admins have none).
+	if ok, _ := b.flood.take(q.From.ID, b.cfg.Clock.Now()); !ok && !f.admin {
+		return b.answerPress(ctx, j.w, q, slowDownPages, false)
 	}
 	return b.turnPage(ctx, j, q, v, n)
 }

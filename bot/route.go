@@ -231,8 +231,18 @@ func (b *Bot) answerMessage(ctx context.Context, j *job, r route) error {
 	if ok, err := b.admit(ctx, j, r.msg); !ok || err != nil {
 		return err
 	}
-	if r.what == verdictUnreadable {
+	if r.what == verdictUnreadable { // answered too, so it costs the sender's allowance
+		if ok, err := b.allowed(ctx, j, r.msg, false); !ok || err != nil {
+			return err
+		}
 		return b.replyOnce(ctx, j.w, j.id, placeOf(r.msg), r.msg.ID, cannotReadMedia)
+	}
+	prior, err := b.db.Turn(ctx, j.id)
+	if err != nil {
+		return err
+	}
+	if !prior.CreatedAt.IsZero() { // begun before a stop: it goes on as it began, with what it showed and got
+		return b.turn(ctx, j, r.msg)
 	}
 	later, err := b.answeredLater(ctx, j, r.msg)
 	if err != nil {

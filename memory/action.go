@@ -338,7 +338,7 @@ func (db *DB) UnsettledActions(ctx context.Context) ([]ryo.Action, error) {
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
 	rows, err := db.pool.Query(ctx, `select `+actionColumns+actionFrom+`
-		where not a.prompt_settled and a.state in ('executed', 'cancelled', 'expired') and a.prompt_message_id is not null
+		where not a.prompt_settled and a.state in ('executed', 'cancelled', 'expired', 'interrupted') and a.prompt_message_id is not null
 		order by a.decided_at limit 100`)
 	if err != nil {
 		return nil, db.fail("unsettled actions", err)

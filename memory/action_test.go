@@ -295,3 +295,29 @@ func TestInterruptAskAgainOnce(t *testing.T) {
 		t.Fatalf("TurnAction(3) = %+v; want the ask", got)
 	}
 }
+
+// An interrupted action whose prompt does not show it yet is one the sweep
+// settles, like every other outcome: otherwise a prompt Telegram could not
+// be reached to edit keeps its buttons for good.
+func TestInterruptedActionIsSettledBySweep(t *testing.T) {
+	db := memorytest.Open(t)
+	held(t, db, 1, "act1", "k1", time.Now().Add(time.Hour))
+	if err := db.SaveActionPrompt(ctx(t), "act1", 7_000_001, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := db.Decide(ctx(t), memory.Decision{ID: "act1", Actor: alice.ID, Update: 2, Confirm: true}, ryo.Message{}); !ok || err != nil {
+		t.Fatalf("Decide = %v, %v", ok, err)
+	}
+	if _, err := db.StartAction(ctx(t), "act1"); err != nil {
+		t.Fatal(err)
+	}
+	again := ryo.Action{ID: "act2", Requester: alice.ID, UpdateID: 2, CallID: "c1", Tool: "wipe", Args: json.RawMessage(`{"what":"notes"}`),
+		ArgsHash: "h", Key: "k1-again", Reason: "destructive", ExpiresAt: time.Now().Add(time.Hour)}
+	if _, _, err := db.InterruptAction(ctx(t), "act1", result("k1", "interrupted"), again); err != nil {
+		t.Fatal(err)
+	}
+	unsettled, err := db.UnsettledActions(ctx(t))
+	if err != nil || len(unsettled) != 1 || unsettled[0].ID != "act1" {
+		t.Fatalf("UnsettledActions = %+v, %v; want the interrupted act1", unsettled, err)
+	}
+}

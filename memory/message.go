@@ -144,6 +144,38 @@ func scanMessage(row pgx.CollectableRow, p ryo.Place) (ryo.Message, error) {
 	return m, err
 }
 
+// ShortestWindow is the fewest of the newest messages History returns for
+// limit once a place holds more than limit: what a turn is sure to show.
+func ShortestWindow(limit int) int {
+	return limit - max(limit/2, 1) + 1
+}
+
+// SinceAnswered counts the messages in p that came after the bot last
+// answered sender there, newest first, up to at most n: what a turn for
+// sender that folds in their waiting messages must show.
+func (db *DB) SinceAnswered(ctx context.Context, p ryo.Place, sender int64, n int) (int, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	rows, err := db.pool.Query(ctx, `select m.kind = 'assistant' and a.sender_id is not distinct from $3::bigint
+		from messages m left join messages a on m.kind = 'assistant' and a.chat_id = m.chat_id
+			and a.telegram_message_id = m.reply_to_message_id
+		where m.chat_id = $1::bigint and m.thread_id = $2::bigint order by m.id desc limit $4::bigint`,
+		p.ChatID, p.Thread, sender, n)
+	if err != nil {
+		return 0, db.fail("messages since answered", err)
+	}
+	answers, err := pgx.CollectRows(rows, pgx.RowTo[bool])
+	if err != nil {
+		return 0, db.fail("messages since answered", err)
+	}
+	for i, answer := range answers {
+		if answer {
+			return i, nil
+		}
+	}
+	return len(answers), nil
+}
+
 // window is how many of total messages to keep for a limit: all up to the
 // limit, then a number that shrinks by one with each message and grows back
 // by limit/2 at once, so that the oldest kept message changes only every

@@ -604,3 +604,45 @@ func TestAnonymousAdminDecidesTheGroupsAction(t *testing.T) {
 	}
 	h.waitFor("the note deleted", func() bool { return len(notes.runs()) == 1 })
 }
+
+// Long names cannot push the refused presses out of /approvals: the reply
+// is one message, and what does not fit is the oldest decisions, not the
+// presses of people who may not decide.
+func TestLongNamesCannotHideRefusedPresses(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.start()
+	ctx, db := bg(t), h.db()
+	asker := ryo.User{ID: 7_100_000_001, FirstName: strings.Repeat("Ａ", 64), LastName: strings.Repeat("ａ", 64)}
+	decider := ryo.User{ID: 7_100_000_002, FirstName: strings.Repeat("Ｄ", 64), LastName: strings.Repeat("ｄ", 64)}
+	for _, u := range []ryo.User{asker, decider, {ID: bob.ID, FirstName: bob.FirstName}} {
+		if _, err := db.SaveUser(ctx, u, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	place := ryo.Place{ChatID: team.ID}
+	for i := range 11 {
+		a := ryo.Action{ID: fmt.Sprintf("long%02d", i), Requester: asker.ID, CallID: "c", Tool: "forget_any",
+			Args: json.RawMessage(`{"memory_id":1}`), ArgsHash: "h", Key: fmt.Sprintf("long-%d", i), Reason: toolbus.HoldDestructive,
+			Origin: ryo.OriginAdmin, ExpiresAt: time.Now().Add(time.Hour)}
+		if _, err := db.SaveCommandAction(ctx, int64(9_000_000+i), place, a); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			if err := db.RefuseAction(ctx, a.ID, bob.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, _, err := db.Decide(ctx, memory.Decision{ID: a.ID, Actor: decider.ID, Update: int64(9_100_000 + i)}, ryo.Message{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := h.tg.SendText(dm, alice, "/approvals")
+	text := h.reply(dm, q.ID, "Recent confirmations").Text
+	if !strings.Contains(text, "pressed by Bob, who may not decide") {
+		t.Fatalf("/approvals does not show Bob's refused press:\n%s", text)
+	}
+	if !strings.Contains(text, "❌ cancelled · forget_any") {
+		t.Fatalf("/approvals shows no decision:\n%s", text)
+	}
+}

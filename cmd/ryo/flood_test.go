@@ -199,3 +199,132 @@ func BenchmarkFlood(b *testing.B) {
 	b.Logf("Bob sent %d messages in %v: the model was called %d times for him; Alice waited %v in a quiet group, %v in the flood (model %v a call)",
 		*floodMessages, *floodOver, calls[bob.ID], quiet.Round(time.Millisecond), during.Round(time.Millisecond), *floodModel)
 }
+
+// A turn cut short by a stop after the model answered it is finished at
+// the next start with the answer it got, even when the same person's next
+// message waits behind it: it is not folded into that message's turn,
+// which would leave its answer unsent, its status message paused for good
+// and the model asked about it again.
+func TestAResumedTurnIsNotFoldedIntoTheNext(t *testing.T) {
+	h := newHarness(t)
+	g := newGate(h)
+	h.start()
+	defer g.release()
+	group := telegramtest.NewSupergroup("Crew")
+	first := h.tg.SendText(group, bob, "@ryo_test_bot first question")
+	h.waitFor("the first turn at the model", func() bool { return len(h.llm.Requests()) == 1 })
+	second := h.tg.SendText(group, bob, "@ryo_test_bot second question")
+	h.waitStored(second)
+	h.tg.SetDown(true) // the answer is stored, and cannot be delivered
+	g.release()
+	h.waitFor("the first answer stored", func() bool {
+		turn, err := h.db().Turn(bg(t), first.UpdateID)
+		return err == nil && turn.Answer != ""
+	})
+	h.stopMain()
+	h.tg.SetDown(false)
+	h.start()
+	h.answer(group, second.ID, "Answer to @ryo_test_bot second question")
+	if !slices.ContainsFunc(h.tg.BotMessages(group.ID), func(m telegramtest.Message) bool {
+		return m.ReplyTo == first.ID && strings.Contains(m.Text, "Answer to @ryo_test_bot first question")
+	}) {
+		t.Errorf("the answer the model gave to the first question before the stop was never sent")
+	}
+	for _, m := range h.tg.BotMessages(group.ID) {
+		if strings.Contains(m.Text, "Paused") {
+			t.Errorf("a status message is left paused: %q", m.Text)
+		}
+	}
+	if n := len(h.llm.Requests()); n != 2 {
+		t.Errorf("the model was asked %d times; want twice, once for each question", n)
+	}
+}
+
+// Media the bot cannot read costs a person's allowance like a question:
+// a flood of stickers is not answered sticker by sticker.
+func TestAFloodOfStickersIsHeldBack(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_PERSON_BURST"] = "2"
+	h.env["RYO_PERSON_RATE"] = "1"
+	h.start()
+	var last int64
+	for i := range 6 {
+		last = h.tg.PushUpdate(map[string]any{"message": map[string]any{
+			"message_id": 700 + i, "date": time.Now().Unix(), "chat": map[string]any{"id": bobDM.ID, "type": "private"},
+			"from":    map[string]any{"id": bob.ID, "is_bot": false, "first_name": bob.FirstName},
+			"sticker": map[string]any{"file_id": "x", "file_unique_id": "y", "type": "regular", "width": 512, "height": 512},
+		}})
+	}
+	h.waitFor("the stickers handled", func() bool {
+		state, _, err := h.db().UpdateState(bg(t), last)
+		return err == nil && state == memory.StateDone
+	})
+	replies, slow := 0, 0
+	for _, m := range h.tg.BotMessages(bobDM.ID) {
+		switch {
+		case strings.Contains(m.Text, "I can only read text"):
+			replies++
+		case strings.Contains(m.Text, "🐢"):
+			slow++
+		}
+	}
+	if replies > 2 || slow != 1 {
+		t.Fatalf("six stickers got %d replies and %d requests to slow down; want at most 2 (the allowance) and one", replies, slow)
+	}
+}
+
+// A burst longer than the history the model is shown is not answered as
+// one turn that shows only its end: every message of it reaches the model
+// (RYO_HISTORY_MESSAGES as set by default).
+func TestALongBurstIsAllShownToTheModel(t *testing.T) {
+	h := newHarness(t)
+	g := newGate(h)
+	h.start()
+	defer g.release()
+	h.tg.SendText(team, bob, "@ryo_test_bot first question")
+	h.waitFor("the first turn at the model", func() bool { return len(h.llm.Requests()) == 1 })
+	var last telegramtest.Message
+	for i := 2; i <= 41; i++ {
+		last = h.tg.SendText(team, bob, fmt.Sprintf("@ryo_test_bot piece %d.", i))
+	}
+	h.waitStored(last)
+	g.release()
+	h.answer(team, last.ID, "Answer to @ryo_test_bot piece 41.")
+	var shown strings.Builder
+	for _, r := range h.llm.Requests()[1:] {
+		shown.WriteString(contents(r))
+	}
+	for i := 2; i <= 41; i++ {
+		if piece := fmt.Sprintf("piece %d.", i); !strings.Contains(shown.String(), piece) {
+			t.Errorf("no turn showed the model %q", piece)
+		}
+	}
+}
+
+// A burst split across a forum's topics: another member who asks after it
+// waits behind one turn of the flooder's, as in one topic.
+func TestABurstAcrossTopicsKeepsOthersWaitingBehindOneTurn(t *testing.T) {
+	t.Skip("known weakness: each topic's part of a burst is a turn of its own, up to RYO_PERSON_BURST of them ahead of the others")
+	h := newHarness(t)
+	g := newGate(h)
+	h.start()
+	defer g.release()
+	h.tg.SendText(team, bob, "@ryo_test_bot first question")
+	h.waitFor("the first turn at the model", func() bool { return len(h.llm.Requests()) == 1 })
+	for i := range 4 {
+		topic := h.tg.CreateTopic(team, bob, fmt.Sprintf("Topic %d", i))
+		h.tg.SendText(team, bob, fmt.Sprintf("@ryo_test_bot piece %d", i), telegramtest.InThread(topic.ThreadID))
+	}
+	alices := h.tg.SendText(team, alice, "@ryo_test_bot when is lunch?")
+	h.waitStored(alices)
+	g.release()
+	h.answer(team, alices.ID, "Answer to @ryo_test_bot when is lunch?")
+	for i, r := range h.llm.Requests() {
+		if strings.Contains(contents(r), "when is lunch?") {
+			if i > 2 {
+				t.Fatalf("Alice's question was the model's call %d: she waited behind %d of Bob's turns", i+1, i)
+			}
+			return
+		}
+	}
+}

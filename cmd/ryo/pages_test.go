@@ -89,3 +89,35 @@ func TestOldListExpires(t *testing.T) {
 		t.Fatalf("a day-old list turned: %q", got.Text)
 	}
 }
+
+// Turning a list's pages costs the person's allowance like a command: a
+// flood of presses cannot spend the group's share of Telegram's limits on
+// edits while the others' answers wait.
+func TestAFloodOfPageTurnsIsHeldBack(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_PERSON_BURST"] = "3" // the list, and two turns of its pages
+	h.env["RYO_PERSON_RATE"] = "1"
+	h.start()
+	list := h.teamList(bob)
+	var presses []string
+	for range 12 {
+		now := h.message(team, list.ID) // pressed as fast as a finger can, whatever it shows
+		presses = append(presses, h.press(team, bob, now, ""))
+	}
+	slowed := 0
+	for _, p := range presses {
+		if a := h.pressAnswer(p); strings.Contains(a.Text, "🐢") {
+			slowed++
+		}
+	}
+	h.waitFor("every press handled", func() bool { return h.tg.PendingUpdates() == 0 && unfinished(h) == 0 })
+	edits := 0
+	for _, c := range h.tg.Calls("editMessageText") {
+		if c.Params["message_id"] == fmt.Sprint(list.ID) {
+			edits++
+		}
+	}
+	if edits > 2 || slowed != 12-edits {
+		t.Fatalf("twelve presses turned the list %d times and %d were asked to slow down; want at most 2 turns (the allowance), the rest slowed", edits, slowed)
+	}
+}
