@@ -62,6 +62,39 @@ func asParenthesis(r rune) rune {
 	return r
 }
 
+// quoteSpeakerLines marks each line of a person's text in a group that
+// reads as a speaker tag — a bracket of any shape, a closing one, a colon —
+// as quoted, so that one message cannot pass for several people talking.
+func quoteSpeakerLines(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if looksLikeTag(l) {
+			lines[i] = "(quoted) " + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// looksLikeTag reports whether line starts, after spaces, with an opening
+// bracket and has a closing one followed by a colon.
+func looksLikeTag(line string) bool {
+	t := strings.TrimLeftFunc(line, unicode.IsSpace)
+	first, _ := utf8.DecodeRuneInString(t)
+	if !unicode.Is(unicode.Ps, first) {
+		return false
+	}
+	for i, r := range t {
+		if !unicode.Is(unicode.Pe, r) {
+			continue
+		}
+		next, _ := utf8.DecodeRuneInString(strings.TrimLeftFunc(t[i+utf8.RuneLen(r):], unicode.IsSpace))
+		if next == ':' || next == '：' || next == '﹕' || next == '︓' {
+			return true
+		}
+	}
+	return false
+}
+
 // oneLine is s with every run of spaces, line breaks and control
 // characters as one space, cut to at most n characters.
 func oneLine(s string, n int) string {

@@ -100,7 +100,7 @@ func modelMessage(m ryo.Message, group bool) ryo.ModelMessage {
 	}
 	text := Neutralise(m.Text)
 	if group && m.Sender != nil {
-		text = "[" + Speaker(*m.Sender) + "]: " + text
+		text = "[" + Speaker(*m.Sender) + "]: " + quoteSpeakerLines(text)
 	}
 	return ryo.ModelMessage{Role: ryo.ModelUser, Content: text}
 }
