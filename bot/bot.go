@@ -67,6 +67,7 @@ type Bot struct {
 	me           ryo.User
 
 	flood      *floodGuard    // every person's allowance of turns and commands
+	speakers   speakers       // whose turn was each group's last
 	queue      *dispatcher    // set by Run before any update runs
 	background sync.WaitGroup // notices sent beside the poller; Run waits for them
 }
@@ -112,8 +113,9 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 			return nil, err
 		}
 	}
-	return &Bot{cfg: cfg, log: log, db: db, agent: answerer, model: model, tg: t, stages: o, commandTools: cmds, flood: newFloodGuard(cfg.PersonRate, cfg.PersonBurst), poller: intake.NewPoller(intake.Options{Token: cfg.Token, APIURL: cfg.APIURL, PollTimeout: cfg.PollTimeout,
-		CallTimeout: cfg.CallTimeout, Clock: cfg.Clock}, log)}, nil
+	return &Bot{cfg: cfg, log: log, db: db, agent: answerer, model: model, tg: t, stages: o, commandTools: cmds, flood: newFloodGuard(cfg.PersonRate, cfg.PersonBurst),
+		speakers: speakers{last: map[int64]int64{}}, poller: intake.NewPoller(intake.Options{Token: cfg.Token, APIURL: cfg.APIURL, PollTimeout: cfg.PollTimeout,
+			CallTimeout: cfg.CallTimeout, Clock: cfg.Clock}, log)}, nil
 }
 
 // ErrUnauthorized is returned by Run when Telegram rejects the token.

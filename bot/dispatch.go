@@ -20,6 +20,7 @@ type job struct {
 	raw     []byte
 	w       *worker // the slot it runs in
 	told    bool    // a press answered while it waits for an outage to end
+	gaveWay bool    // a turn that moved to the end of its chat's queue once, for someone else's
 }
 
 // afterRun is what became of one attempt at a job.

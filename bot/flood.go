@@ -22,6 +22,10 @@ import (
 //     RYO_PERSON_BURST at once, one more every minute/RYO_PERSON_RATE).
 //     Past it their messages are kept as context, unanswered, and they are
 //     told to slow down, at most once a minute. Admins have no limit.
+//   - In a group, turns take turns: a person whose turn was the group's
+//     last gives way once, to the end of the chat's queue, when someone
+//     else's question waits (giveWay) — so a burst split across a forum's
+//     topics keeps the others behind one turn of it, not one per topic.
 
 // slowDown tells a person who is over their allowance.
 const slowDown = "🐢 You're writing faster than I can answer. I've kept your messages — give me a moment, then ask again."
@@ -154,4 +158,50 @@ func (b *Bot) foldable(ctx context.Context, m *models.Message) (bool, error) {
 	}
 	since, err := b.db.SinceAnswered(ctx, placeOf(m), m.From.ID, room)
 	return since < room, err
+}
+
+// speakers remembers, per group, whose turn was the group's last.
+type speakers struct {
+	mu   sync.Mutex
+	last map[int64]int64 // chat → the person
+}
+
+func (s *speakers) lastIn(chat int64) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last[chat]
+}
+
+func (s *speakers) spoke(chat, person int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.last[chat] = person
+}
+
+// giveWay reports whether the turn m asks for should wait at the end of
+// its chat's queue: its sender had the group's last turn, this update has
+// not given way before, and someone else's question waits. Otherwise it
+// notes that m's sender now has the group's turn.
+func (b *Bot) giveWay(ctx context.Context, j *job, m *models.Message) (bool, error) {
+	if m.Chat.Type == models.ChatTypePrivate {
+		return false, nil
+	}
+	if !j.gaveWay && b.speakers.lastIn(m.Chat.ID) == m.From.ID {
+		waiting, err := b.db.OthersWaiting(ctx, m.Chat.ID, m.From.ID, j.id, laterLooked)
+		if err != nil {
+			return false, err
+		}
+		for _, raw := range waiting {
+			upd, _, err := decodeUpdate(raw)
+			if err != nil {
+				continue
+			}
+			if r := b.classify(&upd); r.what == verdictAnswer && r.msg.From.ID != m.From.ID {
+				j.gaveWay = true
+				return true, nil
+			}
+		}
+	}
+	b.speakers.spoke(m.Chat.ID, m.From.ID)
+	return false, nil
 }

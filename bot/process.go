@@ -54,7 +54,8 @@ func (b *Bot) process(ctx context.Context, j *job) afterRun {
 }
 
 // errGoOnInChat is returned by a press, on its own lane, whose conversation
-// goes on: the rest of it runs in its chat's queue.
+// goes on: the rest of it runs in its chat's queue; and by a turn that gives
+// way to someone else's question: it runs again at the end of that queue.
 var errGoOnInChat = errors.New("the conversation goes on in the chat's queue")
 
 // claim takes the update for this process. It returns ok false, with a wait

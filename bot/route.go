@@ -252,6 +252,13 @@ func (b *Bot) answerMessage(ctx context.Context, j *job, r route) error {
 		b.log.Debug("a message answered together with its sender's next one", "update_id", j.id, "chat_id", r.msg.Chat.ID)
 		return b.keep(ctx, j.id, r.msg)
 	}
+	if wait, err := b.giveWay(ctx, j, r.msg); wait || err != nil {
+		if wait {
+			b.log.Debug("a turn gives way to someone else's question", "update_id", j.id, "chat_id", r.msg.Chat.ID)
+			return errGoOnInChat
+		}
+		return err
+	}
 	if ok, err := b.allowed(ctx, j, r.msg, true); !ok || err != nil {
 		return err
 	}

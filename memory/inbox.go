@@ -212,6 +212,26 @@ func (db *DB) LaterFrom(ctx context.Context, chat, sender, id int64, limit int) 
 	return later, nil
 }
 
+// OthersWaiting returns up to limit messages waiting in chat, oldest first,
+// from anyone but sender: the questions a turn of sender's would keep
+// waiting.
+func (db *DB) OthersWaiting(ctx context.Context, chat, sender, id int64, limit int) ([]json.RawMessage, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	rows, err := db.pool.Query(ctx, `select raw from updates
+		where chat_id = $1::bigint and sender_id is distinct from $2::bigint and update_id <> $3::bigint
+			and state in ('pending', 'processing') and kind = 'message'
+		order by update_id limit $4`, chat, sender, id, limit)
+	if err != nil {
+		return nil, db.fail("waiting updates", err)
+	}
+	waiting, err := pgx.CollectRows(rows, pgx.RowTo[json.RawMessage])
+	if err != nil {
+		return nil, db.fail("waiting updates", err)
+	}
+	return waiting, nil
+}
+
 // ClaimUpdate marks an update as being processed and counts the attempt. It
 // returns ok false when the update is already done or failed, so a finished
 // update is never processed twice.

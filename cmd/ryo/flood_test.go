@@ -304,7 +304,6 @@ func TestALongBurstIsAllShownToTheModel(t *testing.T) {
 // A burst split across a forum's topics: another member who asks after it
 // waits behind one turn of the flooder's, as in one topic.
 func TestABurstAcrossTopicsKeepsOthersWaitingBehindOneTurn(t *testing.T) {
-	t.Skip("known weakness: each topic's part of a burst is a turn of its own, up to RYO_PERSON_BURST of them ahead of the others")
 	h := newHarness(t)
 	g := newGate(h)
 	h.start()
