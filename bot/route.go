@@ -267,7 +267,8 @@ func (b *Bot) answerMessage(ctx context.Context, j *job, r route) error {
 
 // keepAsContext stores a group message not meant for the bot, so that when
 // someone does ask, the bot knows what was said — unless its sender may not
-// use the bot: what they write never reaches the model.
+// use the bot: what they write never reaches the model. It is stored as
+// context only, which goes after RYO_RETAIN_CONTEXT.
 func (b *Bot) keepAsContext(ctx context.Context, id int64, m *models.Message) error {
 	u, err := b.db.SaveUser(ctx, seenIn(m, m.From), false)
 	if err != nil {
@@ -277,10 +278,13 @@ func (b *Bot) keepAsContext(ctx context.Context, id int64, m *models.Message) er
 		b.log.Debug("group message of someone who may not use the bot: not kept", "update_id", id, "chat_id", m.Chat.ID, "user_id", u.ID)
 		return nil
 	}
-	return b.keep(ctx, id, m)
+	_, err = b.db.SaveContextMessage(ctx, chatOf(m.Chat), b.userMessage(id, m))
+	return err
 }
 
-// keep stores a message as what was said, without answering it.
+// keep stores a message meant for the bot without answering it now: it is
+// answered together with its sender's next one, or it came past their
+// allowance. Either way it is part of the conversation, kept as a turn is.
 func (b *Bot) keep(ctx context.Context, id int64, m *models.Message) error {
 	_, err := b.db.SaveUserMessage(ctx, chatOf(m.Chat), b.userMessage(id, m))
 	return err

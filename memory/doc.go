@@ -37,6 +37,14 @@
 // sighting holds it, older holders lose it, and UsersNamed returns more
 // than one person only when it cannot tell them apart.
 //
+// Nothing is kept forever by accident (retention.go). Sweep deletes, in
+// small batches of their own, what is past its retention: finished inbox
+// updates (with their turns), dead letters retried long ago, paged lists'
+// views, ended actions with their audit log, expired memories, and group
+// messages kept as context only (SaveContextMessage). What waits — a
+// pending update, a dead letter no admin has retried, an action held for
+// a yes or running — and the conversations' turns are never swept.
+//
 // Errors caused by the database being out of reach are
 // ryo.Unavailable(ryo.Database), so callers can keep the work and retry it
 // later instead of failing it. The time every statement writes and

@@ -23,3 +23,13 @@ func MustExec(t *testing.T, db *DB, sql string) {
 func Tx(ctx context.Context, db *DB, fn func(pgx.Tx) error) error {
 	return db.tx(ctx, "test", fn)
 }
+
+// Count runs a query that counts rows, on db's pool; for tests only.
+func Count(t *testing.T, db *DB, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := db.pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}

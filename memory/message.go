@@ -14,7 +14,18 @@ import (
 // sender, in one transaction, and returns it with its row id and the sender's
 // stored role. Storing the same Telegram message twice returns the first row.
 func (db *DB) SaveUserMessage(ctx context.Context, chat ryo.Chat, m ryo.Message) (ryo.Message, error) {
-	err := db.tx(ctx, "save user message", func(tx pgx.Tx) error {
+	return db.saveUserMessage(ctx, "save user message", chat, m, false)
+}
+
+// SaveContextMessage stores a group message that was not meant for the bot
+// as SaveUserMessage does, marked as context only: it is never answered,
+// and a sweep deletes it once it is older than the context's retention.
+func (db *DB) SaveContextMessage(ctx context.Context, chat ryo.Chat, m ryo.Message) (ryo.Message, error) {
+	return db.saveUserMessage(ctx, "save context message", chat, m, true)
+}
+
+func (db *DB) saveUserMessage(ctx context.Context, op string, chat ryo.Chat, m ryo.Message, contextOnly bool) (ryo.Message, error) {
+	err := db.tx(ctx, op, func(tx pgx.Tx) error {
 		now := db.Now()
 		if err := saveChat(ctx, tx, chat, now); err != nil {
 			return err
@@ -30,7 +41,7 @@ func (db *DB) SaveUserMessage(ctx context.Context, chat ryo.Chat, m ryo.Message)
 			m.Sender = &sender
 		}
 		var err error
-		m, err = insertMessage(ctx, tx, m, now)
+		m, err = insertMessage(ctx, tx, m, now, contextOnly)
 		return err
 	})
 	return m, err
@@ -53,8 +64,9 @@ func storableText(s string) string {
 }
 
 // insertMessage inserts m, or when its Telegram message is already stored,
-// returns the stored row's id and time.
-func insertMessage(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Time) (ryo.Message, error) {
+// returns the stored row's id and time. contextOnly marks a group message
+// not meant for the bot, which is swept in time.
+func insertMessage(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Time, contextOnly bool) (ryo.Message, error) {
 	if len(m.Metadata) == 0 {
 		m.Metadata = []byte("{}")
 	}
@@ -65,8 +77,8 @@ func insertMessage(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Time)
 	}
 	err := tx.QueryRow(ctx, `with ins as (
 			insert into messages (chat_id, thread_id, sender_id, role, kind, text,
-				telegram_message_id, reply_to_message_id, update_id, metadata, created_at)
-			values ($1, $2, $3, $4, $5, $6, nullif($7::bigint, 0), nullif($8::bigint, 0), nullif($9::bigint, 0), $10, $11)
+				telegram_message_id, reply_to_message_id, update_id, metadata, created_at, context_only)
+			values ($1, $2, $3, $4, $5, $6, nullif($7::bigint, 0), nullif($8::bigint, 0), nullif($9::bigint, 0), $10, $11, $12)
 			on conflict (chat_id, telegram_message_id) where telegram_message_id is not null do nothing
 			returning id, created_at)
 		select id, created_at from ins
@@ -74,7 +86,7 @@ func insertMessage(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Time)
 		select id, created_at from messages where chat_id = $1 and telegram_message_id = nullif($7::bigint, 0)
 		limit 1`,
 		m.Place.ChatID, m.Place.Thread, sender, role(m.Kind), string(m.Kind), m.Text,
-		m.TelegramID, m.ReplyTo, m.UpdateID, m.Metadata, now).Scan(&m.ID, &m.CreatedAt)
+		m.TelegramID, m.ReplyTo, m.UpdateID, m.Metadata, now, contextOnly).Scan(&m.ID, &m.CreatedAt)
 	return m, err
 }
 

@@ -29,7 +29,7 @@ func saveToolResult(ctx context.Context, tx pgx.Tx, key string, m ryo.Message, n
 		return prior, err
 	}
 	m.Kind = ryo.KindToolResult
-	m, err = insertMessage(ctx, tx, m, now)
+	m, err = insertMessage(ctx, tx, m, now, false)
 	if err != nil {
 		return m, err
 	}

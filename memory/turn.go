@@ -121,7 +121,7 @@ func (db *DB) SaveAnswer(ctx context.Context, answer ryo.Message, tags []string)
 }
 
 func saveAnswer(ctx context.Context, tx pgx.Tx, answer ryo.Message, tags []string, now time.Time) (ryo.Message, error) {
-	answer, err := insertMessage(ctx, tx, answer, now)
+	answer, err := insertMessage(ctx, tx, answer, now, false)
 	if err != nil {
 		return answer, err
 	}
