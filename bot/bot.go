@@ -34,12 +34,13 @@ type Config struct {
 	NotifyAfter   time.Duration // answers slower than this arrive as a new message
 	Drafts        bool          // stream replies into drafts in private chats
 	Tools         *toolbus.Registry
-	ConfirmTTL    time.Duration  // how long an action waits for its yes
-	AdminsDecide  bool           // admins may decide anyone's actions
-	Location      *time.Location // the time zone of times shown to people
-	Access        string         // AccessOpen or AccessAllowlist
-	Recall        tools.Recaller // how memories are found; its Store is the bot's database when nil
-	Clock         ryo.Clock      // the system clock when nil
+	ConfirmTTL    time.Duration    // how long an action waits for its yes
+	AdminsDecide  bool             // admins may decide anyone's actions
+	Location      *time.Location   // the time zone of times shown to people
+	Access        string           // AccessOpen or AccessAllowlist
+	Recall        tools.Recaller   // how memories are found; its Store is the bot's database when nil
+	Clock         ryo.Clock        // the system clock when nil
+	Retention     memory.Retention // how long what is kept for a while is kept; zero: forever
 	// PersonRate and PersonBurst are one person's allowance of turns and
 	// commands: PersonBurst at once, then PersonRate a minute (12 and 6
 	// when zero).
@@ -148,12 +149,14 @@ func (b *Bot) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	swept, rescanned := make(chan struct{}), make(chan struct{})
+	swept, rescanned, retained := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go func() { b.sweep(ctx); close(swept) }()
 	go func() { b.rescan(ctx, d); close(rescanned) }()
+	go func() { b.retain(ctx); close(retained) }()
 	b.poll(ctx, d)
 	<-swept
 	<-rescanned
+	<-retained
 	d.close()
 	b.drain(d, stopWork)
 	return nil

@@ -56,6 +56,12 @@ type Config struct {
 	EmbedModel        string        // for recall of memories by meaning; "" for words alone
 	PersonRate        int           // turns and commands one person may start a minute, once their burst is spent
 	PersonBurst       int           // turns and commands one person may start at once
+
+	// How long what is kept only for a while is kept; 0 keeps it forever.
+	RetainUpdates time.Duration // inbox updates after they were done
+	RetainViews   time.Duration // paged lists' views: their buttons work as long
+	RetainActions time.Duration // actions and their audit log after they ended
+	RetainContext time.Duration // group messages kept as context only
 }
 
 // Settings names every variable ryo reads, in the order .env.example lists
@@ -68,6 +74,7 @@ var settingNames = []string{
 	"RYO_MAX_ROUNDS", "RYO_TURN_TIMEOUT", "RYO_NOTIFY_AFTER", "RYO_DRAFTS",
 	"RYO_CONFIRM", "RYO_CONFIRM_TTL", "RYO_ADMINS_DECIDE", "RYO_ACCESS", "RYO_EMBED_MODEL",
 	"RYO_PERSON_RATE", "RYO_PERSON_BURST",
+	"RYO_RETAIN_UPDATES", "RYO_RETAIN_VIEWS", "RYO_RETAIN_ACTIONS", "RYO_RETAIN_CONTEXT",
 }
 
 // ConfigError is a missing or malformed setting. Its text is one line that
@@ -119,6 +126,11 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		EmbedModel:        r.str("RYO_EMBED_MODEL", ""),
 		PersonRate:        r.integer("RYO_PERSON_RATE", 12, 1),
 		PersonBurst:       r.integer("RYO_PERSON_BURST", 6, 1),
+
+		RetainUpdates: r.retention("RYO_RETAIN_UPDATES", 7*day, day), // Telegram may send an update again within a day
+		RetainViews:   r.retention("RYO_RETAIN_VIEWS", day, time.Minute),
+		RetainActions: r.retention("RYO_RETAIN_ACTIONS", 90*day, time.Minute),
+		RetainContext: r.retention("RYO_RETAIN_CONTEXT", 30*day, time.Minute),
 	}
 	return c, r.err
 }
@@ -281,6 +293,36 @@ func (r *reader) duration(name string, def, min time.Duration) time.Duration {
 	d, err := time.ParseDuration(v)
 	if err != nil || d < min {
 		r.fail(name, "want a duration of at least %v such as 30s or 5m, got %q", min, v)
+		return def
+	}
+	return d
+}
+
+const day = 24 * time.Hour
+
+// retention reads how long something is kept: a number of days (7d), a
+// duration (36h), or 0 or forever to keep it forever, which is returned
+// as 0.
+func (r *reader) retention(name string, def, min time.Duration) time.Duration {
+	v, ok := r.get(name)
+	if !ok {
+		return def
+	}
+	if v == "0" || strings.EqualFold(v, "forever") {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if n, isDays := strings.CutSuffix(v, "d"); isDays {
+		var days int
+		days, err = strconv.Atoi(n)
+		d = time.Duration(days) * day
+		if days > 100*365 {
+			err = errors.New("too long")
+		}
+	}
+	if err != nil || d < min {
+		least := strings.TrimSuffix(strings.TrimSuffix(min.String(), "0s"), "0m") // 24h, 1m
+		r.fail(name, "want a number of days such as 7d, a duration of at least %s such as 36h, or forever, got %q", least, v)
 		return def
 	}
 	return d

@@ -34,7 +34,8 @@ func TestConfigDefaults(t *testing.T) {
 	if c.Token.Reveal() != testToken || c.TelegramAPIURL != "https://api.telegram.org" || c.OllamaHost.String() != "http://127.0.0.1:11434" ||
 		c.Model != "qwen2.5:3b" || c.HTTPAddr != ":8080" || c.Workers != 8 || c.Timezone.String() != "UTC" ||
 		c.FirstTokenTimeout != 2*time.Minute || c.LogLevel != slog.LevelInfo || c.NotifyAfter != 8*time.Second || !c.Drafts ||
-		c.ConfirmChanges || c.ConfirmTTL != 15*time.Minute || c.AdminsDecide || c.Access != "open" || c.NumPredict != 4096 {
+		c.ConfirmChanges || c.ConfirmTTL != 15*time.Minute || c.AdminsDecide || c.Access != "open" || c.NumPredict != 4096 ||
+		c.RetainUpdates != 7*24*time.Hour || c.RetainViews != 24*time.Hour || c.RetainActions != 90*24*time.Hour || c.RetainContext != 30*24*time.Hour {
 		t.Fatalf("defaults = %+v", c)
 	}
 }
@@ -54,6 +55,10 @@ func TestConfigValues(t *testing.T) {
 	vars["RYO_ADMINS_DECIDE"] = "on"
 	vars["RYO_ACCESS"] = "allowlist"
 	vars["RYO_MODEL_NUM_PREDICT"] = "512"
+	vars["RYO_RETAIN_UPDATES"] = "36h"
+	vars["RYO_RETAIN_VIEWS"] = "forever"
+	vars["RYO_RETAIN_ACTIONS"] = "365d"
+	vars["RYO_RETAIN_CONTEXT"] = "0"
 	c, err := LoadConfig(env(vars), true)
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +66,8 @@ func TestConfigValues(t *testing.T) {
 	if c.OllamaHost.String() != "http://gpu-box:11434" || len(c.AdminIDs) != 2 || c.AdminIDs[1] != 7123456789 || c.HTTPAddr != "" ||
 		c.Timezone.String() != "Europe/Berlin" || c.ModelTimeout != 90*time.Second || c.LogLevel != slog.LevelDebug ||
 		c.NotifyAfter != 20*time.Second || c.Drafts || !c.ConfirmChanges || c.ConfirmTTL != 2*time.Minute || !c.AdminsDecide ||
-		c.Access != "allowlist" || c.NumPredict != 512 {
+		c.Access != "allowlist" || c.NumPredict != 512 ||
+		c.RetainUpdates != 36*time.Hour || c.RetainViews != 0 || c.RetainActions != 365*24*time.Hour || c.RetainContext != 0 {
 		t.Fatalf("config = %+v", c)
 	}
 }
@@ -86,6 +92,10 @@ func TestConfigErrorsNameTheSettingAndHideSecrets(t *testing.T) {
 		{"bad access", "RYO_ACCESS", "closed", `RYO_ACCESS: want one of open, allowlist, got "closed"`},
 		{"bad confirm", "RYO_CONFIRM", "all", `RYO_CONFIRM: want one of destructive, changes, got "all"`},
 		{"short confirm ttl", "RYO_CONFIRM_TTL", "0s", `RYO_CONFIRM_TTL: want a duration of at least 1s`},
+		{"updates kept less than a day", "RYO_RETAIN_UPDATES", "12h", `RYO_RETAIN_UPDATES: want a number of days such as 7d, a duration of at least 24h such`},
+		{"bad days", "RYO_RETAIN_CONTEXT", "-3d", `RYO_RETAIN_CONTEXT: want a number of days`},
+		{"days beyond a century", "RYO_RETAIN_ACTIONS", "99999999d", `RYO_RETAIN_ACTIONS: want a number of days`},
+		{"bad retention", "RYO_RETAIN_VIEWS", "never", `RYO_RETAIN_VIEWS: want a number of days`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

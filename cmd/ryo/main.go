@@ -171,6 +171,7 @@ func (m *Main) Run(ctx context.Context) error {
 		Tools: registry, ConfirmTTL: cfg.ConfirmTTL, AdminsDecide: cfg.AdminsDecide, Location: cfg.Timezone, Access: cfg.Access,
 		PersonRate: cfg.PersonRate, PersonBurst: cfg.PersonBurst,
 		Recall: recall, Clock: m.Clock,
+		Retention: memory.Retention{Updates: cfg.RetainUpdates, Views: cfg.RetainViews, Actions: cfg.RetainActions, Context: cfg.RetainContext},
 	}, log, db, answerer, cfg.Model)
 	if err != nil {
 		return err
