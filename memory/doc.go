@@ -45,6 +45,11 @@
 // pending update, a dead letter no admin has retried, an action held for
 // a yes or running — and the conversations' turns are never swept.
 //
+// What ryo keeps about one person (person.go) is counted (Footprint),
+// deleted (ForgetPerson, for /forgetme: in batches, their user row last,
+// their messages going with it) and handed to them (Export, for /export,
+// within a budget that keeps the newest).
+//
 // Errors caused by the database being out of reach are
 // ryo.Unavailable(ryo.Database), so callers can keep the work and retry it
 // later instead of failing it. The time every statement writes and
