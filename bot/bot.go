@@ -62,7 +62,8 @@ type Bot struct {
 	tg     *delivery.Telegram
 	stages *stages.Orchestrator
 	// commandTools are the tools the bot's own commands hold for a yes:
-	// a person's forget, an admin's forget_any. The model never sees them.
+	// a person's forget and forget_me, an admin's forget_any. The model
+	// never sees them.
 	commandTools *toolbus.Registry
 	poller       *intake.Poller
 	me           ryo.User
@@ -109,7 +110,7 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 	o := stages.New(t, stages.Config{NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts, Log: log, Clock: cfg.Clock})
 	cmds := toolbus.NewRegistry()
 	cmds.SetClock(cfg.Clock)
-	for _, s := range []toolbus.Spec{tools.Forget(cfg.Recall), tools.AdminForget(cfg.Recall)} {
+	for _, s := range []toolbus.Spec{tools.Forget(cfg.Recall), tools.AdminForget(cfg.Recall), forgetMeTool(db)} {
 		if err := cmds.Register(s); err != nil {
 			return nil, err
 		}

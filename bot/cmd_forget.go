@@ -47,6 +47,13 @@ func (b *Bot) askToForget(ctx context.Context, c call, s ryo.Shelf, id int64, or
 		tool = "forget_any"
 	}
 	args, _ := json.Marshal(map[string]int64{"memory_id": id})
+	return b.askCommand(ctx, c, tool, args, origin)
+}
+
+// askCommand asks the person to confirm a command's call of tool, one of
+// the bot's own, with args: the action is stored once per update and shown
+// in a prompt.
+func (b *Bot) askCommand(ctx context.Context, c call, tool string, args json.RawMessage, origin ryo.Origin) error {
 	call := toolbus.Call{ID: fmt.Sprintf("u%d-cmd", c.update), Tool: tool, Args: args, Key: toolbus.Key(c.update, 0, tool, args)}
 	a := b.newAction(ryo.WithCaller(ctx, c.caller()), c.user, call, b.commandTools.Hold(call), origin)
 	if _, err := b.db.SaveCommandAction(ctx, c.update, c.place, a); err != nil {

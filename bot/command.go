@@ -74,6 +74,7 @@ func (b *Bot) commands() []command {
 		b.resetCommand(),
 		b.memoryCommand(),
 		b.forgetCommand(),
+		b.forgetMeCommand(),
 		b.tagsCommand(),
 		b.approvalsCommand(),
 		b.deadletterCommand(),

@@ -87,6 +87,25 @@ func Exec(tb testing.TB, dsn, sql string) {
 	}
 }
 
+// Count runs a query that counts rows on the database at dsn, with args,
+// failing tb when it fails: for tests that check what is left in a table
+// no method of the store reads.
+func Count(tb testing.TB, dsn, sql string, args ...any) int {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		tb.Fatalf("%s: %v", EnvVar, err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, sql, args...).Scan(&n); err != nil {
+		tb.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
 func randomHex(n int) string {
 	b := make([]byte, n)
 	rand.Read(b)
