@@ -75,6 +75,7 @@ func (b *Bot) commands() []command {
 		b.memoryCommand(),
 		b.forgetCommand(),
 		b.forgetMeCommand(),
+		b.exportCommand(),
 		b.tagsCommand(),
 		b.approvalsCommand(),
 		b.deadletterCommand(),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,5 +49,19 @@ func TestForgetMeToolIsThePersonsOwnAndTellsWhetherItHappened(t *testing.T) {
 	}
 	if _, known, _ := db.FindUser(ctx, bob.ID); !known {
 		t.Error("forgetting Alice forgot Bob")
+	}
+}
+
+// An export too big for one file says so in its caption, and what it left
+// out.
+func TestExportCaptionSaysWhatDidNotFit(t *testing.T) {
+	if c := exportCaption(0, 0, 0); c != "Everything I keep about you, as JSON. /forgetme deletes it." {
+		t.Errorf("a whole export's caption: %q", c)
+	}
+	c := exportCaption(1200, 1, 0)
+	for _, want := range []string{"too much for one file", "your oldest 1200 messages, 1 memory and 0 requests are not in it", "/forgetme deletes them"} {
+		if !strings.Contains(c, want) {
+			t.Errorf("the caption %q does not say %q", c, want)
+		}
 	}
 }
