@@ -57,11 +57,12 @@
 // live by stages, which talks to Telegram through delivery.
 //
 // Actions that wait for a person's yes have one home, action.go: the
-// model's (a turn ends with its held call) and the commands' (/forget,
-// and an admin's /memory forget, which runs forget_any, a tool of the
-// bot's own registry the model never sees) are made by one newAction and
-// stored with the turn's answer, then shown in a prompt with ✅ Confirm and
-// ❌ Cancel whose buttons carry only an opaque id. Presses run beside their
+// model's (a turn ends with its held call) and the commands' (/forget;
+// /forgetme, which runs forget_me; and an admin's /memory forget, which
+// runs forget_any — tools of the bot's own registry the model never sees)
+// are made by one newAction and stored with the turn's answer, then shown
+// in a prompt with ✅ Confirm and ❌ Cancel whose buttons carry only an
+// opaque id. Presses run beside their
 // chat's queue, with workers of their own, so they are answered at once
 // even while long turns hold every worker. A press is loaded, judged by a
 // pure function (judgePress: only the person who asked, someone who speaks
@@ -72,6 +73,11 @@
 // in a turn keyed by the press, at the end of the chat's queue; after the
 // no, or at expiry, a cancelled result tells the model. A sweep expires
 // old requests and edits every decided prompt to show its outcome.
+//
+// What is kept only for a while is swept at start and every hour
+// (retention.go, with memory's Sweep); the log counts what went. A person
+// takes what ryo keeps about them with /export, and has it deleted with
+// /forgetme; both only in a private chat.
 //
 // SDK types (models.Update and friends) stay in this package and the two
 // under it: they are translated to ryo types at the edge (convert.go).
