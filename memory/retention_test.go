@@ -353,3 +353,49 @@ func TestSweepInBatches(t *testing.T) {
 		t.Errorf("swept %d views in batches of 2; want all 7", got.Views)
 	}
 }
+
+// tables counts the rows of every table that holds what ryo keeps.
+func tables(t *testing.T, db *memory.DB) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, table := range []string{"users", "chats", "chat_topics", "messages", "message_tags", "memories", "actions",
+		"action_events", "views", "updates", "turns", "dead_letters"} {
+		out[table] = memory.Count(t, db, `select count(*) from `+table)
+	}
+	return out
+}
+
+// Each retention sweeps its own tables and nothing else, however old
+// everything is.
+func TestEachSweepTouchesOnlyItsOwn(t *testing.T) {
+	const long = 1000 * 24 * time.Hour
+	for _, tt := range []struct {
+		name string
+		r    memory.Retention
+		own  []string // the tables it deletes from
+	}{
+		{"updates", memory.Retention{Updates: time.Hour}, []string{"updates", "turns"}},
+		{"views", memory.Retention{Views: time.Hour}, []string{"views"}},
+		{"actions", memory.Retention{Actions: time.Hour}, []string{"actions", "action_events"}},
+		{"context", memory.Retention{Context: time.Hour}, []string{"messages"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			db, clock := sweepDB(t)
+			people(t, db)
+			clock.Advance(long)
+			before := tables(t, db)
+			if got := sweep(t, db, tt.r); got.Total() == 0 {
+				t.Fatal("swept nothing")
+			}
+			after := tables(t, db)
+			for table, n := range before {
+				switch {
+				case slices.Contains(tt.own, table) && after[table] >= n:
+					t.Errorf("%s: %d rows before, %d after; want fewer", table, n, after[table])
+				case !slices.Contains(tt.own, table) && after[table] != n:
+					t.Errorf("%s: %d rows before, %d after; want them untouched", table, n, after[table])
+				}
+			}
+		})
+	}
+}
