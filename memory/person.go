@@ -145,6 +145,7 @@ type Export struct {
 type ExportUser struct {
 	ID           int64      `json:"id"`
 	Username     string     `json:"username"`
+	UsernameSeen *time.Time `json:"username_seen_at"` // when Telegram last showed them with it
 	FirstName    string     `json:"first_name"`
 	LastName     string     `json:"last_name"`
 	LanguageCode string     `json:"language_code"`
@@ -261,10 +262,10 @@ func (db *DB) Export(ctx context.Context, person int64, budget int) (Export, err
 
 func exportUser(ctx context.Context, tx pgx.Tx, person int64) (*ExportUser, error) {
 	var u ExportUser
-	err := tx.QueryRow(ctx, `select id, username, first_name, last_name, language_code, role, allowed, role_by, role_at,
-			started_at, refused_at, created_at, updated_at from users where id = $1`, person).
-		Scan(&u.ID, &u.Username, &u.FirstName, &u.LastName, &u.LanguageCode, &u.Role, &u.Allowed, &u.RoleBy, &u.RoleAt,
-			&u.StartedAt, &u.RefusedAt, &u.CreatedAt, &u.UpdatedAt)
+	err := tx.QueryRow(ctx, `select id, username, username_seen_at, first_name, last_name, language_code, role, allowed,
+			role_by, role_at, started_at, refused_at, created_at, updated_at from users where id = $1`, person).
+		Scan(&u.ID, &u.Username, &u.UsernameSeen, &u.FirstName, &u.LastName, &u.LanguageCode, &u.Role, &u.Allowed,
+			&u.RoleBy, &u.RoleAt, &u.StartedAt, &u.RefusedAt, &u.CreatedAt, &u.UpdatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}

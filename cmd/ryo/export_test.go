@@ -52,9 +52,10 @@ func TestExportSendsThePersonTheirData(t *testing.T) {
 	var got struct {
 		Person json.Number `json:"person_id"`
 		User   struct {
-			ID        json.Number `json:"id"`
-			FirstName string      `json:"first_name"`
-			Username  string      `json:"username"`
+			ID           json.Number `json:"id"`
+			FirstName    string      `json:"first_name"`
+			Username     string      `json:"username"`
+			UsernameSeen *string     `json:"username_seen_at"`
 		} `json:"user"`
 		Messages []struct {
 			ChatID json.Number `json:"chat_id"`
@@ -78,7 +79,8 @@ func TestExportSendsThePersonTheirData(t *testing.T) {
 	if err := dec.Decode(&got); err != nil {
 		t.Fatalf("the export is not JSON: %v\n%s", err, data)
 	}
-	if id := fmt.Sprint(alice.ID); got.Person.String() != id || got.User.ID.String() != id || got.User.FirstName != "Alice" || got.User.Username != "alice" {
+	if id := fmt.Sprint(alice.ID); got.Person.String() != id || got.User.ID.String() != id || got.User.FirstName != "Alice" || got.User.Username != "alice" ||
+		got.User.UsernameSeen == nil {
 		t.Errorf("the export's person: %s, user %+v", got.Person, got.User)
 	}
 	var texts, chats []string

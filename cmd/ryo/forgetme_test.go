@@ -64,7 +64,7 @@ func (h *harness) kept(person int64) (memory.Footprint, memory.Export) {
 	}
 	e.ExportedAt = time.Time{}
 	if e.User != nil {
-		e.User.UpdatedAt = time.Time{} // every command sees the person anew
+		e.User.UpdatedAt, e.User.UsernameSeen = time.Time{}, nil // every message shows the person anew
 	}
 	f, err := h.db().Footprint(bg(h.t), person)
 	if err != nil {
