@@ -214,7 +214,28 @@ func (l *lexer) bareURL() {
 	for end > l.pos && (l.src[end-1] == '_' || l.src[end-1] == '~') {
 		end--
 	}
+	if url := l.src[l.pos:end]; l.links && hidesItsHost(url) {
+		l.push(token{kind: tokCode, text: url})
+		l.pos = end
+		return
+	}
 	l.literal(end - l.pos)
+}
+
+// hidesItsHost reports whether bare web address url names its host in one
+// of the forms readers and browsers do not agree on (see webHost): a user
+// name before "@" (Telegram links "https://bank.com@evil.example" whole,
+// to evil.example), a backslash, a percent-escape in the host. Such an
+// address is shown as code, which Telegram does not link.
+func hidesItsHost(url string) bool {
+	if strings.Contains(url, `\`) {
+		return true
+	}
+	_, rest, _ := strings.Cut(url, "://")
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		rest = rest[:end]
+	}
+	return strings.ContainsAny(rest, "@%")
 }
 
 func firstRune(s string) (rune, bool) {
