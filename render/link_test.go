@@ -70,6 +70,22 @@ func TestBareAddressesThatHideTheirHostAreCode(t *testing.T) {
 	}
 }
 
+// Telegram links bare tg://, ton:// and tonsite:// addresses by itself
+// too: written bare, they are shown as code, as in a link.
+func TestBareTelegramAddressesAreCode(t *testing.T) {
+	tests := []struct{ src, html string }{
+		{"ask tg://user?id=5123456789 about it", "ask <code>tg://user?id=5123456789</code> about it"},
+		{"join: TG://join?invite=AbCd_Ef", "join: <code>TG://join?invite=AbCd_Ef</code>"},
+		{"(tg://resolve?domain=alice)", "(<code>tg://resolve?domain=alice)</code>"},
+		{"ton://transfer/EQD and tonsite://x.ton", "<code>ton://transfer/EQD</code> and <code>tonsite://x.ton</code>"},
+		// Inside a word it is no address.
+		{"atg://x", "atg://x"},
+	}
+	for _, tt := range tests {
+		checkLink(t, tt.src, tt.html)
+	}
+}
+
 // A link whose text names another host than the one it opens is followed
 // by the host it opens, in ASCII: look-alikes in other scripts show as
 // punycode. Case, a trailing dot, a port and a leading "www." do not make
