@@ -386,7 +386,7 @@ func (b *Bot) loadPress(ctx context.Context, q *models.CallbackQuery, update int
 	if !f.found || !f.sameChat || f.own {
 		return a, userOf(&q.From), f, nil
 	}
-	presser, err := b.db.SaveUser(ctx, userOf(&q.From), false)
+	presser, err := b.db.SaveUser(ctx, pressedBy(q), false)
 	if err != nil {
 		return a, presser, f, err
 	}

@@ -28,6 +28,21 @@ func seenIn(m *models.Message, from *models.User) ryo.User {
 	return u
 }
 
+// pressedBy is the person who pressed a button. A press carries no date
+// and may be handled long after it was made (ryo was away): it shows the
+// presser with their username no later than the message under the
+// button was sent, or, when that message is not shown, no later than
+// anyone else was seen with it — so that a name its presser has since
+// given up is not taken back from its new holder.
+func pressedBy(q *models.CallbackQuery) ryo.User {
+	u := userOf(&q.From)
+	u.Seen = time.Unix(1, 0)
+	if m := q.Message.Message; m != nil && m.Date > 0 {
+		u.Seen = time.Unix(int64(m.Date), 0)
+	}
+	return u
+}
+
 func chatOf(c models.Chat) ryo.Chat {
 	title := c.Title
 	if title == "" {

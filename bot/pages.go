@@ -182,7 +182,7 @@ func (b *Bot) loadPage(ctx context.Context, q *models.CallbackQuery) (memory.Vie
 		return v, n, f, nil
 	}
 	f.fresh = b.cfg.Clock.Now().Sub(v.CreatedAt) < viewLife
-	presser, err := b.db.SaveUser(ctx, userOf(&q.From), false)
+	presser, err := b.db.SaveUser(ctx, pressedBy(q), false)
 	if err != nil {
 		return v, n, f, err
 	}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -105,7 +106,7 @@ func (l *lexer) special() bool {
 	switch l.src[l.pos] {
 	case '\\', '`', '*', '_', '~', '[', '!', '<':
 		return true
-	case 'h':
+	case 'h', 'H', 't', 'T':
 		return l.bareURLAt()
 	}
 	return false
@@ -192,12 +193,17 @@ func (l *lexer) delimiter() {
 	l.pos += n
 }
 
-// bareURLAt reports whether an http or https URL starts here at the start
-// of a word. It stays text, which Telegram links by itself; reading it
-// whole keeps the underscores in it from becoming emphasis.
+// bareSchemes are the addresses Telegram links by itself when they stand
+// bare in a message's text.
+var bareSchemes = [...]string{"http://", "https://", "tg://", "ton://", "tonsite://"}
+
+// bareURLAt reports whether an address Telegram links by itself starts
+// here at the start of a word. A web address stays text, which Telegram
+// links; reading it whole keeps the underscores in it from becoming
+// emphasis.
 func (l *lexer) bareURLAt() bool {
 	rest := l.src[l.pos:]
-	if !hasPrefixFold(rest, "http://") && !hasPrefixFold(rest, "https://") {
+	if !slices.ContainsFunc(bareSchemes[:], func(scheme string) bool { return hasPrefixFold(rest, scheme) }) {
 		return false
 	}
 	before, ok := lastRune(l.src[:l.pos])
@@ -214,7 +220,31 @@ func (l *lexer) bareURL() {
 	for end > l.pos && (l.src[end-1] == '_' || l.src[end-1] == '~') {
 		end--
 	}
+	if url := l.src[l.pos:end]; l.links && (!isWeb(url) || hidesItsHost(url)) {
+		l.push(token{kind: tokCode, text: url})
+		l.pos = end
+		return
+	}
 	l.literal(end - l.pos)
+}
+
+// isWeb reports whether url is an http or https address.
+func isWeb(url string) bool { return hasPrefixFold(url, "http://") || hasPrefixFold(url, "https://") }
+
+// hidesItsHost reports whether bare web address url names its host in one
+// of the forms readers and browsers do not agree on (see webHost): a user
+// name before "@" (Telegram links "https://bank.com@evil.example" whole,
+// to evil.example), a backslash, a percent-escape in the host. Such an
+// address is shown as code, which Telegram does not link.
+func hidesItsHost(url string) bool {
+	if strings.Contains(url, `\`) {
+		return true
+	}
+	_, rest, _ := strings.Cut(url, "://")
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		rest = rest[:end]
+	}
+	return strings.ContainsAny(rest, "@%")
 }
 
 func firstRune(s string) (rune, bool) {

@@ -51,6 +51,41 @@ func TestOnlyWebAddressesAreLinked(t *testing.T) {
 	}
 }
 
+// A bare web address stays text, which Telegram links by itself — and
+// Telegram links "https://bank.com@evil.example" whole, to evil.example.
+// One that hides its host (a user name before "@", a backslash, a
+// percent-escape in the host) is shown as code, as in a link.
+func TestBareAddressesThatHideTheirHostAreCode(t *testing.T) {
+	tests := []struct{ src, html string }{
+		{"log in at https://bank.com@evil.example now", "log in at <code>https://bank.com@evil.example</code> now"},
+		{"https://bank.com:pw@evil.example/login", "<code>https://bank.com:pw@evil.example/login</code>"},
+		{`see https://evil.example\bank.com`, `see <code>https://evil.example\bank.com</code>`},
+		{"see https://evil%2Eexample/", "see <code>https://evil%2Eexample/</code>"},
+		// Web addresses stay text, whatever follows their host.
+		{"see https://bank.com/a_b?c=d@e, then", "see https://bank.com/a_b?c=d@e, then"},
+		{"see https://bank.com/50%25.", "see https://bank.com/50%25."},
+	}
+	for _, tt := range tests {
+		checkLink(t, tt.src, tt.html)
+	}
+}
+
+// Telegram links bare tg://, ton:// and tonsite:// addresses by itself
+// too: written bare, they are shown as code, as in a link.
+func TestBareTelegramAddressesAreCode(t *testing.T) {
+	tests := []struct{ src, html string }{
+		{"ask tg://user?id=5123456789 about it", "ask <code>tg://user?id=5123456789</code> about it"},
+		{"join: TG://join?invite=AbCd_Ef", "join: <code>TG://join?invite=AbCd_Ef</code>"},
+		{"(tg://resolve?domain=alice)", "(<code>tg://resolve?domain=alice)</code>"},
+		{"ton://transfer/EQD and tonsite://x.ton", "<code>ton://transfer/EQD</code> and <code>tonsite://x.ton</code>"},
+		// Inside a word it is no address.
+		{"atg://x", "atg://x"},
+	}
+	for _, tt := range tests {
+		checkLink(t, tt.src, tt.html)
+	}
+}
+
 // A link whose text names another host than the one it opens is followed
 // by the host it opens, in ASCII: look-alikes in other scripts show as
 // punycode. Case, a trailing dot, a port and a leading "www." do not make

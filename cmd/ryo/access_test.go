@@ -207,3 +207,32 @@ func TestUsernameNamesItsNewestHolder(t *testing.T) {
 		}
 	}
 }
+
+// A press is a sighting of the presser as they were when they pressed,
+// not when ryo got to it: Alice presses with the name she then gives up,
+// Bob takes it, and ryo, back after an hour away, reads both — the name
+// is Bob's, as Telegram showed it last.
+func TestAPressHandledLateClaimsNoNameItsPresserGaveUp(t *testing.T) {
+	dana := telegramtest.NewUser("Dana", "dana")
+	oldAlice := telegramtest.User{ID: 6_012_345_678, FirstName: "Alice", Username: "thatname"}
+	newBob := telegramtest.User{ID: 7_123_456_789, FirstName: "Bob", Username: "thatname"}
+	tgClock := clocktest.New(time.Now().Add(-time.Hour)) // ryo was away for an hour
+	h := newHarness(t, func(o *telegramtest.Options) { o.Now = tgClock.Now })
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(dana.ID)
+	h.start()
+	aliceDM := telegramtest.PrivateChat(oldAlice)
+	q := h.tg.SendText(aliceDM, oldAlice, "/forgetme")
+	p := h.promptFor(aliceDM, q.ID)
+	h.stopMain()
+
+	press := h.press(aliceDM, oldAlice, p, "❌")
+	tgClock.Advance(time.Minute)
+	bobDM := telegramtest.PrivateChat(newBob)
+	q = h.tg.SendText(bobDM, newBob, "/start")
+	h.start()
+	h.pressAnswer(press)
+	h.answer(bobDM, q.ID, "Hi Bob")
+	danaDM := telegramtest.PrivateChat(dana)
+	q = h.tg.SendText(danaDM, dana, "/ban @thatname")
+	h.answer(danaDM, q.ID, "🚫 Bob (@thatname) can no longer use me.")
+}
