@@ -139,14 +139,20 @@ func (b *Bot) runCommand(ctx context.Context, j *job, m *models.Message, p parse
 	}
 	c := call{update: id, w: j.w, msg: m, chat: chatOf(m.Chat), place: placeOf(m), user: user, args: p.args}
 	for _, cmd := range b.commands() {
-		if cmd.name == p.name && (!cmd.admin || b.isAdmin(c.user)) {
-			if c.chat.Type != ryo.ChatPrivate && cmd.private.of(c) {
-				return b.pointToPrivate(ctx, c, cmd)
-			}
+		if cmd.name != p.name {
+			continue
+		}
+		// In a group a private command is answered alike for everyone, so
+		// that the group cannot tell from the answer who is an admin.
+		if c.chat.Type != ryo.ChatPrivate && cmd.private.of(c) {
+			return b.pointToPrivate(ctx, c, cmd)
+		}
+		if !cmd.admin || b.isAdmin(c.user) {
 			return cmd.run(ctx, c)
 		}
 	}
-	// An admin command looks unknown to everyone else: they are shown nothing of it.
+	// Elsewhere an admin command looks unknown to everyone else: they are
+	// shown nothing of it.
 	return b.reply(ctx, c, fmt.Sprintf("I don't know /%s. /help lists what I can do.", p.name))
 }
 

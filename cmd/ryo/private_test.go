@@ -88,6 +88,10 @@ func TestAdminCommandsDoNotLeakIntoGroups(t *testing.T) {
 	}
 	carol := telegramtest.NewUser("Carol", "carol") // sent a link to an admin list
 	carolDM := telegramtest.PrivateChat(carol)
+	// Someone who is no admin is answered alike in the group, so the group
+	// cannot tell who is one; the link shows them nothing.
+	q = h.tg.SendText(team, carol, "/users")
+	h.pointer(team, q.ID, "users")
 	q = h.tg.SendText(carolDM, carol, "/start users")
 	if got := h.reply(carolDM, q.ID, "Hi Carol"); strings.Contains(got.Text, "People I know") {
 		t.Errorf("a link opened an admin list for Carol: %q", got.Text)
