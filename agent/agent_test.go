@@ -92,7 +92,7 @@ func newFixture(t *testing.T, replies ...string) *fixture {
 	t.Helper()
 	f := &fixture{model: &script{replies: replies}, store: &results{byKey: map[string]ryo.Message{}}}
 	reg := toolbus.NewRegistry()
-	err := reg.Register(toolbus.Spec{Name: "add", Description: "Add two numbers", Schema: json.RawMessage(addSchema),
+	err := reg.Register(toolbus.Spec{Name: "add", Description: "Add two numbers", Schema: json.RawMessage(addSchema), Category: toolbus.MathFinance, Examples: []toolbus.Example{{Question: "2 plus 3?", Arguments: json.RawMessage(`{"a":2,"b":3}`)}},
 		Tool: toolbus.ToolFunc(func(_ context.Context, args json.RawMessage) (any, error) {
 			f.runs++
 			var in struct{ A, B float64 }
@@ -102,7 +102,7 @@ func newFixture(t *testing.T, replies ...string) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = reg.Register(toolbus.Spec{Name: "save", Description: "Save a note", Effect: toolbus.Mutating,
+	err = reg.Register(toolbus.Spec{Name: "save", Description: "Save a note", Effect: toolbus.Mutating, Category: toolbus.MathFinance, Examples: []toolbus.Example{{Question: "Note: buy milk.", Arguments: json.RawMessage(`{"text":"buy milk"}`)}},
 		Schema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`),
 		Tool:   toolbus.ToolFunc(func(context.Context, json.RawMessage) (any, error) { f.saves++; return "saved", nil })})
 	if err != nil {

@@ -57,7 +57,7 @@ func BenchmarkLoopRound(b *testing.B) {
 		b.Fatal(err)
 	}
 	reg := toolbus.NewRegistry()
-	reg.Register(toolbus.Spec{Name: "add", Description: "Add two numbers", Schema: json.RawMessage(addSchema),
+	reg.Register(toolbus.Spec{Name: "add", Description: "Add two numbers", Schema: json.RawMessage(addSchema), Category: toolbus.MathFinance, Examples: []toolbus.Example{{Question: "2 plus 3?", Arguments: json.RawMessage(`{"a":2,"b":3}`)}},
 		Tool: toolbus.ToolFunc(func(context.Context, json.RawMessage) (any, error) { return 42, nil })})
 	set, _ := prompts.Load()
 	a, err := agent.New(agent.Config{Model: &instant{}, Prompts: set, Tools: reg, Store: db, Location: time.UTC})

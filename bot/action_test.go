@@ -37,7 +37,7 @@ func TestPressData(t *testing.T) {
 func TestPromptIsValidInEveryState(t *testing.T) {
 	r := toolbus.NewRegistry()
 	desc := "Deletes " + strings.Repeat("<&> ", 48)
-	err := r.Register(toolbus.Spec{Name: "wipe", Description: desc[:200], Effect: toolbus.Destructive,
+	err := r.Register(toolbus.Spec{Name: "wipe", Description: desc[:200], Effect: toolbus.Destructive, Category: toolbus.MathFinance, Examples: []toolbus.Example{{Question: "Wipe x.", Arguments: json.RawMessage(`{"x":"x"}`)}},
 		Schema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}},"additionalProperties":false}`),
 		Tool:   toolbus.ToolFunc(func(context.Context, json.RawMessage) (any, error) { return nil, nil })})
 	if err != nil {

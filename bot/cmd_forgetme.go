@@ -34,7 +34,8 @@ const forgetMeSchema = `{"type":"object","properties":{"user_id":{"type":"intege
 // forgetMeTool is forget_me, the tool behind /forgetme, of the bot's own
 // commands: the model never sees it.
 func forgetMeTool(db *memory.DB) toolbus.Spec {
-	return toolbus.Spec{Name: "forget_me", Effect: toolbus.Destructive, Tags: []string{"person:forget"},
+	return toolbus.Spec{Name: "forget_me", Effect: toolbus.Destructive, Tags: []string{"person:forget"}, Category: toolbus.YourData,
+		Examples:    []toolbus.Example{{Question: "/forgetme", Arguments: json.RawMessage(`{"user_id":7123456789}`)}},
 		Description: "Delete everything ryo keeps about the person who asks: their messages, memories, requests and profile.",
 		Schema:      json.RawMessage(forgetMeSchema),
 		Timeout:     5 * time.Minute, // in batches, each with the store's own deadline

@@ -57,8 +57,10 @@ var notVerbs = map[string]bool{
 }
 
 // Register adds a tool. It refuses a bad name, a description that is empty,
-// longer than 200 characters or does not start with a verb, and a schema
-// that does not compile or leaves an object open to extra properties.
+// longer than 200 characters or does not start with a verb, a missing
+// category, other than one or two examples or an example whose arguments
+// the schema refuses, and a schema that does not compile or leaves an
+// object open to extra properties.
 func (r *Registry) Register(s Spec) error {
 	if err := check(s); err != nil {
 		return fmt.Errorf("register tool %q: %w", s.Name, err)
@@ -66,6 +68,11 @@ func (r *Registry) Register(s Spec) error {
 	compiled, err := schema.Compile(s.Schema)
 	if err != nil {
 		return fmt.Errorf("register tool %q: %w", s.Name, err)
+	}
+	for i, e := range s.Examples {
+		if err := compiled.Validate(e.Arguments); err != nil {
+			return fmt.Errorf("register tool %q: example %d (%q): the arguments do not fit the schema: %w", s.Name, i+1, e.Question, err)
+		}
 	}
 	if s.Timeout == 0 {
 		s.Timeout = DefaultTimeout
@@ -88,6 +95,15 @@ func check(s Spec) error {
 		return errors.New("the description must be 1 to 200 characters")
 	case !startsWithVerb(s.Description):
 		return errors.New(`the description must start with a verb ("Convert …", "Returns …")`)
+	case s.Category == "" || len([]rune(string(s.Category))) > 32:
+		return errors.New("the category must be 1 to 32 characters")
+	case len(s.Examples) < 1 || len(s.Examples) > 2:
+		return errors.New("a tool has one or two examples")
+	}
+	for i, e := range s.Examples {
+		if q := len([]rune(e.Question)); q == 0 || q > 200 {
+			return fmt.Errorf("example %d: the question must be 1 to 200 characters", i+1)
+		}
 	}
 	var root map[string]any
 	if err := json.Unmarshal(s.Schema, &root); err != nil || root["type"] != "object" {

@@ -48,10 +48,33 @@ const (
 	DefaultMaxResult = 16 << 10 // bytes of JSON result
 )
 
+// Category groups tools in the catalog people browse: the built-in ones
+// below, and later one per OpenAPI API, named after it.
+type Category string
+
+// Categories of the built-in tools.
+const (
+	MathFinance Category = "Math & Finance"
+	Charts      Category = "Charts"
+	Memory      Category = "Memory"
+	TimeUnits   Category = "Time & Units"
+	YourData    Category = "Your data" // the bot's own commands' tools, never the model's
+)
+
+// Example is a question a person might ask, and the arguments the tool
+// would get for it. Registration checks the arguments against the schema,
+// so an example never shows a call the tool would refuse.
+type Example struct {
+	Question  string
+	Arguments json.RawMessage
+}
+
 // Spec describes a tool to the registry and to the model.
 type Spec struct {
 	Name        string          // lower_snake_case, what the model names in "intent"
 	Description string          // starts with a verb, at most 200 characters
+	Category    Category        // 1 to 32 characters
+	Examples    []Example       // one or two
 	Schema      json.RawMessage // JSON Schema of the arguments; an object with additionalProperties false
 	Effect      Effect
 	Timeout     time.Duration // 0 means DefaultTimeout

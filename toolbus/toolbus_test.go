@@ -15,7 +15,8 @@ import (
 const echoSchema = `{"type":"object","properties":{"text":{"type":"string","maxLength":50}},"required":["text"],"additionalProperties":false}`
 
 func spec(name string, effect toolbus.Effect, f toolbus.ToolFunc) toolbus.Spec {
-	return toolbus.Spec{Name: name, Description: "Echo the text back", Schema: json.RawMessage(echoSchema), Effect: effect, Tool: f}
+	return toolbus.Spec{Name: name, Description: "Echo the text back", Schema: json.RawMessage(echoSchema), Effect: effect, Tool: f,
+		Category: toolbus.MathFinance, Examples: []toolbus.Example{{Question: "Say hi back.", Arguments: json.RawMessage(`{"text":"hi"}`)}}}
 }
 
 func echo(_ context.Context, args json.RawMessage) (any, error) {
@@ -59,6 +60,25 @@ func TestRegisterRefuses(t *testing.T) {
 		}, "$.properties.o"},
 		{"not an object", func(s *toolbus.Spec) { s.Schema = json.RawMessage(`{"type":"string"}`) }, `"type": "object"`},
 		{"no tool", func(s *toolbus.Spec) { s.Tool = nil }, "no Tool"},
+		{"no category", func(s *toolbus.Spec) { s.Category = "" }, "category"},
+		{"long category", func(s *toolbus.Spec) { s.Category = toolbus.Category(strings.Repeat("x", 33)) }, "category"},
+		{"no example", func(s *toolbus.Spec) { s.Examples = nil }, "one or two examples"},
+		{"three examples", func(s *toolbus.Spec) { s.Examples = append(s.Examples, s.Examples[0], s.Examples[0]) }, "one or two examples"},
+		{"example without a question", func(s *toolbus.Spec) {
+			s.Examples = []toolbus.Example{{Arguments: json.RawMessage(`{"text":"hi"}`)}}
+		}, "example 1: the question"},
+		{"example missing an argument", func(s *toolbus.Spec) {
+			s.Examples = []toolbus.Example{{Question: "Say hi.", Arguments: json.RawMessage(`{}`)}}
+		}, `example 1 ("Say hi.")`},
+		{"example with an argument too many", func(s *toolbus.Spec) {
+			s.Examples = append(s.Examples, toolbus.Example{Question: "Shout hi.", Arguments: json.RawMessage(`{"text":"hi","loud":true}`)})
+		}, `example 2 ("Shout hi.")`},
+		{"example too long for the schema", func(s *toolbus.Spec) {
+			s.Examples = []toolbus.Example{{Question: "Echo a lot.", Arguments: json.RawMessage(`{"text":"` + strings.Repeat("x", 51) + `"}`)}}
+		}, "do not fit the schema"},
+		{"example that is no JSON", func(s *toolbus.Spec) {
+			s.Examples = []toolbus.Example{{Question: "Say hi.", Arguments: json.RawMessage(`{"text":`)}}
+		}, "example 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

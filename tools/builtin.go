@@ -20,12 +20,19 @@ func Builtin(defaultZone *time.Location, c ryo.Clock) []toolbus.Spec {
 }
 
 // readOnly builds the spec of a tool that changes nothing.
-func readOnly(name, description, schema string, call toolbus.ToolFunc) toolbus.Spec {
+func readOnly(name, description string, category toolbus.Category, schema string, call toolbus.ToolFunc, examples ...toolbus.Example) toolbus.Spec {
 	return toolbus.Spec{
 		Name:        name,
 		Description: description,
+		Category:    category,
+		Examples:    examples,
 		Schema:      json.RawMessage(schema),
 		Effect:      toolbus.ReadOnly,
 		Tool:        call,
 	}
+}
+
+// example is a question and the arguments, as JSON, the tool would get.
+func example(question, arguments string) toolbus.Example {
+	return toolbus.Example{Question: question, Arguments: json.RawMessage(arguments)}
 }

@@ -106,3 +106,28 @@ func checkObject(t *testing.T, path string, s map[string]any) {
 		}
 	}
 }
+
+// Every tool ryo ships registers: its category is a known one, and its
+// examples' arguments are ones the tool accepts — run, they succeed.
+func TestEveryToolIsInTheCatalog(t *testing.T) {
+	known := map[toolbus.Category]bool{toolbus.MathFinance: true, toolbus.Charts: true, toolbus.Memory: true, toolbus.TimeUnits: true}
+	specs := append(Builtin(time.UTC, nil), Memory(Recaller{}, nil)...)
+	specs = append(specs, AdminForget(Recaller{}))
+	r := toolbus.NewRegistry()
+	for _, s := range specs {
+		if err := r.Register(s); err != nil {
+			t.Fatal(err)
+		}
+		if !known[s.Category] {
+			t.Errorf("%s: category %q is none of the catalog's", s.Name, s.Category)
+		}
+		if s.Effect != toolbus.ReadOnly || s.Category == toolbus.Memory {
+			continue // they need a conversation and a store
+		}
+		for _, e := range s.Examples {
+			if _, err := s.Tool.Call(t.Context(), e.Arguments); err != nil {
+				t.Errorf("%s: the example %q fails: %v", s.Name, e.Question, err)
+			}
+		}
+	}
+}

@@ -42,7 +42,9 @@ func Calculate() toolbus.Spec {
 	return readOnly("calculate",
 		"Evaluate an arithmetic expression such as (2+3)*4^2 and return the number. Knows + - * / % ^, parentheses, "+
 			"sqrt abs round min max log ln sin cos tan, pi and e.",
-		calculateSchema, calculate)
+		toolbus.MathFinance, calculateSchema, calculate,
+		example("What is 17.5% of 2,340?", `{"expression":"2340 * 17.5 / 100"}`),
+		example("How long is the diagonal of a 3 by 4 metre room?", `{"expression":"sqrt(3^2 + 4^2)"}`))
 }
 
 func calculate(ctx context.Context, raw json.RawMessage) (any, error) {

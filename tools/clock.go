@@ -60,7 +60,9 @@ func CurrentTime(defaultZone *time.Location, c ryo.Clock) toolbus.Spec {
 	return readOnly("current_time",
 		"Get the current date, time and weekday in the owner's time zone, or in an IANA zone such as \"Asia/Tokyo\". "+
 			"Returns the zone, an RFC 3339 time, the weekday and a readable form.",
-		currentTimeSchema, cl.call)
+		toolbus.TimeUnits, currentTimeSchema, cl.call,
+		example("What day is it today?", `{}`),
+		example("What time is it in Tokyo now?", `{"timezone":"Asia/Tokyo"}`))
 }
 
 func (c clock) call(ctx context.Context, raw json.RawMessage) (any, error) {

@@ -67,7 +67,10 @@ func Memory(r Recaller, clock ryo.Clock) []toolbus.Spec {
 		clock = ryo.SystemClock{}
 	}
 	return []toolbus.Spec{
-		{Name: "remember", Effect: toolbus.Mutating, Tags: []string{"memory:remember"},
+		{Name: "remember", Effect: toolbus.Mutating, Tags: []string{"memory:remember"}, Category: toolbus.Memory,
+			Examples: []toolbus.Example{
+				example("Remember that my sister's birthday is on 12 March.", `{"content":"The person's sister's birthday is on 12 March.","tags":["family","birthday"]}`),
+				example("I'm in Lisbon this week, keep that in mind.", `{"content":"The person is in Lisbon this week.","expires_in_days":7}`)},
 			Description: "Remember a fact for later conversations, in one short sentence; for a passing one, set expires_in_days.",
 			Schema: json.RawMessage(`{"type":"object","properties":{
 				"content":{"type":"string","minLength":1,"maxLength":2000},
@@ -77,7 +80,8 @@ func Memory(r Recaller, clock ryo.Clock) []toolbus.Spec {
 			Tool: toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) {
 				return remember(ctx, r, clock, args)
 			})},
-		{Name: "recall", Effect: toolbus.ReadOnly, Tags: []string{"memory:recall"},
+		{Name: "recall", Effect: toolbus.ReadOnly, Tags: []string{"memory:recall"}, Category: toolbus.Memory,
+			Examples:    []toolbus.Example{example("When is my sister's birthday again?", `{"query":"sister birthday"}`)},
 			Description: "Search what you remember from earlier conversations; returns the best matches with their ids.",
 			Schema: json.RawMessage(`{"type":"object","properties":{
 				"query":{"type":"string","minLength":1,"maxLength":500},
@@ -97,7 +101,8 @@ const forgetSchema = `{"type":"object","properties":{"memory_id":{"type":"intege
 // Forget returns the forget tool: a memory of the conversation's shelf
 // forgotten for good, once the person confirms it.
 func Forget(r Recaller) toolbus.Spec {
-	return toolbus.Spec{Name: "forget", Effect: toolbus.Destructive, Tags: []string{"memory:forget"},
+	return toolbus.Spec{Name: "forget", Effect: toolbus.Destructive, Tags: []string{"memory:forget"}, Category: toolbus.Memory,
+		Examples:    []toolbus.Example{example("Forget what you know about my old address.", `{"memory_id":42}`)},
 		Description: "Forget a remembered fact for good, by its memory id (from recall); the person confirms it first.",
 		Schema:      json.RawMessage(forgetSchema),
 		Tool: toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) {
@@ -127,7 +132,8 @@ func Forget(r Recaller) toolbus.Spec {
 // forget: a memory of any shelf, by its id, whose prompt says whose it is.
 // It is for the bot's commands only, never offered to the model.
 func AdminForget(r Recaller) toolbus.Spec {
-	return toolbus.Spec{Name: "forget_any", Effect: toolbus.Destructive, Tags: []string{"memory:forget"},
+	return toolbus.Spec{Name: "forget_any", Effect: toolbus.Destructive, Tags: []string{"memory:forget"}, Category: toolbus.Memory,
+		Examples:    []toolbus.Example{example("/memory forget 42", `{"memory_id":42}`)},
 		Description: "Forget any person's or group's memory for good, by its memory id; for admins, after they confirm.",
 		Schema:      json.RawMessage(forgetSchema),
 		Tool: toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) {

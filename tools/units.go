@@ -40,7 +40,9 @@ func UnitConvert() toolbus.Spec {
 	return readOnly("unit_convert",
 		"Convert a value from one unit to another of the same kind: length, mass, temperature, volume, speed or data size, "+
 			"e.g. 5 km to mi. Returns the result to 6 significant digits.",
-		unitConvertSchema, unitConvert)
+		toolbus.TimeUnits, unitConvertSchema, unitConvert,
+		example("How many miles is a 10 km run?", `{"value":10,"from":"km","to":"mi"}`),
+		example("What is 350 °F in Celsius?", `{"value":350,"from":"F","to":"C"}`))
 }
 
 func unitConvert(ctx context.Context, raw json.RawMessage) (any, error) {

@@ -28,6 +28,7 @@ type notebook struct {
 
 func (n *notebook) spec() toolbus.Spec {
 	return toolbus.Spec{Name: "delete_note", Description: "Deletes one of the person's notes for good.",
+		Category: toolbus.MathFinance, Examples: []toolbus.Example{{Question: "Delete my diary note.", Arguments: json.RawMessage(`{"title":"diary"}`)}},
 		Schema: json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"}},"required":["title"],"additionalProperties":false}`),
 		Effect: toolbus.Destructive,
 		Tool: toolbus.ToolFunc(func(_ context.Context, args json.RawMessage) (any, error) {
@@ -431,6 +432,7 @@ func TestMutatingToolsWaitWhenAskedOrByPolicy(t *testing.T) {
 			var saved []string
 			var mu sync.Mutex
 			h.tools = []toolbus.Spec{{Name: "save_note", Description: "Saves a note.", Effect: toolbus.Mutating,
+				Category: toolbus.MathFinance, Examples: []toolbus.Example{{Question: "Save a note called diary.", Arguments: json.RawMessage(`{"title":"diary"}`)}},
 				Schema: json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"}},"required":["title"],"additionalProperties":false}`),
 				Tool: toolbus.ToolFunc(func(_ context.Context, args json.RawMessage) (any, error) {
 					mu.Lock()

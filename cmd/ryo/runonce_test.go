@@ -29,6 +29,7 @@ func newShredder() *shredder { return &shredder{block: true, started: make(chan 
 
 func (s *shredder) spec() toolbus.Spec {
 	spec := toolbus.Spec{Name: "delete_note", Description: "Deletes one of the person's notes for good.",
+		Category: toolbus.MathFinance, Examples: []toolbus.Example{{Question: "Delete my diary note.", Arguments: json.RawMessage(`{"title":"diary"}`)}},
 		Schema: json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"}},"required":["title"],"additionalProperties":false}`),
 		Effect: toolbus.Destructive, Timeout: time.Minute,
 		Tool: toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) {
