@@ -69,6 +69,7 @@ type Bot struct {
 	me           ryo.User
 
 	flood      *floodGuard    // every person's allowance of turns and commands
+	pageTurns  *floodGuard    // every person's allowance of turns of a list's pages
 	speakers   speakers       // whose turn was each group's last
 	queue      *dispatcher    // set by Run before any update runs
 	background sync.WaitGroup // notices sent beside the poller; Run waits for them
@@ -116,7 +117,8 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 		}
 	}
 	return &Bot{cfg: cfg, log: log, db: db, agent: answerer, model: model, tg: t, stages: o, commandTools: cmds, flood: newFloodGuard(cfg.PersonRate, cfg.PersonBurst),
-		speakers: speakers{last: map[int64]int64{}}, poller: intake.NewPoller(intake.Options{Token: cfg.Token, APIURL: cfg.APIURL, PollTimeout: cfg.PollTimeout,
+		pageTurns: newFloodGuard(3*cfg.PersonRate, 2*cfg.PersonBurst),
+		speakers:  speakers{last: map[int64]int64{}}, poller: intake.NewPoller(intake.Options{Token: cfg.Token, APIURL: cfg.APIURL, PollTimeout: cfg.PollTimeout,
 			CallTimeout: cfg.CallTimeout, Clock: cfg.Clock}, log)}, nil
 }
 

@@ -51,6 +51,7 @@ const (
 	viewTagged   viewKind = "tagged"   // the messages and memories with one tag (admins)
 	viewUsers    viewKind = "users"    // the people the bot knows (admins)
 	viewDead     viewKind = "dead"     // the updates the bot could not handle (admins)
+	viewTools    viewKind = "tools"    // the catalog of tools, browsed by category
 )
 
 // viewSubject is what a view lists.
@@ -67,26 +68,37 @@ type viewSubject struct {
 type page struct {
 	text  string
 	pages int
+	// buttons, when set, are the page's own (a catalog's screens), in
+	// place of ◀ and ▶.
+	buttons []delivery.Button
 }
 
 // sendView answers command c with the first page of a new view.
 func (b *Bot) sendView(ctx context.Context, c call, kind viewKind, subject viewSubject, empty string) error {
 	raw, _ := json.Marshal(subject)
 	v := memory.View{ID: newActionID(), Kind: string(kind), Viewer: c.user.ID, Chat: c.chat.ID, Subject: raw, Update: c.update}
-	p, err := b.renderPage(ctx, v, 0)
+	p, err := b.renderPage(ctx, v, 0, "")
 	if err != nil {
 		return err
 	}
 	if p.pages == 0 {
 		return b.reply(ctx, c, empty)
 	}
-	if p.pages == 1 {
+	if p.pages == 1 && p.buttons == nil {
 		return b.reply(ctx, c, p.text)
 	}
 	if err := b.db.SaveView(ctx, v); err != nil {
 		return err
 	}
-	return b.replyOnce(ctx, c.w, c.update, c.place, c.msg.ID, p.text, pageButtons(v.ID, 0, p.pages)...)
+	return b.replyOnce(ctx, c.w, c.update, c.place, c.msg.ID, p.text, p.buttonsOf(v.ID, 0)...)
+}
+
+// buttonsOf is page n's buttons in view id.
+func (p page) buttonsOf(id string, n int) []delivery.Button {
+	if p.buttons != nil {
+		return p.buttons
+	}
+	return pageButtons(id, n, p.pages)
 }
 
 func pageButtons(id string, n, pages int) []delivery.Button {
@@ -142,7 +154,7 @@ func judgePage(f pageFacts) pageVerdict {
 
 // onPage turns a view's page, as judgePage allows.
 func (b *Bot) onPage(ctx context.Context, j *job, q *models.CallbackQuery) error {
-	v, n, f, err := b.loadPage(ctx, q)
+	v, n, screen, f, err := b.loadPage(ctx, q)
 	if err != nil {
 		return err
 	}
@@ -158,39 +170,42 @@ func (b *Bot) onPage(ctx context.Context, j *job, q *models.CallbackQuery) error
 		return b.answerPress(ctx, j.w, q, "Only the person who asked for this list can turn its pages.", true)
 	}
 	// A turn of a page is an edit, which costs the chat's share of
-	// Telegram's limits like an answer: it costs the presser's allowance
-	// like a command (admins have none).
-	if ok, _ := b.flood.take(q.From.ID, b.cfg.Clock.Now()); !ok && !f.admin {
+	// Telegram's limits like an answer: it costs the presser an allowance
+	// of page turns (admins have none) — twice a person's burst and three
+	// times their rate, as browsing a list or the catalog takes a few
+	// presses in a row.
+	if ok, _ := b.pageTurns.take(q.From.ID, b.cfg.Clock.Now()); !ok && !f.admin {
 		return b.answerPress(ctx, j.w, q, slowDownPages, false)
 	}
-	return b.turnPage(ctx, j, q, v, n)
+	return b.turnPage(ctx, j, q, v, n, screen)
 }
 
-// loadPage loads the view a list's button names, the page it asks for,
-// and the facts the press is judged on.
-func (b *Bot) loadPage(ctx context.Context, q *models.CallbackQuery) (memory.View, int, pageFacts, error) {
-	id, num, _ := strings.Cut(strings.TrimPrefix(q.Data, pagePrefix), ":")
+// loadPage loads the view a list's button names, the page it asks for
+// (and in a catalog, the screen: "pg:<view>:<page>:<screen>"), and the
+// facts the press is judged on.
+func (b *Bot) loadPage(ctx context.Context, q *models.CallbackQuery) (v memory.View, n int, screen string, f pageFacts, err error) {
+	id, rest, _ := strings.Cut(strings.TrimPrefix(q.Data, pagePrefix), ":")
+	num, screen, _ := strings.Cut(rest, ":")
 	n, nerr := strconv.Atoi(num)
 	v, found, err := b.db.View(ctx, id)
 	if err != nil {
-		return v, 0, pageFacts{}, err
+		return v, 0, "", pageFacts{}, err
 	}
-	var f pageFacts
-	f.found = found && nerr == nil && n >= 0 && n <= maxPage
+	f.found = found && nerr == nil && n >= 0 && n <= maxPage && (screen == "" || viewKind(v.Kind) == viewTools)
 	f.sameMsg = shownOn(q.Message.Message, v)
 	if !f.found || !f.sameMsg {
-		return v, n, f, nil
+		return v, n, screen, f, nil
 	}
 	f.fresh = b.cfg.Clock.Now().Sub(v.CreatedAt) < viewLife
 	presser, err := b.db.SaveUser(ctx, pressedBy(q), false)
 	if err != nil {
-		return v, n, f, err
+		return v, n, screen, f, err
 	}
 	var subject viewSubject
 	_ = json.Unmarshal(v.Subject, &subject) // stored by sendView
 	f.mayUse, f.forAdmins, f.admin = b.mayTalk(presser), subject.Admin, b.isAdmin(presser)
 	f.viewer, err = b.speaksFor(ctx, presser, v.Viewer, v.Chat)
-	return v, n, f, err
+	return v, n, screen, f, err
 }
 
 // shownOn reports whether m is the message view v was sent as: in its
@@ -217,9 +232,10 @@ func shownOn(m *models.Message, v memory.View) bool {
 	return false
 }
 
-// turnPage shows page n of view v in the message pressed.
-func (b *Bot) turnPage(ctx context.Context, j *job, q *models.CallbackQuery, v memory.View, n int) error {
-	p, err := b.renderPage(ctx, v, n)
+// turnPage shows page n of view v (on a catalog's screen) in the message
+// pressed.
+func (b *Bot) turnPage(ctx context.Context, j *job, q *models.CallbackQuery, v memory.View, n int, screen string) error {
+	p, err := b.renderPage(ctx, v, n, screen)
 	if err != nil {
 		return err
 	}
@@ -230,7 +246,7 @@ func (b *Bot) turnPage(ctx context.Context, j *job, q *models.CallbackQuery, v m
 	place := placeOf(q.Message.Message)
 	err = j.w.idle(func() error {
 		return b.tg.EditButtons(ctx, place, q.Message.Message.ID, render.Part{Plain: render.Text(p.text, render.MaxUnits).Plain},
-			pageButtons(v.ID, n, p.pages)...)
+			p.buttonsOf(v.ID, n)...)
 	})
 	if errors.Is(err, stages.ErrMessageGone) || errors.Is(err, tg.ErrorBadRequest) {
 		return nil
@@ -238,8 +254,9 @@ func (b *Bot) turnPage(ctx context.Context, j *job, q *models.CallbackQuery, v m
 	return err
 }
 
-// renderPage is page n of view v (the last page when n is past it).
-func (b *Bot) renderPage(ctx context.Context, v memory.View, n int) (page, error) {
+// renderPage is page n of view v (the last page when n is past it), on a
+// catalog's screen.
+func (b *Bot) renderPage(ctx context.Context, v memory.View, n int, screen string) (page, error) {
 	var s viewSubject
 	_ = json.Unmarshal(v.Subject, &s) // stored by sendView
 	var lines []string
@@ -265,6 +282,8 @@ func (b *Bot) renderPage(ctx context.Context, v memory.View, n int) (page, error
 	case viewUsers:
 		title, footer = "👥 People I know, access "+b.cfg.Access, "/allow, /ban, /promote or /demote someone by @username or id."
 		lines, total, err = b.userLines(ctx, n)
+	case viewTools:
+		return b.toolsPage(v.ID, n, screen), nil
 	case viewDead:
 		title, footer = "📮 Updates I could not handle, newest first", "/deadletter retry <id> or /deadletter retry all runs them again."
 		lines, total, err = b.deadLines(ctx, n)
@@ -276,7 +295,7 @@ func (b *Bot) renderPage(ctx context.Context, v memory.View, n int) (page, error
 	}
 	pages := (total + pageSize - 1) / pageSize
 	if n >= pages && pages > 0 {
-		return b.renderPage(ctx, v, pages-1)
+		return b.renderPage(ctx, v, pages-1, screen)
 	}
 	text := fmt.Sprintf("%s (%d)", title, total)
 	if pages > 1 {

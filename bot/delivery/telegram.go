@@ -71,24 +71,30 @@ func (t *Telegram) Send(ctx context.Context, place ryo.Place, replyTo int, text 
 
 // Button is an inline keyboard button: pressed, it sends Data back, or
 // opens URL when it has one.
-type Button struct{ Text, Data, URL string }
+type Button struct {
+	Text, Data, URL string
+	Below           bool // starts a new row of buttons
+}
 
 // SendButtons sends a message with a row of buttons, which must arrive.
 func (t *Telegram) SendButtons(ctx context.Context, place ryo.Place, replyTo int, text render.Part, buttons ...Button) (int, error) {
 	return t.send(ctx, urgent, place, replyTo, text, keyboard(buttons))
 }
 
-// keyboard is a row of buttons as Telegram takes it; none (nil) leaves a
-// message without a keyboard.
+// keyboard is buttons as Telegram takes them, in rows (a button Below
+// starts a new one); none (nil) leaves a message without a keyboard.
 func keyboard(buttons []Button) models.ReplyMarkup {
 	if len(buttons) == 0 {
 		return nil
 	}
-	row := make([]models.InlineKeyboardButton, len(buttons))
+	var rows [][]models.InlineKeyboardButton
 	for i, b := range buttons {
-		row[i] = models.InlineKeyboardButton{Text: b.Text, CallbackData: b.Data, URL: b.URL}
+		if i == 0 || b.Below {
+			rows = append(rows, nil)
+		}
+		rows[len(rows)-1] = append(rows[len(rows)-1], models.InlineKeyboardButton{Text: b.Text, CallbackData: b.Data, URL: b.URL})
 	}
-	return &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{row}}
+	return &models.InlineKeyboardMarkup{InlineKeyboard: rows}
 }
 
 // send posts a message. HTML that Telegram refuses is sent again as plain
