@@ -16,14 +16,12 @@ const regressionSchema = `{
       "type": "array",
       "items": {"type": "number"},
       "minItems": 2,
-      "maxItems": 10000,
       "description": "The x values (the predictor), 2 to 10,000 plain JSON numbers."
     },
     "y": {
       "type": "array",
       "items": {"type": "number"},
       "minItems": 2,
-      "maxItems": 10000,
       "description": "The y values (what is predicted), one for each x, in the same order."
     },
     "predict_x": {

@@ -28,7 +28,6 @@ const statisticsSchema = `{
       "type": "array",
       "items": {"type": "number"},
       "minItems": 1,
-      "maxItems": 10000,
       "description": "The numbers, 1 to 10,000 of them, as plain JSON numbers, e.g. [12, 15.5, 9, 21]."
     },
     "z_threshold": {

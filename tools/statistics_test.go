@@ -310,8 +310,20 @@ func TestStatisticsErrors(t *testing.T) {
 	}
 }
 
-// Through the bus, the schema refuses 10,001 numbers and a string before
-// the tool runs, and 10,000 numbers give a whole result.
+// The schemas leave the 10,000 limit to the tools: Ollama turns a tool's
+// schema into a grammar for the model's reply, and a maxItems of 10,000
+// unrolled there stops its model runner (TestLiveEnvelopeFormat in
+// package ollama).
+func TestArraySchemasHaveNoMaxItems(t *testing.T) {
+	for _, s := range []toolbus.Spec{Statistics(), Regression()} {
+		if strings.Contains(string(s.Schema), "maxItems") {
+			t.Errorf("%s: the schema sets maxItems; check the count in the tool instead", s.Name)
+		}
+	}
+}
+
+// Through the bus, 10,001 numbers and a string are refused, and 10,000
+// numbers give a whole result.
 func TestStatisticsThroughTheBus(t *testing.T) {
 	r := toolbus.NewRegistry()
 	if err := r.Register(Statistics()); err != nil {
@@ -321,8 +333,8 @@ func TestStatisticsThroughTheBus(t *testing.T) {
 		return r.Run(t.Context(), toolbus.Call{ID: "c", Key: args[:min(len(args), 40)] + strconv.Itoa(len(args)), Tool: "statistics", Args: json.RawMessage(args)})
 	}
 	res := run(`{"values":[` + strings.Repeat("1,", maxValues) + `1]}`)
-	if res.Error == nil || !strings.Contains(res.Error.Message, "at most 10000") {
-		t.Errorf("10,001 numbers: %+v; want the schema's limit", res.Error)
+	if res.Error == nil || !strings.Contains(res.Error.Message, "more than the 10000 this tool takes") {
+		t.Errorf("10,001 numbers: %+v; want the limit", res.Error)
 	}
 	res = run(`{"values":["12"]}`)
 	if res.Error == nil || res.Error.Code != toolbus.CodeInvalidArgs {
