@@ -12,14 +12,14 @@ import (
 )
 
 // verbs are the imperative verbs the descriptions may start with.
-var verbs = map[string]bool{"Evaluate": true, "Get": true, "Convert": true}
+var verbs = map[string]bool{"Evaluate": true, "Get": true, "Convert": true, "Calculate": true}
 
 var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 
 func TestBuiltinSpecs(t *testing.T) {
 	specs := Builtin(time.UTC, nil)
-	if len(specs) != 3 {
-		t.Fatalf("Builtin returned %d specs; want 3", len(specs))
+	if len(specs) != 4 {
+		t.Fatalf("Builtin returned %d specs; want 4", len(specs))
 	}
 	names := map[string]bool{}
 	for _, s := range specs {

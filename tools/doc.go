@@ -6,7 +6,7 @@
 // effect and the tool itself. main registers the result of Builtin in the
 // tool registry when it starts; nothing here registers itself.
 //
-// All three tools are read-only and pure apart from the injected clock:
+// All the tools are read-only and pure apart from the injected clock:
 //
 //   - calculate evaluates an arithmetic expression with a small
 //     recursive-descent parser (lex.go, parse.go, eval.go); nothing is ever
@@ -14,6 +14,8 @@
 //   - current_time reads the clock in the owner's time zone or a named one.
 //   - unit_convert converts between units of one category, such as length,
 //     mass, temperature, volume, speed and data size.
+//   - finance computes the time value of money from closed formulas, and
+//     every IRR of a cash flow by bracketing the NPV's sign changes.
 //
 // The bus validates arguments against each Schema before Call; the tools
 // decode defensively all the same. A mistake the model can correct, such as
