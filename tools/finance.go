@@ -105,6 +105,9 @@ type FutureValueResult struct {
 }
 
 func futureValue(a financeArgs) (any, error) {
+	if a.Principal == 0 && a.Payment == 0 {
+		return nil, invalidArgs(`%s needs a principal, a payment or both, as in {"operation":%q,"principal":1000,"payment":50,"rate":5,"years":10,"periods_per_year":12}`, a.Operation, a.Operation)
+	}
 	t, err := termsOf(a, 1, "principal")
 	if err != nil {
 		return nil, err
@@ -129,6 +132,9 @@ type PresentValueResult struct {
 }
 
 func presentValue(a financeArgs) (any, error) {
+	if a.FutureAmount == 0 && a.Payment == 0 {
+		return nil, invalidArgs(`present_value needs a future_amount, a payment or both, as in {"operation":"present_value","future_amount":10000,"rate":5,"years":10}`)
+	}
 	t, err := termsOf(a, 1, "future_amount")
 	if err != nil {
 		return nil, err

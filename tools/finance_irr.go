@@ -85,8 +85,8 @@ func irr(ctx context.Context, a financeArgs) (any, error) {
 	res.Note = irrNote(res.IRRs, changes)
 	if len(roots) == 1 {
 		res.IRR = &res.IRRs[0]
-		if a.PeriodsPerYear > 1 {
-			y := percent(math.Expm1(float64(a.PeriodsPerYear) * math.Log1p(roots[0])))
+		if y := math.Expm1(float64(a.PeriodsPerYear) * math.Log1p(roots[0])); a.PeriodsPerYear > 1 && !math.IsInf(y, 0) {
+			y = percent(y)
 			res.YearlyIRR = &y
 		}
 	}

@@ -189,6 +189,13 @@ func TestFinanceIRRRoots(t *testing.T) {
 	// 1% a month is 12.68% a year (1.01^12 = 1.126825...), by hand
 	args := `{"operation":"irr","cash_flows":[-100,1,1,1,1,1,1,1,1,1,1,1,101],"periods_per_year":12}`
 	near(t, args, callFinance(t, args), "yearly_irr_percent", 12.682503, 1e-6)
+	// 99,900% a day compounds past any number in a year: no yearly figure
+	args = `{"operation":"irr","cash_flows":[-1,1000],"periods_per_year":365}`
+	res = callFinance(t, args)
+	near(t, args, res, "irr_percent", 99900, 1e-6)
+	if y, ok := res["yearly_irr_percent"]; ok {
+		t.Errorf("finance(%s).yearly_irr_percent = %v; want none", args, y)
+	}
 }
 
 func TestFinanceRefuses(t *testing.T) {
@@ -196,6 +203,8 @@ func TestFinanceRefuses(t *testing.T) {
 		name, args, code, message string
 	}{
 		{"no operation", `{}`, toolbus.CodeInvalidArgs, "unknown operation"},
+		{"nothing to grow", `{"operation":"compound_interest","rate":5,"years":1}`, toolbus.CodeInvalidArgs, "a principal, a payment or both"},
+		{"nothing to discount", `{"operation":"present_value","rate":5,"years":1}`, toolbus.CodeInvalidArgs, "a future_amount, a payment or both"},
 		{"no rate", `{"operation":"loan","principal":1000,"years":1}`, toolbus.CodeInvalidArgs, "needs rate"},
 		{"no principal", `{"operation":"loan","rate":5,"years":1}`, toolbus.CodeInvalidArgs, "principal borrowed"},
 		{"rate -100", `{"operation":"compound_interest","principal":1,"rate":-100,"years":1}`, toolbus.CodeInvalidArgs, "above -100"},
