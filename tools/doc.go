@@ -17,6 +17,8 @@
 //   - statistics describes up to 10,000 numbers and regression fits a
 //     least-squares line; both read the numbers' digits exactly
 //     (decimals.go) and round only their results.
+//   - finance computes the time value of money from closed formulas, and
+//     every IRR of a cash flow by bracketing the NPV's sign changes.
 //
 // The bus validates arguments against each Schema before Call; the tools
 // decode defensively all the same. A mistake the model can correct, such as
