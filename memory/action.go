@@ -87,7 +87,7 @@ func insertAction(ctx context.Context, tx pgx.Tx, updateID int64, place ryo.Plac
 	}
 	tag, err := tx.Exec(ctx, `insert into actions (id, chat_id, thread_id, requester_id, update_id, call_id, tool,
 			arguments, arguments_hash, idempotency_key, reason, summary, origin, created_at, expires_at, retry_of)
-		values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, nullif($16, ''))
+		values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, nullif($16::text, ''))
 		on conflict (idempotency_key) do nothing`,
 		a.ID, place.ChatID, place.Thread, a.Requester, updateID, a.CallID, a.Tool,
 		a.Args, a.ArgsHash, a.Key, a.Reason, a.Summary, a.Origin, now, a.ExpiresAt, a.RetryOf)
