@@ -31,6 +31,22 @@ func newGate(h *harness) *gate {
 	return g
 }
 
+// bobsTurnAtTheModel starts the bot (with env set) in front of a model
+// that holds its answers, and has Bob's first question in the team wait
+// there: what Bob sends next waits behind it.
+func bobsTurnAtTheModel(t *testing.T, env map[string]string) (*harness, *gate) {
+	h := newHarness(t)
+	for k, v := range env {
+		h.env[k] = v
+	}
+	g := newGate(h)
+	h.start()
+	t.Cleanup(g.release) // before the bot stops: a failed test does not leave it waiting on the model
+	h.tg.SendText(team, bob, "@ryo_test_bot first question")
+	h.waitFor("the first turn at the model", func() bool { return len(h.llm.Requests()) == 1 })
+	return h, g
+}
+
 func (g *gate) release() { g.once.Do(func() { close(g.open) }) }
 
 // waitStored waits until the fake Telegram has handed over every update up
@@ -44,13 +60,7 @@ func (h *harness) waitStored(m telegramtest.Message) {
 // answered together, as one more turn; another member's question, sent in
 // the middle of them, waits behind one turn of theirs, not thirty.
 func TestABurstIsAnsweredAsOneTurn(t *testing.T) {
-	h := newHarness(t)
-	h.env["RYO_HISTORY_MESSAGES"] = "100"
-	g := newGate(h)
-	h.start()
-	defer g.release() // a failed test does not leave the bot waiting on the model at its stop
-	h.tg.SendText(team, bob, "@ryo_test_bot first question")
-	h.waitFor("the first turn at the model", func() bool { return len(h.llm.Requests()) == 1 })
+	h, g := bobsTurnAtTheModel(t, map[string]string{"RYO_HISTORY_MESSAGES": "100"})
 	var last, alices telegramtest.Message
 	for i := 2; i <= 31; i++ {
 		last = h.tg.SendText(team, bob, fmt.Sprintf("@ryo_test_bot piece %d", i))
@@ -277,12 +287,7 @@ func TestAFloodOfStickersIsHeldBack(t *testing.T) {
 // one turn that shows only its end: every message of it reaches the model
 // (RYO_HISTORY_MESSAGES as set by default).
 func TestALongBurstIsAllShownToTheModel(t *testing.T) {
-	h := newHarness(t)
-	g := newGate(h)
-	h.start()
-	defer g.release()
-	h.tg.SendText(team, bob, "@ryo_test_bot first question")
-	h.waitFor("the first turn at the model", func() bool { return len(h.llm.Requests()) == 1 })
+	h, g := bobsTurnAtTheModel(t, nil)
 	var last telegramtest.Message
 	for i := 2; i <= 41; i++ {
 		last = h.tg.SendText(team, bob, fmt.Sprintf("@ryo_test_bot piece %d.", i))
@@ -304,12 +309,7 @@ func TestALongBurstIsAllShownToTheModel(t *testing.T) {
 // A burst split across a forum's topics: another member who asks after it
 // waits behind one turn of the flooder's, as in one topic.
 func TestABurstAcrossTopicsKeepsOthersWaitingBehindOneTurn(t *testing.T) {
-	h := newHarness(t)
-	g := newGate(h)
-	h.start()
-	defer g.release()
-	h.tg.SendText(team, bob, "@ryo_test_bot first question")
-	h.waitFor("the first turn at the model", func() bool { return len(h.llm.Requests()) == 1 })
+	h, g := bobsTurnAtTheModel(t, nil)
 	for i := range 4 {
 		topic := h.tg.CreateTopic(team, bob, fmt.Sprintf("Topic %d", i))
 		h.tg.SendText(team, bob, fmt.Sprintf("@ryo_test_bot piece %d", i), telegramtest.InThread(topic.ThreadID))
