@@ -28,4 +28,8 @@ type Message struct {
 	UpdateID   int64
 	Metadata   json.RawMessage
 	CreatedAt  time.Time
+	// Attachments are files a tool made, stored with its result and
+	// delivered with the turn's answer. Set only on a tool result being
+	// stored; messages read back do not carry them.
+	Attachments []Attachment
 }

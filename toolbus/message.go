@@ -32,11 +32,19 @@ func (res Result) Metadata() json.RawMessage {
 	if !json.Valid(args) {
 		args, _ = json.Marshal(string(args))
 	}
-	data, _ := json.Marshal(map[string]any{
+	fields := map[string]any{
 		"tool": res.Tool, "call_id": res.CallID, "idempotency_key": res.Key, "arguments": args,
 		"status": res.Status, "latency_ms": float64(res.Latency.Microseconds()) / 1000,
 		"truncated": res.Truncated, "error_code": code, "attempts": res.Attempts,
-	})
+	}
+	if len(res.Attachments) > 0 {
+		files := make([]map[string]any, len(res.Attachments))
+		for i, a := range res.Attachments {
+			files[i] = map[string]any{"name": a.Name, "mime_type": a.MimeType, "bytes": len(a.Data)}
+		}
+		fields["attachments"] = files
+	}
+	data, _ := json.Marshal(fields)
 	return data
 }
 

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/ryo-bot/ryo"
 )
 
 // Result statuses.
@@ -116,6 +118,9 @@ type Result struct {
 	Latency   time.Duration
 	Truncated bool
 	Attempts  int
+	// Attachments are the files the tool made for the person (Attached),
+	// when Status is ok.
+	Attachments []ryo.Attachment
 }
 
 // Key derives the idempotency key of a call from the turn, the round of the
@@ -136,10 +141,19 @@ func (r *Registry) Run(ctx context.Context, c Call) Result {
 		return res
 	}
 	res := r.run(ctx, c)
-	if res.Status != StatusCancelled {
+	if res.Status != StatusCancelled && (len(res.Attachments) == 0 || r.changes(c.Tool)) {
+		// The files of a tool that changes nothing are not kept here:
+		// they may be large, and it can make them again; the store
+		// keeps them with the stored result.
 		r.remember(res)
 	}
 	return res
+}
+
+// changes reports whether tool changes something.
+func (r *Registry) changes(tool string) bool {
+	e, ok := r.tools[tool]
+	return ok && e.spec.Effect != ReadOnly
 }
 
 func (r *Registry) run(ctx context.Context, c Call) Result {
@@ -232,8 +246,15 @@ func (res Result) failure(ctx context.Context, err error, timeout time.Duration)
 	return res.fail(StatusError, Errorf(CodeFailed, "%s failed: %v", res.Tool, err))
 }
 
-// ok encodes the output, cutting it to max bytes with a marker.
+// ok encodes the output, cutting it to max bytes with a marker, and takes
+// the files an Attached output carries.
 func (res Result) ok(out any, max int) Result {
+	if a, ok := out.(Attached); ok {
+		if err := checkFiles(a.Files); err != nil {
+			return res.fail(StatusError, Errorf(CodeFailed, "%s made a file that cannot be sent: %v", res.Tool, err))
+		}
+		out, res.Attachments = a.Result, a.Files
+	}
 	data, err := json.Marshal(out)
 	if err != nil {
 		return res.fail(StatusError, Errorf(CodeFailed, "%s returned a result that is not JSON", res.Tool))
@@ -254,4 +275,17 @@ func (res Result) ok(out any, max int) Result {
 		}
 	}
 	return res
+}
+
+// checkFiles refuses files a tool attached that could not be delivered.
+func checkFiles(files []ryo.Attachment) error {
+	if len(files) > MaxAttachments {
+		return fmt.Errorf("%d files, more than %d", len(files), MaxAttachments)
+	}
+	for _, f := range files {
+		if err := f.Check(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/ryo-bot/ryo"
 )
 
 // Tool does one thing the model may ask for. Call gets the arguments as
@@ -80,6 +82,10 @@ type Spec struct {
 	Timeout     time.Duration // 0 means DefaultTimeout
 	MaxResult   int           // 0 means DefaultMaxResult
 	Tool        Tool
+	// Doing, when set, is what the status message shows while the tool
+	// runs, such as "📊 drawing a chart"; without it, the tool's name and
+	// a summary of its arguments.
+	Doing string
 	// Tags are added to the turn's tags when a call succeeds, such as
 	// "memory:remember".
 	Tags []string
@@ -103,6 +109,18 @@ const (
 	Happened                     // it took effect: do not run it again
 	NotHappened                  // it did not: running it now does it once
 )
+
+// Attached is a result with files for the person, such as a chart: a tool
+// returns it when it made something to show. The model is shown Result;
+// the files travel with the call's Result as Attachments, stored with it,
+// and are delivered with the turn's answer.
+type Attached struct {
+	Result any
+	Files  []ryo.Attachment
+}
+
+// MaxAttachments is the most files one call may attach.
+const MaxAttachments = 4
 
 // Error is a failure the model should see as it is: a short code and a
 // message that says what to do differently.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/toolbus"
 )
 
@@ -320,5 +321,61 @@ func TestModelAskingForConfirmation(t *testing.T) {
 	looked := r.Run(context.Background(), toolbus.Call{ID: "2", Key: "k2", Tool: "look", Args: args, AskFirst: true})
 	if denied.Status != toolbus.StatusDenied || looked.Status != toolbus.StatusOK || ran.Load() != 1 {
 		t.Fatalf("mutating %s, read-only %s, ran %d", denied.Status, looked.Status, ran.Load())
+	}
+}
+
+// A tool that made a file for the person returns it Attached: the model is
+// shown the result alone, the file travels with the call's Result, and the
+// metadata names it without its bytes.
+func TestAttachedFilesTravelBesideTheResult(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\n not really")
+	var runs atomic.Int32
+	r := registry(t, spec("draw", toolbus.ReadOnly, func(context.Context, json.RawMessage) (any, error) {
+		runs.Add(1)
+		return toolbus.Attached{Result: map[string]any{"drawn": true},
+			Files: []ryo.Attachment{{Name: "chart.png", MimeType: "image/png", Caption: "Sales", Data: png}}}, nil
+	}))
+	res := call(r, "draw", `{"text":"x"}`)
+	if res.Status != toolbus.StatusOK || string(res.Output) != `{"drawn":true}` {
+		t.Fatalf("Run = %+v; want the result without the file", res)
+	}
+	if len(res.Attachments) != 1 || res.Attachments[0].Caption != "Sales" || string(res.Attachments[0].Data) != string(png) {
+		t.Fatalf("attachments = %+v", res.Attachments)
+	}
+	if text := res.Text(); strings.Contains(text, "PNG") || strings.Contains(text, "chart.png") {
+		t.Fatalf("the model is shown %s; want no file in it", text)
+	}
+	var meta struct {
+		Attachments []map[string]any `json:"attachments"`
+	}
+	if json.Unmarshal(res.Metadata(), &meta); len(meta.Attachments) != 1 || meta.Attachments[0]["bytes"] != float64(len(png)) ||
+		meta.Attachments[0]["mime_type"] != "image/png" {
+		t.Fatalf("metadata = %s", res.Metadata())
+	}
+	// Its files are not kept in memory: the same call makes them again.
+	if again := call(r, "draw", `{"text":"x"}`); runs.Load() != 2 || len(again.Attachments) != 1 {
+		t.Fatalf("second run: %d runs, %d files", runs.Load(), len(again.Attachments))
+	}
+}
+
+// A file that could not be delivered fails the call, as the tool's fault.
+func TestAttachedFilesAreChecked(t *testing.T) {
+	ok := ryo.Attachment{Name: "a.png", MimeType: "image/png", Data: []byte{1}}
+	for name, files := range map[string][]ryo.Attachment{
+		"empty":     {{Name: "a.png", MimeType: "image/png"}},
+		"no type":   {{Name: "a.png", Data: []byte{1}}},
+		"no name":   {{MimeType: "image/png", Data: []byte{1}}},
+		"too big":   {{Name: "a.png", MimeType: "image/png", Data: make([]byte, ryo.MaxAttachmentBytes+1)}},
+		"too many":  {ok, ok, ok, ok, ok},
+		"a path":    {{Name: "../a.png", MimeType: "image/png", Data: []byte{1}}},
+		"long note": {{Name: "a.png", MimeType: "image/png", Data: []byte{1}, Caption: strings.Repeat("x", 1025)}},
+	} {
+		r := registry(t, spec("draw", toolbus.ReadOnly, func(context.Context, json.RawMessage) (any, error) {
+			return toolbus.Attached{Result: 1, Files: files}, nil
+		}))
+		res := call(r, "draw", `{"text":"x"}`)
+		if res.Status != toolbus.StatusError || res.Error.Code != toolbus.CodeFailed || len(res.Attachments) != 0 {
+			t.Errorf("%s: Run = %+v; want a failure of the tool", name, res)
+		}
 	}
 }
