@@ -17,6 +17,7 @@ func Builtin(defaultZone *time.Location, c ryo.Clock) []toolbus.Spec {
 		CurrentTime(defaultZone, c),
 		UnitConvert(),
 		Statistics(), Regression(), Finance(),
+		CreateChart(),
 	}
 }
 

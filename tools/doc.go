@@ -19,6 +19,17 @@
 //     (decimals.go) and round only their results.
 //   - finance computes the time value of money from closed formulas, and
 //     every IRR of a cash flow by bracketing the NPV's sign changes.
+//   - create_chart draws a bar, line, pie, scatter or histogram chart of up
+//     to 1,000 points (three series, in the fixed keys value, value2 and
+//     value3) as a 1200×800 PNG with gonum.org/v1/plot (chart_draw.go; the
+//     pie, which plot lacks, in chart_pie.go). The picture is attached to
+//     the result (toolbus.Attached) and reaches the person as a photo with
+//     the answer; the model is told what it shows (chart_describe.go):
+//     each series' count, smallest and largest with their labels, sum and
+//     mean, a pie's shares, a histogram's bins. Data it cannot show
+//     legibly — too many points, bars or slices, labels too long, values
+//     that are not finite numbers, negative slices, a series some points
+//     lack — is refused with what to do instead.
 //
 // The bus validates arguments against each Schema before Call; the tools
 // decode defensively all the same. A mistake the model can correct, such as
