@@ -24,6 +24,7 @@ type Step struct {
 	Call   int             // StepThinking: model calls so far in the turn, repairs included
 	Tool   string          // StepTool, StepToolDone, StepConfirm
 	Args   json.RawMessage // StepTool, StepConfirm: the tool's arguments
+	Doing  string          // StepTool: what the status message shows while it runs, such as "📊 drawing a chart"; "" for its name and arguments
 	Status string          // StepToolDone: ok, error, cancelled or denied
 	Took   time.Duration   // StepToolDone
 	Reply  string          // StepWriting: the reply so far

@@ -91,7 +91,7 @@ type result struct {
 func (a *Agent) command(ctx context.Context, in Input, call toolbus.Call, observe func(ryo.Step)) (result, error) {
 	spec, known := a.cfg.Tools.Lookup(call.Tool)
 	r := result{changes: known && spec.Effect != toolbus.ReadOnly, tags: spec.Tags}
-	observe(ryo.Step{Kind: ryo.StepTool, Tool: call.Tool, Args: call.Args})
+	observe(ryo.Step{Kind: ryo.StepTool, Tool: call.Tool, Args: call.Args, Doing: spec.Doing})
 	if prior, found, err := a.cfg.Store.ToolResult(ctx, call.Key); err != nil || found {
 		r.text, r.ok = prior.Text, found && strings.Contains(prior.Text, `"status":"ok"`)
 		if found {
@@ -105,7 +105,7 @@ func (a *Agent) command(ctx context.Context, in Input, call toolbus.Call, observ
 		return r, ctx.Err()
 	}
 	stored, err := a.cfg.Store.SaveToolResult(ctx, ryo.Message{Place: in.Place, Kind: ryo.KindToolResult,
-		Text: res.Text(), UpdateID: in.UpdateID, Metadata: res.Metadata()}, call.Key)
+		Text: res.Text(), UpdateID: in.UpdateID, Metadata: res.Metadata(), Attachments: res.Attachments}, call.Key)
 	r.text, r.ok = stored.Text, res.Status == toolbus.StatusOK
 	return r, err
 }

@@ -140,7 +140,8 @@ func (b *Bot) interrupt(ctx context.Context, w *worker, a ryo.Action) (ryo.Actio
 // runAction runs the tool with the arguments the person saw, through the
 // tool bus, telling observe (the turn's status message).
 func (b *Bot) runAction(ctx context.Context, a ryo.Action, observe func(ryo.Step)) toolbus.Result {
-	observe(ryo.Step{Kind: ryo.StepTool, Tool: a.Tool, Args: a.Args})
+	spec, _ := b.toolsFor(a.Origin).Lookup(a.Tool)
+	observe(ryo.Step{Kind: ryo.StepTool, Tool: a.Tool, Args: a.Args, Doing: spec.Doing})
 	var res toolbus.Result
 	if toolbus.ArgsHash(a.Args) != a.ArgsHash {
 		b.log.Error("an action's stored arguments differ from those shown; not running it", "action", a.ID, "tool", a.Tool)

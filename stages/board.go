@@ -19,6 +19,7 @@ type board struct {
 	call    int    // model calls so far
 	tool    string // the tool running or waiting for a yes
 	args    string // its arguments, summarised
+	doing   string // what the running tool says it does; "" to show its name and arguments
 	reply   string // the reply so far
 	done    []toolRun
 }
@@ -38,10 +39,10 @@ func (b *board) observe(s ryo.Step) {
 	case ryo.StepThinking:
 		b.stage, b.call, b.reply = s.Kind, s.Call, ""
 	case ryo.StepTool, ryo.StepConfirm:
-		b.stage, b.tool, b.args = s.Kind, s.Tool, summarize(s.Args)
+		b.stage, b.tool, b.args, b.doing = s.Kind, s.Tool, summarize(s.Args), s.Doing
 	case ryo.StepToolDone:
 		b.done = append(b.done, toolRun{tool: s.Tool, args: b.argsOf(s.Tool), status: s.Status, took: s.Took})
-		b.stage, b.tool, b.args = ryo.StepThinking, "", ""
+		b.stage, b.tool, b.args, b.doing = ryo.StepThinking, "", "", ""
 	case ryo.StepWriting:
 		b.reply = s.Reply
 		if preview(s.Reply) != "" { // until then the model is thinking aloud
@@ -82,6 +83,9 @@ func (b *board) text(now time.Time, withPreview bool) string {
 func (b *board) stageLine() string {
 	switch b.stage {
 	case ryo.StepTool:
+		if b.doing != "" {
+			return b.doing + "…"
+		}
 		return "🔧 " + withArgs(b.tool, b.args) + "…"
 	case ryo.StepConfirm:
 		return "✋ Waiting for your confirmation: " + withArgs(b.tool, b.args)

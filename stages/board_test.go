@@ -71,6 +71,13 @@ func TestStatusGolden(t *testing.T) {
 			{0, thinking(1)}, {time.Second, writing("<think>the person wants")}, {1500 * time.Millisecond, writing("<think>the person wants a name</think>Ali")},
 			{2 * time.Second, writing("<think>the person wants a name</think>Alice <thi")},
 		}},
+		"chart": {preview: true, moments: []moment{
+			{0, thinking(1)},
+			{2 * time.Second, ryo.Step{Kind: ryo.StepTool, Tool: "create_chart", Doing: "📊 drawing a chart",
+				Args: json.RawMessage(`{"kind":"bar","points":[{"label":"Week 1","value":12},{"label":"Week 2","value":40}]}`)}},
+			{2*time.Second + 140*time.Millisecond, toolDone("create_chart", "ok", 140*time.Millisecond)},
+			{3 * time.Second, writing("Your spending peaked in week 2.")},
+		}},
 		"long reply": {preview: true, moments: []moment{{0, thinking(1)}, {20 * time.Second, writing(long)}}},
 		"draft":      {preview: false, moments: []moment{{0, thinking(1)}, {6 * time.Second, writing("streams into the draft, not here")}}},
 		"resumed":    {resumed: true, preview: true, moments: []moment{{0, thinking(1)}, {30 * time.Second, thinking(2)}}},
