@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -105,6 +106,16 @@ func newFixture(t *testing.T, replies ...string) *fixture {
 	err = reg.Register(toolbus.Spec{Name: "save", Description: "Save a note", Effect: toolbus.Mutating, Category: toolbus.MathFinance, Examples: []toolbus.Example{{Question: "Note: buy milk.", Arguments: json.RawMessage(`{"text":"buy milk"}`)}},
 		Schema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`),
 		Tool:   toolbus.ToolFunc(func(context.Context, json.RawMessage) (any, error) { f.saves++; return "saved", nil })})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = reg.Register(toolbus.Spec{Name: "sketch", Description: "Sketch a picture", Category: toolbus.Charts, Doing: "🖍 sketching",
+		Examples: []toolbus.Example{{Question: "Sketch a cat.", Arguments: json.RawMessage(`{"text":"cat"}`)}},
+		Schema:   json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`),
+		Tool: toolbus.ToolFunc(func(context.Context, json.RawMessage) (any, error) {
+			return toolbus.Attached{Result: map[string]string{"drawn": "a cat"},
+				Files: []ryo.Attachment{{Name: "cat.png", MimeType: "image/png", Caption: "A cat", Data: []byte("\x89PNG cat")}}}, nil
+		})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -503,5 +514,32 @@ func TestPromptPrefixIsStableAcrossTurns(t *testing.T) {
 	}
 	if p2[1].Content != "hello" || !strings.HasPrefix(p2[3].Content, "(Sunday, 22 November 2026, 16:00") {
 		t.Fatalf("second prompt = %+v; want the time only on the newest message", p2)
+	}
+}
+
+// A tool's picture is stored with its result, for the turn to deliver; the
+// model reads only what the tool says of it, and the person is told what
+// the tool is doing while it runs.
+func TestAttachedPictureIsStoredWithTheResult(t *testing.T) {
+	f := newFixture(t, `{"reply":"Sketching.","command":{"intent":"sketch","slots":{"text":"cat"},"confidence":0.9,`+
+		`"requiresConfirmation":false,"followUpQuestion":null},"tags":[],"followUpQuestion":null}`, reply("Here is your cat."))
+	var steps []ryo.Step
+	in := private("sketch a cat")
+	in.Observe = func(s ryo.Step) { steps = append(steps, s) }
+	if out, err := f.run(t, in); err != nil || out.Text != "Here is your cat." {
+		t.Fatalf("Run = %+v, %v", out, err)
+	}
+	var stored ryo.Message
+	for _, m := range f.store.byKey {
+		stored = m
+	}
+	if len(stored.Attachments) != 1 || stored.Attachments[0].Caption != "A cat" || stored.UpdateID != privateUpdate {
+		t.Fatalf("stored %+v; want the result with its picture, for the turn", stored)
+	}
+	if shown := lastMessage(f.model.requests[1]).Content; strings.Contains(shown, "PNG") || !strings.Contains(shown, `"drawn":"a cat"`) {
+		t.Fatalf("the model was shown %s", shown)
+	}
+	if !slices.ContainsFunc(steps, func(s ryo.Step) bool { return s.Kind == ryo.StepTool && s.Doing == "🖍 sketching" }) {
+		t.Fatalf("steps = %+v; want the tool's doing", steps)
 	}
 }
