@@ -22,7 +22,11 @@
 //
 // Tool results (tool.go) are stored under their call's idempotency key,
 // passed explicitly and unique among tool results, so a call's result is
-// stored once and found again by its key. Actions the person must confirm
+// stored once and found again by its key. The files a tool made for the
+// person — a chart — are stored with its result, in the same transaction
+// (attachment.go), and read back by the turn that delivers them
+// (TurnAttachments); they go with their message, and with their turn's
+// update when the inbox is swept. Actions the person must confirm
 // (action.go, ryo.Action) move between states by conditional updates only,
 // so each is decided once; their result is stored under the action's own
 // key, and their audit log is action_events. Long-term memories (memories.go) live on shelves —
@@ -39,7 +43,7 @@
 //
 // Nothing is kept forever by accident (retention.go). Sweep deletes, in
 // small batches of their own, what is past its retention: finished inbox
-// updates (with their turns), dead letters retried long ago, paged lists'
+// updates (with their turns and their files), dead letters retried long ago, paged lists'
 // views, ended actions with their audit log, expired memories, and group
 // messages kept as context only (SaveContextMessage). What waits — a
 // pending update, a dead letter no admin has retried, an action held for

@@ -11,8 +11,9 @@ import (
 )
 
 // SaveToolResult stores a tool-result message under its call's idempotency
-// key. When a result with the same key is already stored, that one is
-// returned and nothing is written.
+// key, with the files its tool made (m.Attachments), for the turn of
+// m.UpdateID to deliver. When a result with the same key is already
+// stored, that one is returned and nothing is written.
 func (db *DB) SaveToolResult(ctx context.Context, m ryo.Message, key string) (ryo.Message, error) {
 	err := db.tx(ctx, "save tool result", func(tx pgx.Tx) (err error) {
 		m, err = saveToolResult(ctx, tx, key, m, db.Now())
@@ -33,8 +34,10 @@ func saveToolResult(ctx context.Context, tx pgx.Tx, key string, m ryo.Message, n
 	if err != nil {
 		return m, err
 	}
-	_, err = tx.Exec(ctx, `update messages set idempotency_key = $2 where id = $1`, m.ID, key)
-	return m, err
+	if _, err = tx.Exec(ctx, `update messages set idempotency_key = $2 where id = $1`, m.ID, key); err != nil {
+		return m, err
+	}
+	return m, saveAttachments(ctx, tx, m.ID, m.UpdateID, m.Attachments, now)
 }
 
 // ToolResult returns the stored result of the call with idempotency key.
