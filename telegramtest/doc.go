@@ -5,7 +5,10 @@
 // getUpdates with offsets and 409 conflicts, sendMessage and the edit
 // methods with Telegram's error texts ("message is not modified", "message
 // is too long", "can't parse entities: ..."), sendDocument with its caption
-// and file limits, answerCallbackQuery (once per delivered press), chat
+// and file limits, sendPhoto (the upload kept as it came, refused as
+// Telegram refuses it: no photo, not a picture, past 10 MB, sides past
+// 10,000 pixels together or 20 to 1, a caption past 1,024 characters),
+// answerCallbackQuery (once per delivered press), chat
 // actions, the commands menu and streaming drafts. Anything that talks HTTP
 // can drive it: the go-telegram/bot client (multipart forms), ryo's own
 // poller (JSON) or a plain urlencoded POST.
@@ -50,7 +53,8 @@
 //     keyboard; PressForged sends any data, as a modified client could.
 //   - Messages, BotMessages, Calls and Commands show what the bot did, so
 //     a test can check what the user finally sees; Message.Buttons reads
-//     a keyboard, Message.Document a sent file, Message.Entities the
+//     a keyboard, Message.Document a sent file, Message.Photo a sent
+//     picture (its bytes, to decode), Message.Entities the
 //     formatting (where, as in Telegram, a link to tg://user?id=N is a
 //     text_mention of that person), and CallbackAnswer how a press was
 //     answered.

@@ -70,6 +70,7 @@ const (
 var floodScopes = map[string]floodScope{
 	"sendMessage":            perChat,
 	"sendDocument":           perChat,
+	"sendPhoto":              perChat,
 	"editMessageText":        perChat,
 	"editMessageReplyMarkup": perChat,
 	"deleteMessage":          perChat,

@@ -80,6 +80,7 @@ func callParams(method, chat string) url.Values {
 		"chat_id": {chat}, "text": {"x"}, "action": {"typing"}, "draft_id": {"1"}, "message_id": {"1"},
 		"callback_query_id": {"q"}, "commands": {`[{"command":"a","description":"b"}]`},
 		"document": {"BQACAgIAAxkBAAIBZ2ZmZmZmZmZmZmZm"}, // a file_id: the fake refuses it, after counting the call
+		"photo":    {"AgACAgIAAxkBAAIBZ2ZmZmZmZmZmZmZm"},
 	}
 	takes := map[string][]string{
 		"sendMessage":         {"chat_id", "text"},
@@ -88,6 +89,7 @@ func callParams(method, chat string) url.Values {
 		"sendMessageDraft":    {"chat_id", "draft_id", "text"},
 		"deleteMessage":       {"chat_id", "message_id"},
 		"sendDocument":        {"chat_id", "document"},
+		"sendPhoto":           {"chat_id", "photo"},
 		"getChat":             {"chat_id"},
 		"answerCallbackQuery": {"callback_query_id"},
 		"setMyCommands":       {"commands"},

@@ -18,6 +18,7 @@ type Message struct {
 	Date        time.Time
 	UpdateID    int64     // the update that brought a user's message to the bot; 0 for the bot's
 	Document    *Document // a file the bot sent; Text is then its caption
+	Photo       *Photo    // a picture the bot sent; Text is then its caption
 	Edits       int       // successful edits applied to this message
 	Deleted     bool      // deleted with deleteMessage
 	// TopicCreated is the topic this service message created
@@ -145,8 +146,8 @@ func (s *Server) editMessageText(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.Document != nil {
-		// Telegram changes a document's caption only with
+	if m.Document != nil || m.Photo != nil {
+		// Telegram changes a document's or a photo's caption only with
 		// editMessageCaption.
 		return nil, badRequest("there is no text in the message to edit")
 	}

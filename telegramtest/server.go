@@ -119,6 +119,7 @@ func endpoints(api botAPI) map[string]endpoint {
 		{name: "getChatMember", handle: (*Server).getChatMember},
 		{name: "sendMessage", handle: (*Server).sendMessage},
 		{name: "sendDocument", handle: (*Server).sendDocument},
+		{name: "sendPhoto", handle: (*Server).sendPhoto},
 		{name: "editMessageText", handle: (*Server).editMessageText},
 		{name: "editMessageReplyMarkup", handle: (*Server).editMessageReplyMarkup},
 		{name: "deleteMessage", handle: (*Server).deleteMessage},

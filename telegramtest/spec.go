@@ -109,6 +109,8 @@ func missingParam(method, name string) APIError {
 		return badRequest("QUERY_ID_INVALID")
 	case name == "document":
 		return badRequest("there is no document in the request")
+	case name == "photo":
+		return badRequest("there is no photo in the request")
 	}
 	return badRequest("parameter %q is required", name)
 }

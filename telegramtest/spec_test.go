@@ -30,10 +30,10 @@ func TestCallsAreCheckedAgainstTheBotAPI(t *testing.T) {
 	}{
 		{"unknown method", "sendPigeon", url.Values{"chat_id": {pm}}, 404, "Not Found"},
 		{"unknown method in lower case", "sendpigeon", nil, 404, "Not Found"},
-		{"real method the fake lacks", "sendPhoto", url.Values{"chat_id": {pm}, "photo": {"x"}}, 501,
-			"telegramtest: sendPhoto is a real Bot API method the fake does not implement"},
-		{"real method the fake lacks, any case", "SENDPHOTO", nil, 501,
-			"telegramtest: sendPhoto is a real Bot API method the fake does not implement"},
+		{"real method the fake lacks", "sendVideo", url.Values{"chat_id": {pm}, "video": {"x"}}, 501,
+			"telegramtest: sendVideo is a real Bot API method the fake does not implement"},
+		{"real method the fake lacks, any case", "SENDVIDEO", nil, 501,
+			"telegramtest: sendVideo is a real Bot API method the fake does not implement"},
 		{"missing chat_id", "sendMessage", url.Values{"text": {"x"}}, 400, "Bad Request: chat_id is empty"},
 		{"missing text", "sendMessage", url.Values{"chat_id": {pm}}, 400, "Bad Request: message text is empty"},
 		{"empty text is missing", "sendMessage", url.Values{"chat_id": {pm}, "text": {""}}, 400, "Bad Request: message text is empty"},
@@ -78,7 +78,7 @@ func TestCallsAreCheckedAgainstTheBotAPI(t *testing.T) {
 	if n := len(s.BotMessages(aliceChat().ID)); n != 0 {
 		t.Errorf("refused calls left %d bot messages", n)
 	}
-	if calls := s.Calls("sendPhoto"); len(calls) != 2 || calls[0].Err == nil || calls[0].Err.Code != 501 {
+	if calls := s.Calls("sendVideo"); len(calls) != 2 || calls[0].Err == nil || calls[0].Err.Code != 501 {
 		t.Errorf("a call of an unimplemented method is not recorded with its name: %+v", calls)
 	}
 }

@@ -41,6 +41,7 @@ type wireMessage struct {
 	Text        string            `json:"text,omitempty"`
 	Entities    json.RawMessage   `json:"entities,omitempty"`
 	Document    *wireDocument     `json:"document,omitempty"`
+	Photo       []wirePhotoSize   `json:"photo,omitempty"`
 	Caption     string            `json:"caption,omitempty"`
 	CaptionEnts json.RawMessage   `json:"caption_entities,omitempty"`
 	ReplyMarkup json.RawMessage   `json:"reply_markup,omitempty"`
@@ -78,6 +79,10 @@ func messageJSON(c *chatLog, m *stored, nested bool) *wireMessage {
 	}
 	if m.Document != nil {
 		w.Document = documentJSON(c.chat.ID, m.ID, m.Document)
+		w.Text, w.Caption, w.Entities, w.CaptionEnts = "", m.shown.text, nil, m.shown.entities
+	}
+	if m.Photo != nil {
+		w.Photo = photoSizes(c.chat.ID, m.ID, m.Photo)
 		w.Text, w.Caption, w.Entities, w.CaptionEnts = "", m.shown.text, nil, m.shown.entities
 	}
 	if !m.edited.IsZero() {
