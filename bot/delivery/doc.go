@@ -22,5 +22,6 @@
 // kind of call, each sent through the engine with its rank. It implements
 // stages.Messenger, so a turn's status message and answer go through it;
 // answers are sent as HTML from render, and as plain text if Telegram
-// refuses the HTML after all. Errors never carry the bot token (Scrub).
+// refuses the HTML after all; a picture is sent as a photo, and as a file
+// if Telegram refuses it as a photo. Errors never carry the bot token (Scrub).
 package delivery

@@ -139,6 +139,49 @@ func (t *Telegram) SendFile(ctx context.Context, place ryo.Place, replyTo int, n
 	return id, err
 }
 
+// maxCaption is the most UTF-16 units of a caption Telegram takes.
+const maxCaption = 1024
+
+// SendPhoto sends a picture, named name, with a plain caption ("" for
+// none, one too long cut to Telegram's 1,024 characters) as a reply to
+// message replyTo (0: none), and returns its id. It must arrive: a picture
+// Telegram will not show as a photo — its size, its format — is sent again
+// as a file, since a refused call showed nothing.
+func (t *Telegram) SendPhoto(ctx context.Context, place ryo.Place, replyTo int, name string, data []byte, caption string) (int, error) {
+	if caption != "" {
+		caption = render.Text(caption, maxCaption).Plain
+	}
+	var id int
+	err := t.e.do(ctx, &apiCall{chat: place.ChatID, class: urgent, method: "sendPhoto", creating: true, call: func(ctx context.Context) error {
+		params := &tg.SendPhotoParams{ChatID: place.ChatID, MessageThreadID: place.Thread, Caption: caption,
+			Photo: &models.InputFileUpload{Filename: name, Data: bytes.NewReader(data)}}
+		if replyTo != 0 {
+			params.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
+		}
+		m, err := t.api.SendPhoto(ctx, params)
+		if err == nil {
+			id = m.ID
+		}
+		return err
+	}})
+	if refusedPhoto(err) {
+		t.log.Warn("Telegram refused the picture as a photo; sending it as a file", "chat_id", place.ChatID, "err", err)
+		return t.SendFile(ctx, place, replyTo, name, data, caption)
+	}
+	return id, err
+}
+
+// refusedPhoto reports whether Telegram refused a picture as a photo —
+// too large, of sides it does not take, in a form it cannot read — which
+// it would still take as a file.
+func refusedPhoto(err error) bool {
+	if !errors.Is(err, tg.ErrorBadRequest) {
+		return false
+	}
+	msg := strings.ToUpper(err.Error())
+	return strings.Contains(msg, "PHOTO_") || strings.Contains(msg, "IMAGE_PROCESS_FAILED")
+}
+
 // Edit implements stages.Messenger.
 func (t *Telegram) Edit(ctx context.Context, place ryo.Place, id int, text render.Part) error {
 	err := t.e.do(ctx, t.editJob(urgent, place, id, text))
