@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -163,18 +164,28 @@ func (t talk) caller() ryo.Caller {
 	return ryo.Caller{Person: t.person, Chat: t.chat, Place: t.place, Message: t.message}
 }
 
-// deliver sends the answer, and the action it asks to confirm, and stores
-// it as done. delivered are the parts an interrupted delivery already sent.
+// deliver sends the answer, then the files the turn's tools made (a chart
+// as a photo), and the action it asks to confirm, and stores it as done.
+// delivered are the messages an interrupted delivery already sent: none is
+// sent twice.
 func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stages.Turn,
 	answer string, meta json.RawMessage, delivered []int) error {
 	var about answerAbout
 	_ = json.Unmarshal(meta, &about) // written by answerMetadata; unreadable means no tags or tools
+	files, err := b.db.TurnAttachments(ctx, t.id)
+	if err != nil {
+		return err
+	}
+	record := func(ids []int) error {
+		return b.record(ctx, "remember answer parts", func(ctx context.Context) error { return b.db.SaveTurnParts(ctx, t.id, ids) })
+	}
 	var ids []int
-	err := t.w.idle(func() error { // Telegram may make the answer wait its turn: other chats go on meanwhile
+	err = t.w.idle(func() error { // Telegram may make the answer wait its turn: other chats go on meanwhile
 		var err error
-		ids, err = shown.Finish(ctx, answer, about.Tools, delivered, func(ids []int) error {
-			return b.record(ctx, "remember answer parts", func(ctx context.Context) error { return b.db.SaveTurnParts(ctx, t.id, ids) })
-		})
+		if ids, err = shown.Finish(ctx, answer, about.Tools, delivered, record); err != nil {
+			return err
+		}
+		ids, err = b.sendFiles(ctx, t, files, ids, delivered, record)
 		return err
 	})
 	if err != nil {
@@ -208,6 +219,34 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 	}
 	log.Info("turn answered", "parts", len(ids), "meta", string(meta))
 	return nil
+}
+
+// sendFiles sends the files the turn's tools made after the answer's
+// messages in ids, as replies to the person's message: a picture as a
+// photo, anything else as a file, each with its caption. Those an
+// interrupted delivery sent (delivered, past the answer's own) are not
+// sent again, and each one sent is recorded before the next.
+func (b *Bot) sendFiles(ctx context.Context, t talk, files []ryo.Attachment, ids, delivered []int, record func([]int) error) ([]int, error) {
+	for _, f := range files {
+		n := len(ids)
+		if n < len(delivered) && delivered[n] != 0 {
+			ids = append(ids, delivered[n])
+			continue
+		}
+		send := b.tg.SendFile
+		if f.IsPicture() {
+			send = b.tg.SendPhoto
+		}
+		id, err := send(ctx, t.place, t.replyTo, f.Name, f.Data, f.Caption)
+		if err != nil {
+			return ids, fmt.Errorf("send %s: %w", f.Name, err)
+		}
+		ids = append(ids, id)
+		if err := record(ids); err != nil {
+			return ids, err
+		}
+	}
+	return ids, nil
 }
 
 // answerAbout is what delivery reads back from the answer's metadata.

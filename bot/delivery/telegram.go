@@ -120,9 +120,12 @@ func (t *Telegram) send(ctx context.Context, c class, place ryo.Place, replyTo i
 	return id, err
 }
 
-// SendFile sends data as a document named name, with a plain caption. It
-// must arrive.
+// SendFile sends data as a document named name, with a plain caption (one
+// too long cut to Telegram's 1,024 characters). It must arrive.
 func (t *Telegram) SendFile(ctx context.Context, place ryo.Place, replyTo int, name string, data []byte, caption string) (int, error) {
+	if caption != "" {
+		caption = render.Text(caption, maxCaption).Plain
+	}
 	var id int
 	err := t.e.do(ctx, &apiCall{chat: place.ChatID, class: urgent, method: "sendDocument", creating: true, call: func(ctx context.Context) error {
 		params := &tg.SendDocumentParams{ChatID: place.ChatID, MessageThreadID: place.Thread, Caption: caption,
