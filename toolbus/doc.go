@@ -12,7 +12,12 @@
 // failures are results too, with a short code and message the model can act
 // on in the next round. Result.Text is the tool-result message the model
 // reads ("__tool_result__ <tool> <json>"); Result.Metadata is what is stored
-// with it.
+// with it. A tool that made something for the person — a chart — returns
+// it Attached: the model reads the result alone, and the files (checked
+// against Telegram's photo limits, at most MaxAttachments) travel in
+// Result.Attachments, to be stored with the result and delivered with the
+// answer. A Spec's Doing is what the status message shows while its tool
+// runs.
 //
 // Every call has an idempotency key (Key: turn, round, tool, arguments; no
 // round for tools that change things): a key that already ran returns its
