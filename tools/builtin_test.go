@@ -18,8 +18,8 @@ var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 
 func TestBuiltinSpecs(t *testing.T) {
 	specs := Builtin(time.UTC, nil)
-	if len(specs) != 6 {
-		t.Fatalf("Builtin returned %d specs; want 6", len(specs))
+	if len(specs) != 7 {
+		t.Fatalf("Builtin returned %d specs; want 7", len(specs))
 	}
 	names := map[string]bool{}
 	for _, s := range specs {
