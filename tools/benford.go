@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -181,7 +180,7 @@ func firstDigit(i int, raw json.RawMessage) (digit, magnitude int, err error) {
 		}
 		return 0, 0, toolbus.Errorf(toolbus.CodeInvalidArgs, "values[%d] is the text %s; send plain JSON numbers such as 1520.5", i, text)
 	}
-	if _, err := strconv.ParseFloat(text, 64); err != nil && !errors.Is(err, strconv.ErrRange) {
+	if text == "" || text[0] != '-' && (text[0] < '0' || text[0] > '9') { // the decoder has checked the rest of a number's syntax
 		return 0, 0, toolbus.Errorf(toolbus.CodeInvalidArgs, "values[%d] is %s, not a number; send plain JSON numbers such as 1520.5", i, text)
 	}
 	mant, exp, _ := strings.Cut(strings.ToLower(strings.TrimLeft(text, "-+")), "e")
@@ -191,17 +190,17 @@ func firstDigit(i int, raw json.RawMessage) (digit, magnitude int, err error) {
 	if lead < 0 {
 		return 0, 0, nil
 	}
-	e, err := strconv.Atoi(exp)
-	if exp == "" {
-		e, err = 0, nil
-	}
-	if err != nil { // an exponent past int's range; its sign is what counts
-		e = math.MaxInt32
-		if strings.HasPrefix(exp, "-") {
-			e = math.MinInt32
+	e := 0
+	if exp != "" {
+		var err error
+		if e, err = strconv.Atoi(exp); err != nil { // an exponent past int's range; its sign is what counts
+			e = math.MaxInt32
+			if strings.HasPrefix(exp, "-") {
+				e = math.MinInt32
+			}
 		}
+		e = max(math.MinInt32, min(math.MaxInt32, e))
 	}
-	e = max(math.MinInt32, min(math.MaxInt32, e))
 	return int(digits[lead] - '0'), len(whole) - 1 - lead + e, nil
 }
 
