@@ -55,7 +55,8 @@ type User struct {
 	LanguageCode string
 	IsBot        bool
 	Role         Role
-	Allowed      bool // let in by an admin, for when access is by allowlist
+	Allowed      bool   // let in by an admin, for when access is by allowlist
+	Tier         string // which tools they may use; "" is the default tier
 	// Seen is when Telegram showed the bot this person with Username: the
 	// date of the message they came with. Zero, when saving, means now;
 	// read back, it is zero for people stored before sightings were kept.

@@ -15,6 +15,7 @@ const (
 	StepToolDone                     // a tool finished
 	StepConfirm                      // a command waits for the person's yes
 	StepWriting                      // the reply grew
+	StepForced                       // the first round must call Tool: the person chose it
 )
 
 // Step is something a running turn did, reported as it happens so that the
@@ -22,7 +23,7 @@ const (
 type Step struct {
 	Kind   StepKind
 	Call   int             // StepThinking: model calls so far in the turn, repairs included
-	Tool   string          // StepTool, StepToolDone, StepConfirm
+	Tool   string          // StepTool, StepToolDone, StepConfirm, StepForced
 	Args   json.RawMessage // StepTool, StepConfirm: the tool's arguments
 	Doing  string          // StepTool: what the status message shows while it runs, such as "📊 drawing a chart"; "" for its name and arguments
 	Status string          // StepToolDone: ok, error, cancelled or denied

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/ryo-bot/ryo"
@@ -41,9 +42,8 @@ type Config struct {
 // Agent answers turns.
 type Agent struct {
 	cfg     Config
-	tools   []prompts.Tool
-	format  []byte         // the envelope schema sent to the model
-	final   []byte         // the same without tools, for the last round
+	tools   []prompts.Tool // every tool, in the registry's order
+	final   []byte         // the envelope schema without tools, for the last round
 	answers *schema.Schema // what answers are checked against
 }
 
@@ -63,9 +63,6 @@ func New(cfg Config) (*Agent, error) {
 		a.tools = append(a.tools, prompts.Tool{Name: s.Name, Description: s.Description, Schema: s.Schema})
 	}
 	var err error
-	if a.format, err = prompts.Envelope(a.tools); err != nil {
-		return nil, err
-	}
 	if a.final, err = prompts.Envelope(nil); err != nil {
 		return nil, err
 	}
@@ -86,6 +83,14 @@ type Input struct {
 	// answers (0 when none): tools learn them from their context.
 	Person  ryo.User
 	Message int64
+	// Tools names the tools this person may use (their tier): the model is
+	// shown only these, and the tool bus refuses any other. Nil means every
+	// tool; an empty list, none.
+	Tools []string
+	// Force, when set, is the tool the turn's first round must call: the
+	// format sent to the model then admits only a command of that tool,
+	// with its arguments. Ignored when the person may not use it.
+	Force string
 	// Memories are what the bot remembers that may help with this turn,
 	// shown to the model just before the message it answers.
 	Memories []Memory
@@ -149,6 +154,17 @@ func (a *Agent) Run(ctx context.Context, in Input) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
+	tools := a.toolsFor(in)
+	free, err := prompts.Envelope(tools)
+	if err != nil {
+		return Output{}, err
+	}
+	var forced []byte
+	if i := slices.IndexFunc(tools, func(t prompts.Tool) bool { return t.Name == in.Force }); in.Force != "" && i >= 0 {
+		if forced, err = prompts.Forced(tools[i]); err != nil {
+			return Output{}, err
+		}
+	}
 	ctx = ryo.WithCaller(ctx, ryo.Caller{Person: in.Person, Chat: in.Chat, Place: in.Place, Message: in.Message})
 	var out Output
 	var t tally
@@ -159,12 +175,22 @@ func (a *Agent) Run(ctx context.Context, in Input) (Output, error) {
 	if observe == nil {
 		observe = func(ryo.Step) {}
 	}
+	if forced != nil {
+		observe(ryo.Step{Kind: ryo.StepForced, Tool: in.Force})
+	}
 	for out.Rounds = 1; ; out.Rounds++ {
 		last := out.Rounds == a.cfg.MaxRounds
 		if last && out.Rounds > 1 {
 			msgs = append(msgs, ryo.ModelMessage{Role: ryo.ModelUser, Content: lastRoundNote})
 		}
-		env, raw, err := a.ask(ctx, msgs, last, observe, &out)
+		format := free
+		switch {
+		case last:
+			format = a.final
+		case out.Rounds == 1 && forced != nil:
+			format = forced
+		}
+		env, raw, err := a.ask(ctx, msgs, format, observe, &out)
 		if err != nil {
 			return out, a.deadline(ctx, err)
 		}
@@ -187,6 +213,21 @@ func (a *Agent) Run(ctx context.Context, in Input) (Output, error) {
 		msgs = append(msgs, ryo.ModelMessage{Role: ryo.ModelAssistant, Content: raw},
 			ryo.ModelMessage{Role: ryo.ModelUser, Content: result.text})
 	}
+}
+
+// toolsFor returns the tools in.Person may use, in the registry's order,
+// so that the system prompt stays the same bytes for the same tools.
+func (a *Agent) toolsFor(in Input) []prompts.Tool {
+	if in.Tools == nil {
+		return a.tools
+	}
+	var tools []prompts.Tool
+	for _, t := range a.tools {
+		if slices.Contains(in.Tools, t.Name) {
+			tools = append(tools, t)
+		}
+	}
+	return tools
 }
 
 // heldNote answers a held command the model said nothing about.

@@ -91,6 +91,12 @@ type fixture struct {
 
 func newFixture(t *testing.T, replies ...string) *fixture {
 	t.Helper()
+	return newFixtureWith(t, nil, replies...)
+}
+
+// newFixtureWith is newFixture with more tools beside add and save.
+func newFixtureWith(t *testing.T, extra []toolbus.Spec, replies ...string) *fixture {
+	t.Helper()
 	f := &fixture{model: &script{replies: replies}, store: &results{byKey: map[string]ryo.Message{}}}
 	reg := toolbus.NewRegistry()
 	err := reg.Register(toolbus.Spec{Name: "add", Description: "Add two numbers", Schema: json.RawMessage(addSchema), Category: toolbus.MathFinance, Examples: []toolbus.Example{{Question: "2 plus 3?", Arguments: json.RawMessage(`{"a":2,"b":3}`)}},
@@ -109,15 +115,10 @@ func newFixture(t *testing.T, replies ...string) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = reg.Register(toolbus.Spec{Name: "sketch", Description: "Sketch a picture", Category: toolbus.Charts, Doing: "🖍 sketching",
-		Examples: []toolbus.Example{{Question: "Sketch a cat.", Arguments: json.RawMessage(`{"text":"cat"}`)}},
-		Schema:   json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`),
-		Tool: toolbus.ToolFunc(func(context.Context, json.RawMessage) (any, error) {
-			return toolbus.Attached{Result: map[string]string{"drawn": "a cat"},
-				Files: []ryo.Attachment{{Name: "cat.png", MimeType: "image/png", Caption: "A cat", Data: []byte("\x89PNG cat")}}}, nil
-		})})
-	if err != nil {
-		t.Fatal(err)
+	for _, spec := range extra {
+		if err := reg.Register(spec); err != nil {
+			t.Fatal(err)
+		}
 	}
 	set, err := prompts.Load()
 	if err != nil {
@@ -171,8 +172,8 @@ func TestPlainReply(t *testing.T) {
 	if strings.Join(out.Tags, ",") != "action:answer,math-stuff" {
 		t.Fatalf("tags = %v; want the envelope's, normalised", out.Tags)
 	}
-	if req := f.model.requests[0]; !json.Valid(req.Format) || !strings.Contains(string(req.Format), `"enum":["add"]`) {
-		t.Fatalf("format = %s; want the envelope with the add tool", req.Format)
+	if req := f.model.requests[0]; !json.Valid(req.Format) || !strings.Contains(string(req.Format), `"enum":["add","save"]`) {
+		t.Fatalf("format = %s; want the envelope naming the tools", req.Format)
 	}
 }
 
@@ -521,7 +522,14 @@ func TestPromptPrefixIsStableAcrossTurns(t *testing.T) {
 // model reads only what the tool says of it, and the person is told what
 // the tool is doing while it runs.
 func TestAttachedPictureIsStoredWithTheResult(t *testing.T) {
-	f := newFixture(t, `{"reply":"Sketching.","command":{"intent":"sketch","slots":{"text":"cat"},"confidence":0.9,`+
+	sketch := toolbus.Spec{Name: "sketch", Description: "Sketch a picture", Category: toolbus.Charts, Doing: "🖍 sketching",
+		Examples: []toolbus.Example{{Question: "Sketch a cat.", Arguments: json.RawMessage(`{"text":"cat"}`)}},
+		Schema:   json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`),
+		Tool: toolbus.ToolFunc(func(context.Context, json.RawMessage) (any, error) {
+			return toolbus.Attached{Result: map[string]string{"drawn": "a cat"},
+				Files: []ryo.Attachment{{Name: "cat.png", MimeType: "image/png", Caption: "A cat", Data: []byte("\x89PNG cat")}}}, nil
+		})}
+	f := newFixtureWith(t, []toolbus.Spec{sketch}, `{"reply":"Sketching.","command":{"intent":"sketch","slots":{"text":"cat"},"confidence":0.9,`+
 		`"requiresConfirmation":false,"followUpQuestion":null},"tags":[],"followUpQuestion":null}`, reply("Here is your cat."))
 	var steps []ryo.Step
 	in := private("sketch a cat")
@@ -541,5 +549,82 @@ func TestAttachedPictureIsStoredWithTheResult(t *testing.T) {
 	}
 	if !slices.ContainsFunc(steps, func(s ryo.Step) bool { return s.Kind == ryo.StepTool && s.Doing == "🖍 sketching" }) {
 		t.Fatalf("steps = %+v; want the tool's doing", steps)
+	}
+}
+
+// A person is shown only the tools they may use, in the prompt and in the
+// format; a call of another, though the model makes it, is refused as
+// denied and never runs.
+func TestToolsOutsideThePersonsAreRefused(t *testing.T) {
+	f := newFixture(t, add("2", "3"), reply("I may not add for you."))
+	in := private("2+3?")
+	in.Tools = []string{"save"}
+	out, err := f.run(t, in)
+	if err != nil || f.runs != 0 || out.Text != "I may not add for you." {
+		t.Fatalf("Run = %+v, %v; add ran %d times", out, err, f.runs)
+	}
+	first := f.model.requests[0]
+	if system := first.Messages[0].Content; strings.Contains(system, "- add:") || !strings.Contains(system, "- save:") {
+		t.Fatalf("system prompt shows the tools:\n%s", system)
+	}
+	if !strings.Contains(string(first.Format), `"enum":["save"]`) {
+		t.Fatalf("format = %s; want only save", first.Format)
+	}
+	if r := lastMessage(f.model.requests[1]).Content; !strings.Contains(r, `"status":"denied"`) || !strings.Contains(r, toolbus.CodeNotAllowed) {
+		t.Fatalf("the model was shown %q; want a denied result", r)
+	}
+	// With no tools at all, the format admits no command.
+	f = newFixture(t, reply("Hi."))
+	in.Tools = []string{}
+	if _, err := f.run(t, in); err != nil {
+		t.Fatal(err)
+	}
+	if format := string(f.model.requests[0].Format); strings.Contains(format, `"intent"`) {
+		t.Fatalf("format with no tools = %s", format)
+	}
+}
+
+// A forced tool fixes the first round's format to a command of exactly
+// that tool, with its own argument schema; later rounds are free again.
+func TestForcedToolFixesTheFirstRound(t *testing.T) {
+	f := newFixture(t, add("12", "30"), reply("That is 42."))
+	in := private("12 and 30")
+	in.Force = "add"
+	var steps []ryo.Step
+	in.Observe = func(s ryo.Step) { steps = append(steps, s) }
+	out, err := f.run(t, in)
+	if len(steps) == 0 || steps[0].Kind != ryo.StepForced || steps[0].Tool != "add" {
+		t.Fatalf("steps = %+v; want the forced tool first", steps)
+	}
+	in.Observe = nil
+	if err != nil || out.Text != "That is 42." || f.runs != 1 {
+		t.Fatalf("Run = %+v, %v", out, err)
+	}
+	want, _ := prompts.Forced(prompts.Tool{Name: "add", Schema: json.RawMessage(addSchema)})
+	if got := f.model.requests[0].Format; string(got) != string(want) {
+		t.Fatalf("first round's format = %s; want %s", got, want)
+	}
+	if got := string(f.model.requests[1].Format); !strings.Contains(got, `"enum":["add","save"]`) || !strings.Contains(got, `{"type":"null"}`) {
+		t.Fatalf("second round's format = %s; want the free one", got)
+	}
+	// A forced tool the person may not use is not forced.
+	f = newFixture(t, reply("Hi."))
+	in.Tools, in.Force = []string{"save"}, "add"
+	if _, err := f.run(t, in); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(f.model.requests[0].Format); strings.Contains(got, `"enum":["add"]`) || !strings.Contains(got, `{"type":"null"}`) {
+		t.Fatalf("format = %s; want the free one without add", got)
+	}
+}
+
+// A forced tool that changes things still waits for the person's yes.
+func TestForcedToolStillWaitsForTheYes(t *testing.T) {
+	f := newFixture(t, strings.Replace(save("milk"), `"requiresConfirmation":false`, `"requiresConfirmation":true`, 1))
+	in := private("note milk")
+	in.Force = "save"
+	out, err := f.run(t, in)
+	if err != nil || out.Held == nil || f.saves != 0 {
+		t.Fatalf("Run = %+v, %v; saves %d", out, err, f.saves)
 	}
 }

@@ -15,13 +15,10 @@ import (
 // ask calls the model for one round and returns its envelope, with the raw
 // answer. An invalid answer is repaired by telling the model exactly what was
 // wrong, at most MaxRepairs times; one the model server cut off at its length
-// limit is not (cutOff). In the last round the format offers no tools. Each
-// call is reported to observe, and so is its reply as it grows.
-func (a *Agent) ask(ctx context.Context, msgs []ryo.ModelMessage, last bool, observe func(ryo.Step), out *Output) (Envelope, string, error) {
-	format := a.format
-	if last {
-		format = a.final
-	}
+// limit is not (cutOff). format is the envelope schema the model is held
+// to, repairs included. Each call is reported to observe, and so is its
+// reply as it grows.
+func (a *Agent) ask(ctx context.Context, msgs []ryo.ModelMessage, format []byte, observe func(ryo.Step), out *Output) (Envelope, string, error) {
 	for repair := 0; ; repair++ {
 		out.Calls++
 		observe(ryo.Step{Kind: ryo.StepThinking, Call: out.Calls})
@@ -119,7 +116,7 @@ func (a *Agent) call(in Input, round int, c *Command) toolbus.Call {
 		keyRound = 0
 	}
 	return toolbus.Call{ID: fmt.Sprintf("u%d-r%d", in.UpdateID, round), Key: toolbus.Key(in.UpdateID, keyRound, c.Intent, c.Slots),
-		Tool: c.Intent, Args: c.Slots, AskFirst: c.RequiresConfirmation}
+		Tool: c.Intent, Args: c.Slots, AskFirst: c.RequiresConfirmation, Allowed: in.Tools}
 }
 
 // statusOf reads the status a stored tool result recorded.

@@ -19,7 +19,7 @@ func (a *Agent) Prompt(in Input) ([]ryo.ModelMessage, error) {
 		BotUsername: in.Bot.Username,
 		ChatType:    string(in.Chat.Type),
 		InTopic:     in.Place.Thread != 0,
-		Tools:       a.tools,
+		Tools:       a.toolsFor(in),
 	})
 	if err != nil {
 		return nil, err

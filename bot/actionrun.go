@@ -59,6 +59,16 @@ func (b *Bot) executeCommand(ctx context.Context, w *worker, a ryo.Action, calle
 // found that it had not happened. A run cut short by a stop stays running,
 // for resumeAction to find at the next start.
 func (b *Bot) runOnce(ctx context.Context, w *worker, a ryo.Action, observe func(ryo.Step)) error {
+	var allowed []string // the model's call: the tools the person may use now
+	if a.Origin.Converses() {
+		err := b.record(ctx, "find tier", func(ctx context.Context) (err error) {
+			allowed, err = b.toolsOfID(ctx, a.Requester)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
 	if a.State == ryo.ActionConfirmed {
 		err := b.record(ctx, "start action", func(ctx context.Context) (err error) {
 			a, err = b.db.StartAction(ctx, a.ID)
@@ -69,7 +79,7 @@ func (b *Bot) runOnce(ctx context.Context, w *worker, a ryo.Action, observe func
 		}
 	}
 	if a.State == ryo.ActionRunning {
-		res := b.runAction(ctx, a, observe)
+		res := b.runAction(ctx, a, allowed, observe)
 		if res.Status == toolbus.StatusCancelled && ctx.Err() != nil {
 			return ctx.Err() // shutting down: whether it happened is for resumeAction to find out
 		}
@@ -138,8 +148,9 @@ func (b *Bot) interrupt(ctx context.Context, w *worker, a ryo.Action) (ryo.Actio
 }
 
 // runAction runs the tool with the arguments the person saw, through the
-// tool bus, telling observe (the turn's status message).
-func (b *Bot) runAction(ctx context.Context, a ryo.Action, observe func(ryo.Step)) toolbus.Result {
+// tool bus, if allowed (nil: any tool) has it, telling observe (the
+// turn's status message).
+func (b *Bot) runAction(ctx context.Context, a ryo.Action, allowed []string, observe func(ryo.Step)) toolbus.Result {
 	spec, _ := b.toolsFor(a.Origin).Lookup(a.Tool)
 	observe(ryo.Step{Kind: ryo.StepTool, Tool: a.Tool, Args: a.Args, Doing: spec.Doing})
 	var res toolbus.Result
@@ -148,7 +159,7 @@ func (b *Bot) runAction(ctx context.Context, a ryo.Action, observe func(ryo.Step
 		res = toolbus.Result{CallID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Status: toolbus.StatusDenied,
 			Error: toolbus.Errorf("arguments_changed", "the arguments changed after the person saw them, so %s was not done", a.Tool)}
 	} else {
-		res = b.toolsFor(a.Origin).Run(ctx, toolbus.Call{ID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Confirmed: true})
+		res = b.toolsFor(a.Origin).Run(ctx, toolbus.Call{ID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Confirmed: true, Allowed: allowed})
 	}
 	observe(ryo.Step{Kind: ryo.StepToolDone, Tool: a.Tool, Status: res.Status, Took: res.Latency})
 	return res

@@ -34,13 +34,16 @@ type Config struct {
 	NotifyAfter   time.Duration // answers slower than this arrive as a new message
 	Drafts        bool          // stream replies into drafts in private chats
 	Tools         *toolbus.Registry
-	ConfirmTTL    time.Duration    // how long an action waits for its yes
-	AdminsDecide  bool             // admins may decide anyone's actions
-	Location      *time.Location   // the time zone of times shown to people
-	Access        string           // AccessOpen or AccessAllowlist
-	Recall        tools.Recaller   // how memories are found; its Store is the bot's database when nil
-	Clock         ryo.Clock        // the system clock when nil
-	Retention     memory.Retention // how long what is kept for a while is kept; zero: forever
+	// Tiers say which of Tools each person may use; every tool to everyone
+	// when nil.
+	Tiers        *toolbus.Tiers
+	ConfirmTTL   time.Duration    // how long an action waits for its yes
+	AdminsDecide bool             // admins may decide anyone's actions
+	Location     *time.Location   // the time zone of times shown to people
+	Access       string           // AccessOpen or AccessAllowlist
+	Recall       tools.Recaller   // how memories are found; its Store is the bot's database when nil
+	Clock        ryo.Clock        // the system clock when nil
+	Retention    memory.Retention // how long what is kept for a while is kept; zero: forever
 	// PersonRate and PersonBurst are one person's allowance of turns and
 	// commands: PersonBurst at once, then PersonRate a minute (12 and 6
 	// when zero).

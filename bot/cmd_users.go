@@ -34,6 +34,9 @@ func (b *Bot) userLines(ctx context.Context, n int) ([]string, int, error) {
 			status = "let in"
 		}
 		lines[i] = fmt.Sprintf("%s · id %d · %s", displayName(u), u.ID, status)
+		if b.cfg.Tiers != nil && len(b.cfg.Tiers.Names()) > 1 {
+			lines[i] += " · tier " + b.cfg.Tiers.Of(u.Tier)
+		}
 	}
 	return lines, total, nil
 }

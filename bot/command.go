@@ -73,6 +73,7 @@ func (b *Bot) commands() []command {
 		b.helpCommand(),
 		b.resetCommand(),
 		b.toolsCommand(),
+		b.useCommand(),
 		b.memoryCommand(),
 		b.forgetCommand(),
 		b.forgetMeCommand(),
@@ -85,6 +86,7 @@ func (b *Bot) commands() []command {
 		b.banCommand(),
 		b.promoteCommand(),
 		b.demoteCommand(),
+		b.tierCommand(),
 	}
 }
 

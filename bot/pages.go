@@ -177,7 +177,10 @@ func (b *Bot) onPage(ctx context.Context, j *job, q *models.CallbackQuery) error
 	if ok, _ := b.pageTurns.take(q.From.ID, b.cfg.Clock.Now()); !ok && !f.admin {
 		return b.answerPress(ctx, j.w, q, slowDownPages, false)
 	}
-	return b.turnPage(ctx, j, q, v, n, screen)
+	if strings.HasPrefix(screen, "u") {
+		return b.useFromCatalog(ctx, j, q, v, screen)
+	}
+	return b.showPage(ctx, j, q, v, n, screen, "")
 }
 
 // loadPage loads the view a list's button names, the page it asks for
@@ -232,15 +235,15 @@ func shownOn(m *models.Message, v memory.View) bool {
 	return false
 }
 
-// turnPage shows page n of view v (on a catalog's screen) in the message
-// pressed.
-func (b *Bot) turnPage(ctx context.Context, j *job, q *models.CallbackQuery, v memory.View, n int, screen string) error {
+// showPage shows page n of view v (on a catalog's screen) in the message
+// pressed, answering the press with toast.
+func (b *Bot) showPage(ctx context.Context, j *job, q *models.CallbackQuery, v memory.View, n int, screen, toast string) error {
 	p, err := b.renderPage(ctx, v, n, screen)
 	if err != nil {
 		return err
 	}
 	n = min(n, max(p.pages-1, 0))
-	if err := b.answerPress(ctx, j.w, q, "", false); err != nil {
+	if err := b.answerPress(ctx, j.w, q, toast, false); err != nil {
 		return err
 	}
 	place := placeOf(q.Message.Message)
@@ -283,7 +286,11 @@ func (b *Bot) renderPage(ctx context.Context, v memory.View, n int, screen strin
 		title, footer = "👥 People I know, access "+b.cfg.Access, "/allow, /ban, /promote or /demote someone by @username or id."
 		lines, total, err = b.userLines(ctx, n)
 	case viewTools:
-		return b.toolsPage(v.ID, n, screen), nil
+		tools, err := b.toolsOfID(ctx, v.Viewer)
+		if err != nil {
+			return page{}, err
+		}
+		return b.toolsPage(v.ID, n, screen, tools), nil
 	case viewDead:
 		title, footer = "📮 Updates I could not handle, newest first", "/deadletter retry <id> or /deadletter retry all runs them again."
 		lines, total, err = b.deadLines(ctx, n)

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,7 +11,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-telegram/bot/models"
+
+	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/bot/delivery"
+	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/toolbus"
 )
 
@@ -50,8 +55,9 @@ func (b *Bot) shelves() ([]toolbus.Category, map[toolbus.Category][]toolbus.Spec
 	return kinds, by
 }
 
-// toolsPage is page n of the catalog's screen.
-func (b *Bot) toolsPage(view string, n int, screen string) page {
+// toolsPage is page n of the catalog's screen, for a viewer who may use
+// tools (see toolsOf).
+func (b *Bot) toolsPage(view string, n int, screen string, tools []string) page {
 	kinds, by := b.shelves()
 	if len(kinds) == 0 {
 		return page{}
@@ -62,14 +68,18 @@ func (b *Bot) toolsPage(view string, n int, screen string) page {
 	case strings.HasPrefix(screen, "c"):
 		for _, k := range kinds {
 			if keyOf(string(k)) == key {
-				return kindPage(k, by[k], n, at)
+				return kindPage(k, by[k], n, at, tools)
 			}
 		}
-	case strings.HasPrefix(screen, "t"):
+	case strings.HasPrefix(screen, "t"), strings.HasPrefix(screen, "u"): // u: after ⚡ Use next
 		for _, k := range kinds {
 			for _, s := range by[k] {
 				if keyOf(s.Name) == key {
-					return toolCard(s, at)
+					p := toolCard(s, at, mayUseTool(tools, s.Name))
+					if screen[0] == 'u' && mayUseTool(tools, s.Name) {
+						p.text += "\n\n" + chosen(s.Name)
+					}
+					return p
 				}
 			}
 		}
@@ -84,7 +94,7 @@ func (b *Bot) toolsPage(view string, n int, screen string) page {
 
 // kindPage is page n of the tools of kind k: each with its line, a button
 // to its card, ◀ ▶ when they are more than a page, and the way back.
-func kindPage(k toolbus.Category, specs []toolbus.Spec, n int, at func(int, string) string) page {
+func kindPage(k toolbus.Category, specs []toolbus.Spec, n int, at func(int, string) string, tools []string) page {
 	pages := (len(specs) + pageSize - 1) / pageSize
 	n = min(max(n, 0), pages-1)
 	screen := "c" + keyOf(string(k))
@@ -95,7 +105,11 @@ func kindPage(k toolbus.Category, specs []toolbus.Spec, n int, at func(int, stri
 	}
 	var buttons []delivery.Button
 	for i, s := range shown {
-		lines = append(lines, "• "+s.Name+" — "+firstSentence(s.Description))
+		line := "• " + s.Name + " — " + firstSentence(s.Description)
+		if !mayUseTool(tools, s.Name) {
+			line += " 🔒 not in your tier"
+		}
+		lines = append(lines, line)
 		buttons = append(buttons, delivery.Button{Text: s.Name, Data: at(0, "t"+keyOf(s.Name)), Below: i%2 == 0})
 	}
 	if n > 0 {
@@ -108,9 +122,40 @@ func kindPage(k toolbus.Category, specs []toolbus.Spec, n int, at func(int, stri
 	return page{text: strings.Join(lines, "\n"), pages: pages, buttons: buttons}
 }
 
+// toolNamed finds the model's tool whose key is key.
+func (b *Bot) toolNamed(key string) (toolbus.Spec, bool) {
+	if b.cfg.Tools == nil {
+		return toolbus.Spec{}, false
+	}
+	for _, s := range b.cfg.Tools.Specs() {
+		if keyOf(s.Name) == key {
+			return s, true
+		}
+	}
+	return toolbus.Spec{}, false
+}
+
+// useFromCatalog is ⚡ Use next on a tool's card: the presser's next
+// message in the card's chat (and topic) goes to that tool.
+func (b *Bot) useFromCatalog(ctx context.Context, j *job, q *models.CallbackQuery, v memory.View, screen string) error {
+	s, ok := b.toolNamed(screen[1:])
+	if !ok {
+		return b.answerPress(ctx, j.w, q, staleButton, false)
+	}
+	_, problem, err := b.forceTool(ctx, ryo.User{ID: q.From.ID}, placeOf(q.Message.Message), s.Name)
+	if err != nil {
+		return err
+	}
+	if problem != "" {
+		return b.answerPress(ctx, j.w, q, problem, true)
+	}
+	return b.showPage(ctx, j, q, v, 0, screen, "⚡ "+s.Name+" takes your next message here.")
+}
+
 // toolCard is one tool: what it does, its arguments in words, an example,
-// and whether it waits for a yes.
-func toolCard(s toolbus.Spec, at func(int, string) string) page {
+// and whether it waits for a yes; with ⚡ Use next when the viewer may use
+// it.
+func toolCard(s toolbus.Spec, at func(int, string) string, may bool) page {
 	lines := []string{fmt.Sprintf("🔧 %s — %s", s.Name, s.Category), s.Description}
 	if args := argumentsInWords(s.Schema); len(args) > 0 {
 		lines = append(lines, "", "What it needs:")
@@ -128,7 +173,12 @@ func toolCard(s toolbus.Spec, at func(int, string) string) page {
 		lines = append(lines, "", "It changes something for good: it waits for your ✅ first.")
 	}
 	back := delivery.Button{Text: "⬅ " + string(s.Category), Data: at(0, "c"+keyOf(string(s.Category)))}
-	return page{text: strings.Join(lines, "\n"), pages: 1, buttons: []delivery.Button{back}}
+	if !may {
+		lines = append(lines, "", "🔒 It is not among the tools you may use.")
+		return page{text: strings.Join(lines, "\n"), pages: 1, buttons: []delivery.Button{back}}
+	}
+	use := delivery.Button{Text: "⚡ Use next", Data: at(0, "u"+keyOf(s.Name))}
+	return page{text: strings.Join(lines, "\n"), pages: 1, buttons: []delivery.Button{use, back}}
 }
 
 // firstSentence is d up to its first full stop, at most 90 characters.

@@ -26,6 +26,8 @@ type talk struct {
 	person  ryo.User // who the turn is for: they decide the actions it asks to confirm
 	text    string   // what the person wrote; "" when the turn goes on after a confirmation
 	message int64    // the stored message the turn answers; 0 when none
+	tools   []string // the tools the person may use (nil: every tool)
+	force   string   // the tool the person chose for this turn; "" when none
 	// prepare, when set, runs once the turn shows itself, before the model
 	// is asked: the confirmed action runs there.
 	prepare func(ctx context.Context, shown *stages.Turn) error
@@ -66,6 +68,18 @@ func (b *Bot) converse(ctx context.Context, t talk) error {
 		}}
 	if prior.Answer != "" {
 		return b.deliver(ctx, log, t, b.stages.Adopt(start), prior.Answer, prior.AnswerMetadata, prior.Parts)
+	}
+	if t.prepare == nil { // a turn for a message: the tools of its writer, and the one they chose
+		if t.tools, err = b.toolsOfID(ctx, t.person.ID); err != nil {
+			return err
+		}
+		if t.force, err = b.db.TakeForcedTool(ctx, t.person.ID, t.place, t.id); err != nil {
+			return err
+		}
+		if !mayUseTool(t.tools, t.force) {
+			t.force = ""
+		}
+		start.Forced = t.force
 	}
 	shown := b.stages.Begin(ctx, start)
 	defer shown.Close() // also when the turn panics: the failure is then shown in the status message
@@ -116,11 +130,17 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 	if err != nil {
 		return "", nil, err
 	}
+	tools := t.tools
+	if t.prepare != nil { // a turn going on after a confirmation: the person's tools now
+		if tools, err = b.toolsOfID(ctx, t.person.ID); err != nil {
+			return "", nil, err
+		}
+	}
 	started := b.cfg.Clock.Now()
 	turnCtx, cancel := context.WithTimeout(ctx, b.cfg.TurnTimeout)
 	defer cancel()
 	out, err := b.agent.Run(turnCtx, agent.Input{Bot: b.me, Chat: t.chat, Place: t.place, UpdateID: t.id, History: history,
-		Person: t.person, Message: t.message, Memories: known, Observe: shown.Observe})
+		Person: t.person, Message: t.message, Memories: known, Observe: shown.Observe, Tools: tools, Force: t.force})
 	if err != nil {
 		return "", nil, err
 	}

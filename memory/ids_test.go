@@ -51,6 +51,7 @@ func TestStoreTakesTelegramIDs(t *testing.T) {
 			checkInbox(t, db, e)
 			person := checkPeople(t, db, e)
 			row := checkConversation(t, db, e, person)
+			checkForcedTool(t, db, e)
 			checkTurn(t, db, e)
 			checkActions(t, db, e)
 			checkMemories(t, db, e, row)
@@ -123,6 +124,9 @@ func checkPeople(t *testing.T, db *memory.DB, e edge) ryo.User {
 	if u, err = db.SetAccess(c, e.user, ryo.RoleUser, true, admin); err != nil || u.ID != e.user || !u.Allowed {
 		t.Fatalf("SetAccess = %+v, %v", u, err)
 	}
+	if u, err = db.SetTier(c, e.user, "basic", admin); err != nil || u.ID != e.user || u.Tier != "basic" {
+		t.Fatalf("SetTier = %+v, %v", u, err)
+	}
 	if tell, err := db.Refuse(c, e.user); err != nil || !tell {
 		t.Fatalf("Refuse = %v, %v", tell, err)
 	}
@@ -165,6 +169,23 @@ func checkConversation(t *testing.T, db *memory.DB, e edge, person ryo.User) ryo
 		t.Fatalf("History after reset = %d messages", len(hist))
 	}
 	return first
+}
+
+func checkForcedTool(t *testing.T, db *memory.DB, e edge) {
+	c := ctx(t)
+	if err := db.ForceTool(c, e.user, e.place(), "statistics", db.Now().Add(10*time.Minute)); err != nil {
+		t.Fatalf("ForceTool: %v", err)
+	}
+	if f, ok, err := db.ForcedToolFor(c, e.user, e.place()); err != nil || !ok || f.Tool != "statistics" {
+		t.Fatalf("ForcedToolFor = %+v, %v, %v", f, ok, err)
+	}
+	if tool, err := db.TakeForcedTool(c, e.user, e.place(), e.update); err != nil || tool != "statistics" {
+		t.Fatalf("TakeForcedTool = %q, %v", tool, err)
+	}
+	if waiting, err := db.UnforceTool(c, e.user, e.place()); err != nil || waiting {
+		t.Fatalf("UnforceTool = %v, %v; the tool was taken", waiting, err)
+	}
+	// checkTurn's answer for e.update deletes it.
 }
 
 func checkTurn(t *testing.T, db *memory.DB, e edge) {

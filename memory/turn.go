@@ -89,6 +89,11 @@ func saveTurnAnswer(ctx context.Context, tx pgx.Tx, updateID int64, place ryo.Pl
 		on conflict (update_id) do update set answer = excluded.answer, answer_metadata = excluded.answer_metadata,
 			updated_at = excluded.updated_at`,
 		updateID, place.ChatID, place.Thread, storableText(answer), storable(meta), now)
+	if err != nil {
+		return err
+	}
+	// The tool the person chose for this turn has served.
+	_, err = tx.Exec(ctx, `delete from forced_tools where used_by = $1::bigint`, updateID)
 	return err
 }
 

@@ -75,13 +75,13 @@ func claimUsername(ctx context.Context, tx pgx.Tx, id int64, username string, se
 	return username, err
 }
 
-const userColumns = `id, username, first_name, last_name, language_code, is_bot, role, allowed, username_seen_at`
+const userColumns = `id, username, first_name, last_name, language_code, is_bot, role, allowed, username_seen_at, coalesce(tier, '')`
 
 func scanUser(row pgx.CollectableRow) (ryo.User, error) {
 	var u ryo.User
 	var role string
 	var seen *time.Time
-	err := row.Scan(&u.ID, &u.Username, &u.FirstName, &u.LastName, &u.LanguageCode, &u.IsBot, &role, &u.Allowed, &seen)
+	err := row.Scan(&u.ID, &u.Username, &u.FirstName, &u.LastName, &u.LanguageCode, &u.IsBot, &role, &u.Allowed, &seen, &u.Tier)
 	u.Role = ryo.Role(role)
 	if seen != nil {
 		u.Seen = *seen
@@ -142,6 +142,25 @@ func (db *DB) SetAccess(ctx context.Context, id int64, role ryo.Role, allowed bo
 			on conflict (id) do update set role = excluded.role, allowed = excluded.allowed, role_by = excluded.role_by,
 				role_at = excluded.role_at, updated_at = excluded.updated_at, refused_at = null
 			returning `+userColumns, id, string(role), allowed, by, db.Now())
+		if err != nil {
+			return err
+		}
+		u, err = pgx.CollectExactlyOneRow(rows, scanUser)
+		return err
+	})
+	return u, err
+}
+
+// SetTier puts person id in tier ("" for the default tier), as admin by
+// decided; a person the bot has not seen yet is recorded by id.
+func (db *DB) SetTier(ctx context.Context, id int64, tier string, by int64) (ryo.User, error) {
+	var u ryo.User
+	err := db.tx(ctx, "set tier", func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `insert into users (id, tier, tier_by, tier_at, updated_at)
+			values ($1::bigint, nullif($2::text, ''), $3::bigint, $4::timestamptz, $4::timestamptz)
+			on conflict (id) do update set tier = excluded.tier, tier_by = excluded.tier_by, tier_at = excluded.tier_at,
+				updated_at = excluded.updated_at
+			returning `+userColumns, id, tier, by, db.Now())
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -102,6 +103,33 @@ func TestLiveEnvelopeFormat(t *testing.T) {
 		t.Fatalf("envelope %+v from %q; want reply ok", env, reply.Content)
 	}
 	t.Logf("envelope from the real server: %s", reply.Content)
+}
+
+// Every built-in tool's own argument schema, as the format of a round
+// forced to that tool, is a grammar the real server runs, and it makes the
+// model write a command of exactly that tool.
+func TestLiveForcedFormat(t *testing.T) {
+	srv := livetest.Start(t)
+	srv.CreateTinyModel(t, "tiny", livetest.DefaultTinyModel())
+	u, _ := url.Parse(srv.URL)
+	c := ollama.New(ollama.Config{Host: u, Model: "tiny", ConnectTimeout: 5 * time.Second, NumPredict: 120,
+		FirstTokenTimeout: time.Minute, Timeout: 2 * time.Minute})
+	for _, s := range tools.Builtin(time.UTC, nil) {
+		format, err := prompts.Forced(prompts.Tool{Name: s.Name, Schema: s.Schema})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := hello()
+		req.Format = format
+		reply, err := c.Chat(ctx(t), req)
+		if err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+		intent := regexp.MustCompile(`"command"\s*:\s*\{\s*"intent"\s*:\s*"` + s.Name + `"`)
+		if !intent.MatchString(reply.Content) {
+			t.Fatalf("%s: the answer %q does not call it", s.Name, reply.Content)
+		}
+	}
 }
 
 func TestLiveKeepAlive(t *testing.T) {

@@ -21,22 +21,42 @@ type Tool struct {
 	Schema      json.RawMessage // the arguments
 }
 
-// Envelope returns the envelope schema for a person who may use tools: the
-// command is null, or one of the tools with its own argument schema as the
-// slots. Sent to Ollama as the format, it lets the model produce only calls
-// of tools that exist, with arguments of the right shape. Keys keep the order
-// of envelope.schema.json — the grammar makes the model write them in that
-// order, so the reply comes first and the tool is chosen before its details.
+// Envelope returns the envelope schema sent to Ollama as the format for a
+// person who may use tools: the command is null, or names one of the tools,
+// with an object as the slots. The slots are not held to each tool's
+// schema here: the grammar Ollama builds from a format grows with every
+// schema in it, and past a few tools' worth the model runner fails on it.
+// The tool bus checks the slots against the tool's schema and tells the
+// model what to fix; the system prompt shows each tool's arguments. Keys
+// keep the order of envelope.schema.json — the grammar makes the model
+// write them in that order, so the reply comes first and the tool is
+// chosen before its details. With no tools the command can only be null.
 func Envelope(tools []Tool) (json.RawMessage, error) {
 	variants := []json.RawMessage{json.RawMessage(`{"type":"null"}`)}
-	for _, t := range tools {
-		v, err := commandFor(t.Name, t.Schema)
+	if len(tools) > 0 {
+		names := make([]string, len(tools))
+		for i, t := range tools {
+			names[i] = t.Name
+		}
+		v, err := commandFor(names, json.RawMessage(`{"type":"object"}`))
 		if err != nil {
-			return nil, fmt.Errorf("envelope schema: tool %s: %w", t.Name, err)
+			return nil, fmt.Errorf("envelope schema: %w", err)
 		}
 		variants = append(variants, v)
 	}
 	return withCommand(variants)
+}
+
+// Forced returns the envelope schema for a round that must call t: the
+// command cannot be null, its intent is t's name and its slots follow t's
+// own argument schema, so the grammar makes the model fill in exactly
+// that tool's arguments.
+func Forced(t Tool) (json.RawMessage, error) {
+	v, err := commandFor([]string{t.Name}, t.Schema)
+	if err != nil {
+		return nil, fmt.Errorf("envelope schema: tool %s: %w", t.Name, err)
+	}
+	return withCommand([]json.RawMessage{v})
 }
 
 // OpenEnvelope is the envelope with any command: its intent any string, its
@@ -46,7 +66,7 @@ func Envelope(tools []Tool) (json.RawMessage, error) {
 // the slots are then checked by the tool bus, whose errors the model can act
 // on.
 func OpenEnvelope() json.RawMessage {
-	v, _ := commandFor("", json.RawMessage(`{"type":"object"}`))
+	v, _ := commandFor(nil, json.RawMessage(`{"type":"object"}`))
 	out, _ := withCommand([]json.RawMessage{json.RawMessage(`{"type":"null"}`), v})
 	return out
 }
@@ -68,8 +88,8 @@ func withCommand(variants []json.RawMessage) (json.RawMessage, error) {
 }
 
 // commandFor is the command object of envelope.schema.json with the intent
-// fixed to name (any string when name is "") and slots as the arguments.
-func commandFor(name string, slots json.RawMessage) (json.RawMessage, error) {
+// one of names (any string when there are none) and slots as the arguments.
+func commandFor(names []string, slots json.RawMessage) (json.RawMessage, error) {
 	root, _ := parseObject(envelopeSchema)
 	props, _ := parseObject(root.get("properties"))
 	var command struct {
@@ -86,8 +106,8 @@ func commandFor(name string, slots json.RawMessage) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	if name != "" {
-		intent, _ := json.Marshal(map[string]any{"type": "string", "enum": []string{name}})
+	if len(names) > 0 {
+		intent, _ := json.Marshal(map[string]any{"type": "string", "enum": names})
 		fields.set("intent", intent)
 	} else {
 		fields.set("confidence", json.RawMessage(`{"type":"number"}`))

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ryo-bot/ryo/prompts"
@@ -35,6 +37,13 @@ func TestGolden(t *testing.T) {
 		{"envelope_calculate", func() (string, error) {
 			raw, err := prompts.Envelope([]prompts.Tool{{Name: "calculate", Schema: json.RawMessage(
 				`{"type":"object","properties":{"expression":{"type":"string"}},"required":["expression"],"additionalProperties":false}`)}})
+			var pretty bytes.Buffer
+			json.Indent(&pretty, raw, "", "  ")
+			return pretty.String(), err
+		}},
+		{"envelope_forced", func() (string, error) {
+			raw, err := prompts.Forced(prompts.Tool{Name: "calculate", Schema: json.RawMessage(
+				`{"type":"object","properties":{"expression":{"type":"string"}},"required":["expression"],"additionalProperties":false}`)})
 			var pretty bytes.Buffer
 			json.Indent(&pretty, raw, "", "  ")
 			return pretty.String(), err
@@ -76,22 +85,94 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// The envelope schemas are closed at every level, as DESIGN requires.
+// The envelope schemas are closed at every level but the slots of a free
+// round, which the tool bus holds to each tool's schema; a forced round's
+// format is closed all through.
 func TestEnvelopeSchemasAreClosed(t *testing.T) {
-	for _, raw := range []json.RawMessage{prompts.EnvelopeSchema(), mustEnvelope(t)} {
-		if open, err := schema.Closed(raw); err != nil || open != "" {
-			t.Fatalf("open object at %q (%v)", open, err)
+	tool := prompts.Tool{Name: "t", Schema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"additionalProperties":false}`)}
+	free, err := prompts.Envelope([]prompts.Tool{tool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	forced, err := prompts.Forced(tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		raw  json.RawMessage
+		open string
+	}{
+		{prompts.EnvelopeSchema(), ""},
+		{forced, ""},
+		{free, "$.properties.command.anyOf[1].properties.slots"},
+	} {
+		if open, err := schema.Closed(tt.raw); err != nil || open != tt.open {
+			t.Fatalf("open object at %q (%v); want %q", open, err, tt.open)
 		}
-		if _, err := schema.Compile(raw); err != nil {
+		if _, err := schema.Compile(tt.raw); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
-func mustEnvelope(t *testing.T) json.RawMessage {
-	raw, err := prompts.Envelope([]prompts.Tool{{Name: "t", Schema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)}})
+// The format of a free round names the tools and does not grow with their
+// schemas: Ollama's model runner fails on a grammar built from many large
+// ones.
+func TestEnvelopeSizeDoesNotGrowWithSchemas(t *testing.T) {
+	big := json.RawMessage(`{"type":"object","properties":{` + strings.Repeat(`"p":{"type":"array","items":{"type":"number"}},`, 50) +
+		`"q":{"type":"string"}},"additionalProperties":false}`)
+	var tools []prompts.Tool
+	for i := range 40 {
+		tools = append(tools, prompts.Tool{Name: fmt.Sprintf("tool_%02d", i), Schema: big})
+	}
+	raw, err := prompts.Envelope(tools)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return raw
+	if len(raw) > 2048 {
+		t.Fatalf("the format for 40 tools is %d bytes; want it under 2 KiB", len(raw))
+	}
+	s, err := schema.Compile(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		answer string
+		ok     bool
+	}{
+		{`{"reply":"r","command":{"intent":"tool_39","slots":{"anything":1},"confidence":1,"requiresConfirmation":false,"followUpQuestion":null},"tags":[],"followUpQuestion":null}`, true},
+		{`{"reply":"r","command":{"intent":"tool_40","slots":{},"confidence":1,"requiresConfirmation":false,"followUpQuestion":null},"tags":[],"followUpQuestion":null}`, false},
+		{`{"reply":"r","command":null,"tags":[],"followUpQuestion":null}`, true},
+	} {
+		if err := s.Validate([]byte(tt.answer)); (err == nil) != tt.ok {
+			t.Errorf("Validate(%s) = %v; want ok=%v", tt.answer, err, tt.ok)
+		}
+	}
+}
+
+// A forced round's format admits only a call of that tool, with arguments
+// that fit its schema.
+func TestForcedEnvelope(t *testing.T) {
+	raw, err := prompts.Forced(prompts.Tool{Name: "statistics", Schema: json.RawMessage(
+		`{"type":"object","properties":{"numbers":{"type":"array","items":{"type":"number"}}},"required":["numbers"],"additionalProperties":false}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := schema.Compile(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		answer string
+		ok     bool
+	}{
+		{`{"reply":"r","command":{"intent":"statistics","slots":{"numbers":[1,2]},"confidence":1,"requiresConfirmation":false,"followUpQuestion":null},"tags":[],"followUpQuestion":null}`, true},
+		{`{"reply":"r","command":null,"tags":[],"followUpQuestion":null}`, false},
+		{`{"reply":"r","command":{"intent":"calculate","slots":{"numbers":[1,2]},"confidence":1,"requiresConfirmation":false,"followUpQuestion":null},"tags":[],"followUpQuestion":null}`, false},
+		{`{"reply":"r","command":{"intent":"statistics","slots":{"numbers":"1 2"},"confidence":1,"requiresConfirmation":false,"followUpQuestion":null},"tags":[],"followUpQuestion":null}`, false},
+	} {
+		if err := s.Validate([]byte(tt.answer)); (err == nil) != tt.ok {
+			t.Errorf("Validate(%s) = %v; want ok=%v", tt.answer, err, tt.ok)
+		}
+	}
 }

@@ -15,6 +15,7 @@ import (
 type board struct {
 	began   time.Time // when the person started waiting
 	resumed bool      // the turn was interrupted and picked up again
+	forced  string    // the tool the person chose for this turn
 	stage   ryo.StepKind
 	call    int    // model calls so far
 	tool    string // the tool running or waiting for a yes
@@ -36,6 +37,8 @@ const previewUnits = 3000
 
 func (b *board) observe(s ryo.Step) {
 	switch s.Kind {
+	case ryo.StepForced:
+		b.forced = s.Tool
 	case ryo.StepThinking:
 		b.stage, b.call, b.reply = s.Kind, s.Call, ""
 	case ryo.StepTool, ryo.StepConfirm:
@@ -68,6 +71,9 @@ func (b *board) text(now time.Time, withPreview bool) string {
 	var lines []string
 	if b.resumed {
 		lines = append(lines, "🔄 Picked up again after an interruption")
+	}
+	if b.forced != "" {
+		lines = append(lines, "⚡ using "+b.forced)
 	}
 	for _, r := range b.done {
 		lines = append(lines, r.line())

@@ -80,7 +80,13 @@ func TestStatusGolden(t *testing.T) {
 		}},
 		"long reply": {preview: true, moments: []moment{{0, thinking(1)}, {20 * time.Second, writing(long)}}},
 		"draft":      {preview: false, moments: []moment{{0, thinking(1)}, {6 * time.Second, writing("streams into the draft, not here")}}},
-		"resumed":    {resumed: true, preview: true, moments: []moment{{0, thinking(1)}, {30 * time.Second, thinking(2)}}},
+		"forced": {preview: true, moments: []moment{
+			{0, ryo.Step{Kind: ryo.StepForced, Tool: "statistics"}}, {0, thinking(1)},
+			{2 * time.Second, tool("statistics", `{"numbers":[12,15,9,30,11]}`)},
+			{2*time.Second + 3*time.Millisecond, toolDone("statistics", "ok", 3*time.Millisecond)},
+			{5 * time.Second, writing("The mean is 15.4.")},
+		}},
+		"resumed": {resumed: true, preview: true, moments: []moment{{0, thinking(1)}, {30 * time.Second, thinking(2)}}},
 	}
 	for name, sc := range scripts {
 		t.Run(name, func(t *testing.T) {

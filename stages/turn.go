@@ -59,6 +59,7 @@ type Start struct {
 	Adopt   int       // the status message an interrupted run of this turn posted; 0 when none
 	DraftID int64     // the turn's draft, non-zero
 	TurnID  int64     // the turn: an answer too long for messages comes as the file answer-<TurnID>.md
+	Forced  string    // the tool the person chose for this turn, shown from the first status on; "" when none
 	// Record, when set, remembers the status message once it is posted, so
 	// that a run interrupted later adopts it instead of posting another.
 	Record func(id int) error
@@ -109,7 +110,7 @@ func (o *Orchestrator) turn(s Start) *Turn {
 		s.Since = o.cfg.Clock.Now()
 	}
 	return &Turn{o: o, s: s, id: s.Adopt, changed: make(chan struct{}, 1),
-		board: board{began: s.Since, resumed: s.Adopt != 0}}
+		board: board{began: s.Since, resumed: s.Adopt != 0, forced: s.Forced}}
 }
 
 // Observe shows a step of the turn. It never blocks.

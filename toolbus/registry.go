@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -142,7 +143,20 @@ func (r *Registry) Lookup(name string) (Spec, bool) {
 	return e.spec, true
 }
 
-func (r *Registry) names() string { return strings.Join(r.order, ", ") }
+// names lists the registered tools among allowed (all when nil), or says
+// there are none.
+func (r *Registry) names(allowed []string) string {
+	var names []string
+	for _, name := range r.order {
+		if allowed == nil || slices.Contains(allowed, name) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
 
 func (r *Registry) remembered(key string) (Result, bool) {
 	r.mu.Lock()

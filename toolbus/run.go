@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,16 @@ type Call struct {
 	// Confirmed: the person said yes to this very call. A call that Hold
 	// holds runs only then.
 	Confirmed bool
+	// Allowed, when not nil, names the tools the person may use (their
+	// tier): a call of any other is refused with StatusDenied, even when
+	// the model makes it, and is never held for a yes. Nil allows every
+	// tool; an empty list, none.
+	Allowed []string
+}
+
+// permitted reports whether c's tool is among those it may call.
+func (c Call) permitted() bool {
+	return c.Allowed == nil || slices.Contains(c.Allowed, c.Tool)
 }
 
 // Policy says which calls wait for the person's yes, beyond those the
@@ -56,11 +67,12 @@ const (
 // Hold reports why the call must wait for the person's yes before it runs,
 // or "" when it may run now. Read-only tools are never held: they change
 // nothing there would be to confirm. Neither is a call that cannot run at
-// all (an unknown tool, arguments that do not fit): Run tells the model
+// all (an unknown tool, one the person may not use, arguments that do not
+// fit): Run tells the model
 // what is wrong, and nobody is asked to approve a mistake.
 func (r *Registry) Hold(c Call) string {
 	e, ok := r.tools[c.Tool]
-	if !ok || e.spec.Effect == ReadOnly || e.schema.Validate(c.Args) != nil {
+	if !ok || !c.permitted() || e.spec.Effect == ReadOnly || e.schema.Validate(c.Args) != nil {
 		return ""
 	}
 	switch {
@@ -160,7 +172,11 @@ func (r *Registry) run(ctx context.Context, c Call) Result {
 	res := Result{CallID: c.ID, Key: c.Key, Tool: c.Tool, Args: c.Args}
 	e, ok := r.tools[c.Tool]
 	if !ok {
-		return res.fail(StatusError, Errorf(CodeUnknownTool, "there is no tool %q; the tools are: %s", c.Tool, r.names()))
+		return res.fail(StatusError, Errorf(CodeUnknownTool, "there is no tool %q; the tools are: %s", c.Tool, r.names(c.Allowed)))
+	}
+	if !c.permitted() {
+		return res.fail(StatusDenied, Errorf(CodeNotAllowed,
+			"%s is not among the tools this person may use, so it was not run; answer without it. The tools they may use are: %s", c.Tool, r.names(c.Allowed)))
 	}
 	if err := e.schema.Validate(c.Args); err != nil {
 		return res.fail(StatusError, Errorf(CodeInvalidArgs, "the arguments do not fit %s's schema: %v", c.Tool, err))

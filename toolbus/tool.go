@@ -138,6 +138,7 @@ const (
 	CodeTimeout      = "timeout"
 	CodeFailed       = "tool_failed"
 	CodeNeedsConfirm = "needs_confirmation"
+	CodeNotAllowed   = "not_allowed"
 )
 
 // Errorf returns an *Error for the model.

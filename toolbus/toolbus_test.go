@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -226,9 +227,48 @@ func TestHold(t *testing.T) {
 		{toolbus.ConfirmChanges, toolbus.Call{Tool: "look", Args: ok, AskFirst: true}, ""},
 		{toolbus.ConfirmChanges, toolbus.Call{Tool: "wipe", Args: bad}, ""},   // Run reports the mistake instead
 		{toolbus.ConfirmChanges, toolbus.Call{Tool: "nothing", Args: ok}, ""}, // likewise
+		{toolbus.ConfirmChanges, toolbus.Call{Tool: "wipe", Args: ok, Allowed: []string{"look"}}, ""},
+		{toolbus.ConfirmChanges, toolbus.Call{Tool: "wipe", Args: ok, Allowed: []string{}}, ""},
+		{toolbus.ConfirmChanges, toolbus.Call{Tool: "wipe", Args: ok, Allowed: []string{"look", "wipe"}}, toolbus.HoldDestructive},
 	} {
 		if got := build(tt.policy).Hold(tt.call); got != tt.want {
 			t.Errorf("policy %d: Hold(%s %s, ask %v) = %q; want %q", tt.policy, tt.call.Tool, tt.call.Args, tt.call.AskFirst, got, tt.want)
+		}
+	}
+}
+
+// A tool outside the person's tools is refused as denied, even confirmed,
+// and the model is told which it may use; nil allows every tool.
+func TestRunRefusesToolsNotAllowed(t *testing.T) {
+	var ran atomic.Int32
+	count := func(context.Context, json.RawMessage) (any, error) { ran.Add(1); return "done", nil }
+	r := registry(t, spec("finance", toolbus.ReadOnly, count), spec("wipe", toolbus.Destructive, count), spec("look", toolbus.ReadOnly, count))
+	args := json.RawMessage(`{"text":"x"}`)
+	for i, c := range []toolbus.Call{
+		{Tool: "finance", Allowed: []string{"look"}},
+		{Tool: "wipe", Allowed: []string{"look"}, Confirmed: true},
+		{Tool: "finance", Allowed: []string{}},
+	} {
+		c.ID, c.Key, c.Args = "c", fmt.Sprintf("k%d", i), args
+		res := r.Run(context.Background(), c)
+		if res.Status != toolbus.StatusDenied || res.Error.Code != toolbus.CodeNotAllowed || !strings.Contains(res.Error.Message, c.Tool+" is not among") {
+			t.Fatalf("Run(%+v) = %+v; want denied", c, res)
+		}
+		if want := strings.Join(c.Allowed, ", "); len(c.Allowed) > 0 && !strings.HasSuffix(res.Error.Message, ": "+want) || len(c.Allowed) == 0 && !strings.HasSuffix(res.Error.Message, ": none") {
+			t.Errorf("message %q does not list only the allowed tools", res.Error.Message)
+		}
+	}
+	if ran.Load() != 0 {
+		t.Fatalf("%d refused calls ran", ran.Load())
+	}
+	unknown := r.Run(context.Background(), toolbus.Call{ID: "c", Key: "k9", Tool: "nope", Args: args, Allowed: []string{"look"}})
+	if unknown.Error == nil || unknown.Error.Code != toolbus.CodeUnknownTool || strings.Contains(unknown.Error.Message, "finance") {
+		t.Fatalf("unknown tool = %+v; must not name tools the person may not use", unknown)
+	}
+	for i, c := range []toolbus.Call{{Tool: "look", Allowed: []string{"look"}}, {Tool: "finance"}} {
+		c.ID, c.Key, c.Args = "c", fmt.Sprintf("ok%d", i), args
+		if res := r.Run(context.Background(), c); res.Status != toolbus.StatusOK {
+			t.Fatalf("Run(%+v) = %+v; want ok", c, res)
 		}
 	}
 }

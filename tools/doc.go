@@ -19,6 +19,12 @@
 //     (decimals.go) and round only their results.
 //   - finance computes the time value of money from closed formulas, and
 //     every IRR of a cash flow by bracketing the NPV's sign changes.
+//   - probability gives binomial and Poisson probabilities by Loader's
+//     saddle-point method (saddlepoint.go), summing each tail from its small
+//     end (discrete.go), normal ones through erfc and AS 241 (normal.go),
+//     and exact factorials, permutations and combinations (counting.go).
+//   - benford tests the first digits of up to 10,000 numbers, read from
+//     their text, against Benford's law.
 //   - create_chart draws a bar, line, pie, scatter or histogram chart of up
 //     to 1,000 points (three series, in the fixed keys value, value2 and
 //     value3) as a 1200×800 PNG with gonum.org/v1/plot (chart_draw.go; the

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/toolbus"
 )
 
 // Config is every setting, read once at start from the environment and an
@@ -56,6 +57,8 @@ type Config struct {
 	EmbedModel        string        // for recall of memories by meaning; "" for words alone
 	PersonRate        int           // turns and commands one person may start a minute, once their burst is spent
 	PersonBurst       int           // turns and commands one person may start at once
+	Tiers             string        // which tools each tier unlocks: "name=tool,category,…;…"
+	DefaultTier       string        // the tier of people not given another
 
 	// How long what is kept only for a while is kept; 0 keeps it forever.
 	RetainUpdates time.Duration // inbox updates after they were done
@@ -73,7 +76,7 @@ var settingNames = []string{
 	"RYO_MODEL_NUM_CTX", "RYO_MODEL_NUM_PREDICT", "RYO_MODEL_CONNECT_TIMEOUT", "RYO_MODEL_FIRST_TOKEN_TIMEOUT", "RYO_MODEL_TIMEOUT",
 	"RYO_MAX_ROUNDS", "RYO_TURN_TIMEOUT", "RYO_NOTIFY_AFTER", "RYO_DRAFTS",
 	"RYO_CONFIRM", "RYO_CONFIRM_TTL", "RYO_ADMINS_DECIDE", "RYO_ACCESS", "RYO_EMBED_MODEL",
-	"RYO_PERSON_RATE", "RYO_PERSON_BURST",
+	"RYO_PERSON_RATE", "RYO_PERSON_BURST", "RYO_TIERS", "RYO_DEFAULT_TIER",
 	"RYO_RETAIN_UPDATES", "RYO_RETAIN_VIEWS", "RYO_RETAIN_ACTIONS", "RYO_RETAIN_CONTEXT",
 }
 
@@ -126,6 +129,8 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		EmbedModel:        r.str("RYO_EMBED_MODEL", ""),
 		PersonRate:        r.integer("RYO_PERSON_RATE", 12, 1),
 		PersonBurst:       r.integer("RYO_PERSON_BURST", 6, 1),
+		Tiers:             r.str("RYO_TIERS", ""),
+		DefaultTier:       r.str("RYO_DEFAULT_TIER", toolbus.DefaultTier),
 
 		RetainUpdates: r.retention("RYO_RETAIN_UPDATES", 7*day, day), // Telegram may send an update again within a day
 		RetainViews:   r.retention("RYO_RETAIN_VIEWS", day, time.Minute),

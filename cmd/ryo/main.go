@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 	_ "time/tzdata" // IANA zones for RYO_TIMEZONE in a static binary
@@ -158,6 +159,14 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	tiers, err := toolbus.ParseTiers(cfg.Tiers, cfg.DefaultTier, registry.Specs())
+	if err != nil {
+		name := "RYO_TIERS"
+		if strings.HasPrefix(err.Error(), "default tier") {
+			name = "RYO_DEFAULT_TIER"
+		}
+		return &ConfigError{Name: name, Problem: err.Error()}
+	}
 	answerer, err := agent.New(agent.Config{Model: model, Prompts: set, Tools: registry, Store: db,
 		Location: cfg.Timezone, MaxRounds: cfg.MaxRounds, Clock: m.Clock})
 	if err != nil {
@@ -168,7 +177,7 @@ func (m *Main) Run(ctx context.Context) error {
 		PollTimeout: cfg.PollTimeout, CallTimeout: cfg.TelegramTimeout, HistoryLimit: cfg.HistoryMessages,
 		MaxAttempts: cfg.MaxAttempts, ShutdownGrace: cfg.ShutdownGrace, TurnTimeout: cfg.TurnTimeout,
 		NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts,
-		Tools: registry, ConfirmTTL: cfg.ConfirmTTL, AdminsDecide: cfg.AdminsDecide, Location: cfg.Timezone, Access: cfg.Access,
+		Tools: registry, Tiers: tiers, ConfirmTTL: cfg.ConfirmTTL, AdminsDecide: cfg.AdminsDecide, Location: cfg.Timezone, Access: cfg.Access,
 		PersonRate: cfg.PersonRate, PersonBurst: cfg.PersonBurst,
 		Recall: recall, Clock: m.Clock,
 		Retention: memory.Retention{Updates: cfg.RetainUpdates, Views: cfg.RetainViews, Actions: cfg.RetainActions, Context: cfg.RetainContext},

@@ -1,0 +1,71 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// tierCommand is /tier.
+func (b *Bot) tierCommand() command {
+	return command{name: "tier", help: "which tools someone may use: /tier @name <tier>, a user id, or in reply; bare, the tiers", admin: true, private: privateByName, run: b.tierCmd}
+}
+
+// tierCmd puts someone in a tier, or lists the tiers and what each unlocks.
+func (b *Bot) tierCmd(ctx context.Context, c call) error {
+	if b.cfg.Tiers == nil {
+		return b.reply(ctx, c, "Everyone may use every tool here: no tiers are configured (RYO_TIERS).")
+	}
+	words := strings.Fields(c.args)
+	who := c
+	var tier string
+	switch {
+	case len(words) == 1 && repliedTo(c.msg) != nil:
+		who.args, tier = "", words[0]
+	case len(words) == 2:
+		who.args, tier = words[0], words[1]
+	default:
+		return b.reply(ctx, c, b.tierList())
+	}
+	tier = strings.ToLower(tier)
+	if !b.cfg.Tiers.Has(tier) {
+		return b.reply(ctx, c, fmt.Sprintf("There is no tier “%s”. The tiers are: %s.", clip(tier, 32), strings.Join(b.cfg.Tiers.Names(), ", ")))
+	}
+	u, problem, err := b.target(ctx, who)
+	if err != nil {
+		return err
+	}
+	if problem != "" {
+		return b.reply(ctx, c, problem)
+	}
+	stored := tier
+	if tier == b.cfg.Tiers.Default() {
+		stored = "" // follows the default tier, should it change
+	}
+	if _, err := b.db.SetTier(ctx, u.ID, stored, c.user.ID); err != nil {
+		return err
+	}
+	b.log.Info("tier changed", "by", c.user.ID, "user_id", u.ID, "tier", tier)
+	return b.reply(ctx, c, fmt.Sprintf("🎚 %s is in the %s tier now: %s.", displayName(u), tier, toolList(b.cfg.Tiers.Tools(tier))))
+}
+
+// tierList names the tiers and the tools each unlocks.
+func (b *Bot) tierList() string {
+	lines := []string{"🎚 Tiers — which tools people may use:"}
+	for _, name := range b.cfg.Tiers.Names() {
+		line := "• " + name
+		if name == b.cfg.Tiers.Default() {
+			line += " (everyone not given another)"
+		}
+		lines = append(lines, line+" — "+toolList(b.cfg.Tiers.Tools(name)))
+	}
+	return strings.Join(append(lines, "", "Put someone in one with /tier @name <tier>, their id, or in reply to their message; /users shows each person's."), "\n")
+}
+
+// toolList names tools on one line.
+func toolList(tools []string) string {
+	if len(tools) == 0 {
+		return "no tools"
+	}
+	return strings.Join(tools, ", ")
+}

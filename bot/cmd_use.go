@@ -1,0 +1,82 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ryo-bot/ryo"
+)
+
+// forceFor is how long a chosen tool waits for the person's next message.
+const forceFor = 10 * time.Minute
+
+// useCommand is /use.
+func (b *Bot) useCommand() command {
+	return command{name: "use", help: "send your next message here to one tool: /use <tool>, /use off", run: b.useCmd}
+}
+
+// useCmd chooses the tool the person's next message here goes to, drops
+// it (/use off), or says which waits.
+func (b *Bot) useCmd(ctx context.Context, c call) error {
+	arg := strings.ToLower(strings.TrimSpace(c.args))
+	switch arg {
+	case "":
+		f, ok, err := b.db.ForcedToolFor(ctx, c.user.ID, c.place)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return b.reply(ctx, c, "Usage: /use <tool> — your next message here goes to that tool. /tools shows them; /use off changes your mind.")
+		}
+		left := max(f.Expires.Sub(b.cfg.Clock.Now()).Round(time.Minute), time.Minute)
+		return b.reply(ctx, c, fmt.Sprintf("⚡ Your next message here goes to %s (for %d more min). /use off changes your mind.", f.Tool, int(left.Minutes())))
+	case "off", "none", "stop":
+		waiting, err := b.db.UnforceTool(ctx, c.user.ID, c.place)
+		if err != nil {
+			return err
+		}
+		if !waiting {
+			return b.reply(ctx, c, "No tool was waiting for your next message here.")
+		}
+		return b.reply(ctx, c, "OK — your next message goes to whichever tool fits, or none.")
+	}
+	_, problem, err := b.forceTool(ctx, c.user, c.place, strings.TrimPrefix(arg, "/"))
+	if err != nil {
+		return err
+	}
+	if problem != "" {
+		return b.reply(ctx, c, problem)
+	}
+	return b.reply(ctx, c, chosen(strings.TrimPrefix(arg, "/")))
+}
+
+// chosen confirms that the next message goes to tool.
+func chosen(tool string) string {
+	return fmt.Sprintf("⚡ Your next message here goes to %s — within %d minutes. /use off changes your mind.", tool, int(forceFor.Minutes()))
+}
+
+// forceTool makes tool the one person's next message in place goes to,
+// if it is a tool they may use; otherwise it says why not.
+func (b *Bot) forceTool(ctx context.Context, person ryo.User, place ryo.Place, tool string) (time.Time, string, error) {
+	if b.cfg.Tools == nil {
+		return time.Time{}, "I have no tools here: I answer from what I know.", nil
+	}
+	if _, ok := b.cfg.Tools.Lookup(tool); !ok {
+		return time.Time{}, fmt.Sprintf("There is no tool “%s”. /tools shows them all.", clip(tool, 40)), nil
+	}
+	stored, _, err := b.db.FindUser(ctx, person.ID)
+	if err != nil {
+		return time.Time{}, "", err
+	}
+	if !mayUseTool(b.toolsOf(stored), tool) {
+		return time.Time{}, fmt.Sprintf("🔒 %s is not among the tools you may use here.", tool), nil
+	}
+	expires := b.cfg.Clock.Now().Add(forceFor)
+	if err := b.db.ForceTool(ctx, person.ID, place, tool, expires); err != nil {
+		return time.Time{}, "", err
+	}
+	b.log.Info("tool chosen for the next message", "user_id", person.ID, "chat_id", place.ChatID, "tool", tool)
+	return expires, "", nil
+}

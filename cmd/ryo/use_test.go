@@ -1,0 +1,210 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ryo-bot/ryo/ollamatest"
+	"github.com/ryo-bot/ryo/telegramtest"
+)
+
+// formatCommand reads the command part of a format sent to the model: the
+// variants the command may take, each with its intents and slots schema.
+type formatVariant struct {
+	Type       string `json:"type"`
+	Properties struct {
+		Intent struct {
+			Enum []string `json:"enum"`
+		} `json:"intent"`
+		Slots json.RawMessage `json:"slots"`
+	} `json:"properties"`
+}
+
+func commandVariants(t *testing.T, format json.RawMessage) []formatVariant {
+	t.Helper()
+	var f struct {
+		Properties struct {
+			Command struct {
+				AnyOf []formatVariant `json:"anyOf"`
+			} `json:"command"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(format, &f); err != nil {
+		t.Fatalf("format %s: %v", format, err)
+	}
+	return f.Properties.Command.AnyOf
+}
+
+// statusTexts are the texts the status messages of chat went through.
+func (h *harness) statusTexts(chat telegramtest.Chat) string {
+	var texts []string
+	for _, method := range []string{"sendMessage", "editMessageText", "sendMessageDraft"} {
+		for _, c := range h.tg.Calls(method) {
+			if c.Params["chat_id"] == fmt.Sprint(chat.ID) {
+				texts = append(texts, c.Params["text"])
+			}
+		}
+	}
+	return strings.Join(texts, "\n---\n")
+}
+
+// ⚡ Use next on statistics' card sends Alice's next message to statistics:
+// the format the model gets for that round admits only a statistics command
+// with statistics' own arguments, the status says so, and the message after
+// is free again.
+func TestUseNextForcesTheTool(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	q := h.tg.SendText(dm, alice, "/tools")
+	home := h.reply(dm, q.ID, "What I can do")
+	shows := func(what string) telegramtest.Message {
+		t.Helper()
+		h.waitFor(what, func() bool { return strings.Contains(h.message(dm, home.ID).Text, what) })
+		return h.message(dm, home.ID)
+	}
+	h.pressAnswer(h.press(dm, alice, home, "Math & Finance"))
+	h.pressAnswer(h.press(dm, alice, shows("Math & Finance —"), "statistics"))
+	card := shows("🔧 statistics — Math & Finance")
+	// Bob cannot choose for Alice.
+	if a := h.pressAnswer(h.tg.PressForged(dm.ID, bob, card.ID, card.Buttons()[0][0].Data)); !a.ShowAlert {
+		t.Fatalf("Bob's ⚡ answered %+v", a)
+	}
+	if a := h.pressAnswer(h.press(dm, alice, card, "⚡ Use next")); !strings.Contains(a.Text, "statistics takes your next message") {
+		t.Fatalf("⚡ Use next answered %+v", a)
+	}
+	shows("⚡ Your next message here goes to statistics")
+	q = h.tg.SendText(dm, alice, "/use")
+	h.reply(dm, q.ID, "⚡ Your next message here goes to statistics (for 10 more min)")
+
+	hold := make(chan struct{})
+	h.llm.Enqueue(ollamatest.Reply{Content: command("statistics", `{"values":[12,15,9,30,11]}`), Hold: hold},
+		ollamatest.Reply{Content: envelope("The mean is 15.4 and the median 12; 30 stands out.")},
+		ollamatest.Reply{Content: envelope("You're welcome!")})
+	q = h.tg.SendText(dm, alice, "12 15 9 30 11")
+	// While the model thinks, the status message says which tool it must use.
+	h.waitFor("the status message", func() bool { return strings.Contains(h.statusTexts(dm), "⚡ using statistics") })
+	close(hold)
+	h.answer(dm, q.ID, "The mean is 15.4")
+	reqs := h.llm.Requests()
+	forced := commandVariants(t, reqs[0].Format)
+	if len(forced) != 1 || fmt.Sprint(forced[0].Properties.Intent.Enum) != "[statistics]" || !strings.Contains(string(forced[0].Properties.Slots), `"values"`) {
+		t.Fatalf("the forced round's command = %+v; want only statistics, with its arguments", forced)
+	}
+	if free := commandVariants(t, reqs[1].Format); len(free) != 2 || free[0].Type != "null" {
+		t.Fatalf("the second round's command = %+v; want null or any tool", free)
+	}
+	result := reqs[1].Messages[len(reqs[1].Messages)-1].Content
+	for _, want := range []string{"__tool_result__ statistics", `"mean":15.4`, `"median":12`, `"outliers_iqr":{"lower_fence":5,"upper_fence":21,"count":1,"values":[30]}`} {
+		if !strings.Contains(result, want) {
+			t.Errorf("the statistics result %q lacks %q", result, want)
+		}
+	}
+	if status := h.statusTexts(dm); !strings.Contains(status, "⚡ using statistics") {
+		t.Errorf("the status never showed the chosen tool:\n%s\n%+v", status, h.tg.Calls("sendMessage"))
+	}
+	// It served that one message.
+	q = h.tg.SendText(dm, alice, "thanks")
+	h.answer(dm, q.ID, "You're welcome!")
+	if free := commandVariants(t, h.llm.Requests()[2].Format); len(free) != 2 {
+		t.Fatalf("the next message's command = %+v; want it free", free)
+	}
+	q = h.tg.SendText(dm, alice, "/use off")
+	h.reply(dm, q.ID, "No tool was waiting")
+}
+
+// /use names a tool, takes it back with /use off, and refuses what is not
+// a tool.
+func TestUseCommand(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	q := h.tg.SendText(dm, alice, "/use nonsense<b>")
+	h.reply(dm, q.ID, "There is no tool “nonsense<b>”")
+	q = h.tg.SendText(dm, alice, "/use Statistics")
+	h.reply(dm, q.ID, "⚡ Your next message here goes to statistics")
+	// Only here: in the group, Alice's messages are free.
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Hi team.")})
+	g := h.tg.SendText(team, alice, "@"+botUser.Username+" hello")
+	h.answer(team, g.ID, "Hi team.")
+	if free := commandVariants(t, h.llm.Requests()[0].Format); len(free) != 2 {
+		t.Fatalf("Alice's group message was forced: %+v", free)
+	}
+	q = h.tg.SendText(dm, alice, "/use off")
+	h.reply(dm, q.ID, "OK — your next message goes to whichever tool fits")
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Hello.")})
+	q = h.tg.SendText(dm, alice, "hello")
+	h.answer(dm, q.ID, "Hello.")
+	if free := commandVariants(t, h.llm.Requests()[1].Format); len(free) != 2 {
+		t.Fatalf("a dropped tool was forced: %+v", free)
+	}
+}
+
+// A person whose tier lacks finance is never offered it, cannot choose it,
+// and cannot get it run even when the model calls it; an admin's /tier
+// changes that at once. In a group, the tools are the writer's.
+func TestTiers(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.env["RYO_TIERS"] = "basic=calculate,Time & Units;full=*"
+	h.env["RYO_DEFAULT_TIER"] = "basic"
+	h.start()
+	h.llm.Enqueue(ollamatest.Reply{Content: command("finance", `{"operation":"cagr","start_value":100,"end_value":200,"years":5}`)},
+		ollamatest.Reply{Content: envelope("I can't do finance for you.")})
+	q := h.tg.SendText(bobDM, bob, "what is the CAGR from 100 to 200 over 5 years?")
+	h.answer(bobDM, q.ID, "I can't do finance for you.")
+	reqs := h.llm.Requests()
+	if system := reqs[0].Messages[0].Content; strings.Contains(system, "- finance:") || !strings.Contains(system, "- calculate:") {
+		t.Fatalf("Bob's system prompt offers:\n%s", system)
+	}
+	if v := commandVariants(t, reqs[0].Format); len(v) != 2 || fmt.Sprint(v[1].Properties.Intent.Enum) != "[calculate current_time unit_convert]" {
+		t.Fatalf("Bob's format offers %+v", v)
+	}
+	result := reqs[1].Messages[len(reqs[1].Messages)-1].Content
+	if !strings.Contains(result, `"status":"denied"`) || !strings.Contains(result, "not_allowed") || strings.Contains(result, "cagr\":") {
+		t.Fatalf("the model was shown %q; want finance denied", result)
+	}
+	// Bob sees finance locked in /tools, and cannot choose it.
+	q = h.tg.SendText(bobDM, bob, "/tools")
+	home := h.reply(bobDM, q.ID, "What I can do")
+	h.pressAnswer(h.press(bobDM, bob, home, "Math & Finance"))
+	h.waitFor("the kind's page", func() bool { return strings.Contains(h.message(bobDM, home.ID).Text, "• finance") })
+	if page := h.message(bobDM, home.ID).Text; !strings.Contains(page, "finance — ") || !strings.Contains(page, "🔒 not in your tier") {
+		t.Fatalf("Bob's Math & Finance page = %q", page)
+	}
+	h.pressAnswer(h.press(bobDM, bob, h.message(bobDM, home.ID), "finance"))
+	h.waitFor("the card", func() bool { return strings.Contains(h.message(bobDM, home.ID).Text, "🔧 finance") })
+	card := h.message(bobDM, home.ID)
+	if !strings.Contains(card.Text, "🔒 It is not among the tools you may use.") || strings.Contains(fmt.Sprint(buttonTexts(card)), "Use next") {
+		t.Fatalf("Bob's finance card = %q, buttons %v", card.Text, buttonTexts(card))
+	}
+	q = h.tg.SendText(bobDM, bob, "/use finance")
+	h.reply(bobDM, q.ID, "🔒 finance is not among the tools you may use here.")
+
+	// Admins see tiers and change Bob's.
+	q = h.tg.SendText(dm, alice, "/tier")
+	list := h.reply(dm, q.ID, "🎚 Tiers")
+	if !strings.Contains(list.Text, "• basic (everyone not given another) — calculate, current_time, unit_convert") || !strings.Contains(list.Text, "• full — calculate, ") {
+		t.Fatalf("/tier = %q", list.Text)
+	}
+	q = h.tg.SendText(dm, alice, fmt.Sprintf("/tier %d gold", bob.ID))
+	h.reply(dm, q.ID, "There is no tier “gold”. The tiers are: basic, full.")
+	q = h.tg.SendText(dm, alice, fmt.Sprintf("/tier %d full", bob.ID))
+	h.reply(dm, q.ID, "🎚 Bob is in the full tier now: calculate, ")
+	q = h.tg.SendText(dm, alice, "/users")
+	h.reply(dm, q.ID, "Bob · id "+fmt.Sprint(bob.ID)+" · user · tier full")
+
+	// In the group, Bob's turn has finance; Alice's (basic) does not.
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Bob's answer.")}, ollamatest.Reply{Content: envelope("Alice's answer.")})
+	g := h.tg.SendText(team, bob, "@"+botUser.Username+" hi")
+	h.answer(team, g.ID, "Bob's answer.")
+	g = h.tg.SendText(team, alice, "@"+botUser.Username+" hi")
+	h.answer(team, g.ID, "Alice's answer.")
+	reqs = h.llm.Requests()
+	if v := commandVariants(t, reqs[2].Format); !strings.Contains(fmt.Sprint(v[1].Properties.Intent.Enum), "finance") {
+		t.Fatalf("Bob's group turn offers %+v", v)
+	}
+	if v := commandVariants(t, reqs[3].Format); strings.Contains(fmt.Sprint(v[1].Properties.Intent.Enum), "finance") {
+		t.Fatalf("Alice's group turn offers %+v", v)
+	}
+}

@@ -1,0 +1,86 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ryo-bot/ryo"
+)
+
+// ForcedTool is a tool a person chose for their next message in a place.
+type ForcedTool struct {
+	Tool    string
+	Expires time.Time
+}
+
+// ForceTool makes tool the one person's next message in place goes to,
+// until expires; it replaces any tool chosen there before, used or not.
+func (db *DB) ForceTool(ctx context.Context, person int64, place ryo.Place, tool string, expires time.Time) error {
+	return db.tx(ctx, "force tool", func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `insert into forced_tools (user_id, chat_id, thread_id, tool, set_at, expires_at, used_by)
+			values ($1::bigint, $2::bigint, $3::bigint, $4::text, $5::timestamptz, $6::timestamptz, null)
+			on conflict (user_id, chat_id, thread_id) do update set tool = excluded.tool, set_at = excluded.set_at,
+				expires_at = excluded.expires_at, used_by = null`,
+			person, place.ChatID, int64(place.Thread), tool, db.Now(), expires)
+		return err
+	})
+}
+
+// ForcedToolFor returns the tool person chose for their next message in
+// place and not yet used, if it has not lapsed.
+func (db *DB) ForcedToolFor(ctx context.Context, person int64, place ryo.Place) (ForcedTool, bool, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	var f ForcedTool
+	err := db.pool.QueryRow(ctx, `select tool, expires_at from forced_tools
+		where user_id = $1::bigint and chat_id = $2::bigint and thread_id = $3::bigint and used_by is null and expires_at > $4::timestamptz`,
+		person, place.ChatID, int64(place.Thread), db.Now()).Scan(&f.Tool, &f.Expires)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ForcedTool{}, false, nil
+	}
+	if err != nil {
+		return ForcedTool{}, false, db.fail("find forced tool", err)
+	}
+	return f, true, nil
+}
+
+// TakeForcedTool gives the turn answering updateID the tool person chose
+// for their next message in place, and marks it used by that turn; ""
+// when there is none, or it lapsed. The same turn, run again after an
+// interruption, gets the same tool; storing its answer deletes it.
+func (db *DB) TakeForcedTool(ctx context.Context, person int64, place ryo.Place, updateID int64) (string, error) {
+	var tool string
+	err := db.tx(ctx, "take forced tool", func(tx pgx.Tx) error {
+		now := db.Now()
+		if _, err := tx.Exec(ctx, `delete from forced_tools where user_id = $1::bigint and expires_at <= $2::timestamptz`, person, now); err != nil {
+			return err
+		}
+		err := tx.QueryRow(ctx, `update forced_tools set used_by = $4::bigint
+			where user_id = $1::bigint and chat_id = $2::bigint and thread_id = $3::bigint and (used_by is null or used_by = $4::bigint)
+			returning tool`, person, place.ChatID, int64(place.Thread), updateID).Scan(&tool)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		return err
+	})
+	return tool, err
+}
+
+// UnforceTool drops the tool person chose for their next message in place,
+// and reports whether one was waiting (chosen, not used, not lapsed).
+func (db *DB) UnforceTool(ctx context.Context, person int64, place ryo.Place) (bool, error) {
+	var waiting bool
+	err := db.tx(ctx, "unforce tool", func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, `delete from forced_tools
+			where user_id = $1::bigint and chat_id = $2::bigint and thread_id = $3::bigint and used_by is null
+			returning expires_at > $4::timestamptz`, person, place.ChatID, int64(place.Thread), db.Now()).Scan(&waiting)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		return err
+	})
+	return waiting, err
+}

@@ -1,0 +1,128 @@
+package toolbus
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Tiers say which tools each tier of people may use. A tier unlocks tools
+// by name, whole categories by name, or every tool ("*"). People with no
+// tier, or with one no longer configured, are in the default tier; unless
+// configured, the default tier unlocks every tool.
+type Tiers struct {
+	def   string
+	names []string            // as configured, the default first
+	tools map[string][]string // tier → its tools, in the registry's order
+}
+
+// DefaultTier is the default tier's name unless configured otherwise.
+const DefaultTier = "default"
+
+var tierName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
+
+// ParseTiers reads tiers from spec — "name=item,item;name=item", each item
+// a tool, a category or "*" — for the tools of specs. def names the default
+// tier; when spec does not define it, it unlocks every tool. An empty spec
+// is one default tier with every tool. It refuses unknown tools and
+// categories, bad and repeated names, and a tier that unlocks nothing, saying
+// which.
+func ParseTiers(spec, def string, specs []Spec) (*Tiers, error) {
+	if def == "" {
+		def = DefaultTier
+	}
+	if !tierName.MatchString(def) {
+		return nil, fmt.Errorf("default tier %q: a tier's name is 1 to 32 lowercase letters, digits, - or _", def)
+	}
+	t := &Tiers{def: def, tools: map[string][]string{}}
+	for part := range strings.SplitSeq(spec, ";") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		name, items, ok := strings.Cut(part, "=")
+		name = strings.ToLower(strings.TrimSpace(name))
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("%q: write a tier as name=tool,category,…", strings.TrimSpace(part))
+		case !tierName.MatchString(name):
+			return nil, fmt.Errorf("tier %q: a tier's name is 1 to 32 lowercase letters, digits, - or _", name)
+		case t.tools[name] != nil:
+			return nil, fmt.Errorf("tier %q is defined twice", name)
+		}
+		var unlocked []string
+		for item := range strings.SplitSeq(items, ",") {
+			item = strings.TrimSpace(item)
+			if item == "" {
+				continue
+			}
+			found := false
+			for _, s := range specs {
+				if item == "*" || s.Name == item || strings.EqualFold(string(s.Category), item) {
+					found = true
+					if !slices.Contains(unlocked, s.Name) {
+						unlocked = append(unlocked, s.Name)
+					}
+				}
+			}
+			if !found {
+				return nil, fmt.Errorf("tier %q: %q is neither a tool nor a category of tools (tools: %s)", name, item, specNames(specs))
+			}
+		}
+		if len(unlocked) == 0 {
+			return nil, fmt.Errorf("tier %q unlocks no tool", name)
+		}
+		t.tools[name] = inOrder(unlocked, specs)
+		t.names = append(t.names, name)
+	}
+	if t.tools[def] == nil {
+		every := []string{}
+		for _, s := range specs {
+			every = append(every, s.Name)
+		}
+		t.tools[def], t.names = every, append(t.names, def)
+	}
+	i := slices.Index(t.names, def)
+	t.names = append(append([]string{def}, t.names[:i]...), t.names[i+1:]...)
+	return t, nil
+}
+
+// inOrder is names in the order of specs.
+func inOrder(names []string, specs []Spec) []string {
+	out := []string{}
+	for _, s := range specs {
+		if slices.Contains(names, s.Name) {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+func specNames(specs []Spec) string {
+	var names []string
+	for _, s := range specs {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Default is the default tier's name.
+func (t *Tiers) Default() string { return t.def }
+
+// Names are the tiers, the default first.
+func (t *Tiers) Names() []string { return slices.Clone(t.names) }
+
+// Has reports whether tier is configured.
+func (t *Tiers) Has(tier string) bool { return t.tools[tier] != nil }
+
+// Of is the tier a person with tier is in: the default when it is "" or
+// no longer configured.
+func (t *Tiers) Of(tier string) string {
+	if t.Has(tier) {
+		return tier
+	}
+	return t.def
+}
+
+// Tools are the tools of tier (see Of), in the registry's order; never nil.
+func (t *Tiers) Tools(tier string) []string { return slices.Clone(t.tools[t.Of(tier)]) }
