@@ -72,6 +72,8 @@ func TestParseTiersRefuses(t *testing.T) {
 		{"guest=, ,", "", "unlocks no tool"},
 		{"guest=calculate", "Not OK", "default tier"},
 		{"x=" + strings.Repeat("a", 40), "", "neither a tool"},
+		// A misspelt default tier would hand everyone every tool.
+		{"guest=calculate;member=*", "gest", `default tier "gest" is not among the tiers`},
 	} {
 		_, err := toolbus.ParseTiers(tt.spec, tt.def, tierSpecs())
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

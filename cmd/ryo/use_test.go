@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -206,5 +210,38 @@ func TestTiers(t *testing.T) {
 	}
 	if v := commandVariants(t, reqs[3].Format); strings.Contains(fmt.Sprint(v[1].Properties.Intent.Enum), "finance") {
 		t.Fatalf("Alice's group turn offers %+v", v)
+	}
+}
+
+// A misspelt tier setting stops start-up with one line that names it,
+// rather than giving people tools the operator meant to keep from them.
+func TestTierTyposStopStartUp(t *testing.T) {
+	for _, tt := range []struct{ tiers, def, want string }{
+		{"guest=calculat;member=*", "", `RYO_TIERS: tier "guest": "calculat" is neither a tool nor a category`},
+		{"guest=calculate,Time and Units", "", `RYO_TIERS: tier "guest": "Time and Units" is neither`},
+		{"guest=calculate;member=*", "gest", `RYO_DEFAULT_TIER: default tier "gest" is not among the tiers defined (guest, member)`},
+		{"guest=calculate", "Guest Tier", `RYO_DEFAULT_TIER: default tier "Guest Tier"`},
+	} {
+		h := newHarness(t)
+		h.env["RYO_TIERS"], h.env["RYO_DEFAULT_TIER"] = tt.tiers, tt.def
+		cfg, err := LoadConfig(env(h.env), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := NewMain(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		ctx, cancel := context.WithCancel(context.Background())
+		ended := make(chan error, 1)
+		go func() { ended <- m.Run(ctx) }()
+		select {
+		case err = <-ended:
+		case <-m.Ready(): // started: stop it, and report it below
+			cancel()
+			err = <-ended
+		}
+		cancel()
+		var ce *ConfigError
+		if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("RYO_TIERS=%q RYO_DEFAULT_TIER=%q: Run = %v; want one line starting %q", tt.tiers, tt.def, err, tt.want)
+		}
 	}
 }
