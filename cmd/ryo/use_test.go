@@ -245,3 +245,56 @@ func TestTierTyposStopStartUp(t *testing.T) {
 		}
 	}
 }
+
+// In a forum, a chosen tool belongs to its person and its topic: /use
+// addressed to the bot (with stray spaces and capitals) and ⚡ Use next on
+// a card shown in another topic each serve their own topic, and another
+// member's message there is free.
+func TestUseInForumTopics(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	stats := h.tg.CreateTopic(team, alice, "Numbers ⁦RTL⁩")
+	fit := h.tg.CreateTopic(team, alice, "Fits")
+	q := h.tg.SendText(team, alice, "/use@"+botUser.Username+"  STATISTICS ", telegramtest.InThread(stats.ThreadID))
+	h.reply(team, q.ID, "⚡ Your next message here goes to statistics")
+	q = h.tg.SendText(team, alice, "/tools", telegramtest.InThread(fit.ThreadID))
+	home := h.reply(team, q.ID, "What I can do")
+	on := func(what string) telegramtest.Message {
+		t.Helper()
+		h.waitFor(what, func() bool { return strings.Contains(h.message(team, home.ID).Text, what) })
+		return h.message(team, home.ID)
+	}
+	h.pressAnswer(h.press(team, alice, home, "Math & Finance"))
+	h.pressAnswer(h.press(team, alice, on("Math & Finance —"), "regression"))
+	card := on("🔧 regression")
+	if a := h.pressAnswer(h.press(team, bob, card, "⚡ Use next")); !a.ShowAlert {
+		t.Fatalf("Bob's ⚡ on Alice's card answered %+v", a)
+	}
+	if a := h.pressAnswer(h.press(team, alice, card, "⚡ Use next")); !strings.Contains(a.Text, "regression takes your next message") {
+		t.Fatalf("⚡ answered %+v", a)
+	}
+	mention := "@" + botUser.Username + " "
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Bob, free.")},
+		ollamatest.Reply{Content: command("regression", `{"x":[1,2],"y":[2,4]}`)}, ollamatest.Reply{Content: envelope("Alice in fits.")},
+		ollamatest.Reply{Content: command("statistics", `{"values":[12,15,9,30,11]}`)}, ollamatest.Reply{Content: envelope("Alice in numbers.")})
+	for _, m := range []struct {
+		who          telegramtest.User
+		topic        int
+		text, answer string
+	}{{bob, stats.ThreadID, "hi", "Bob, free."}, {alice, fit.ThreadID, "1 2, 2 4", "Alice in fits."},
+		{alice, stats.ThreadID, "12 15 9 30 11", "Alice in numbers."}} {
+		q := h.tg.SendText(team, m.who, mention+m.text, telegramtest.InThread(m.topic))
+		h.answer(team, q.ID, m.answer)
+	}
+	want := []string{"", "[regression]", "", "[statistics]", ""}
+	for i, req := range h.llm.Requests() {
+		v := commandVariants(t, req.Format)
+		got := ""
+		if len(v) == 1 {
+			got = fmt.Sprint(v[0].Properties.Intent.Enum)
+		}
+		if got != want[i] {
+			t.Errorf("request %d forced %q; want %q", i, got, want[i])
+		}
+	}
+}
