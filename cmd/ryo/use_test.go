@@ -298,3 +298,35 @@ func TestUseInForumTopics(t *testing.T) {
 		}
 	}
 }
+
+// A turn that took the chosen tool and was stopped before its answer was
+// stored is still forced when it runs again at the next start, and the
+// choice is spent once it has answered.
+func TestForcedTurnResumedAfterRestart(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	q := h.tg.SendText(dm, alice, "/use statistics")
+	h.reply(dm, q.ID, "⚡ Your next message here goes to statistics")
+	hold := make(chan struct{})
+	defer close(hold)
+	h.llm.Enqueue(ollamatest.Reply{Hold: hold})
+	q = h.tg.SendText(dm, alice, "12 15 9 30 11")
+	if err := h.llm.Wait(bg(t), func() bool { return len(h.llm.Requests()) == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	h.stopMain()
+	h.llm.Enqueue(ollamatest.Reply{Content: command("statistics", `{"values":[12,15,9,30,11]}`)},
+		ollamatest.Reply{Content: envelope("The mean is 15.4.")}, ollamatest.Reply{Content: envelope("Hello.")})
+	h.start()
+	h.answer(dm, q.ID, "The mean is 15.4.")
+	q = h.tg.SendText(dm, alice, "hello")
+	h.answer(dm, q.ID, "Hello.")
+	reqs := h.llm.Requests()
+	for i, want := range []int{1, 1, 2, 2} { // before the stop, after it, then the free rounds
+		if got := len(commandVariants(t, reqs[i].Format)); got != want {
+			t.Errorf("request %d's command has %d variants; want %d (1: forced, 2: free)", i, got, want)
+		}
+	}
+	q = h.tg.SendText(dm, alice, "/use")
+	h.reply(dm, q.ID, "Usage: /use <tool>")
+}
