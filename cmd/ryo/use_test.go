@@ -330,3 +330,39 @@ func TestForcedTurnResumedAfterRestart(t *testing.T) {
 	q = h.tg.SendText(dm, alice, "/use")
 	h.reply(dm, q.ID, "Usage: /use <tool>")
 }
+
+// An action held for a yes runs only if its requester may still use its
+// tool when it is confirmed: an admin who lowered Alice's tier meanwhile,
+// and then confirms her action for her (RYO_ADMINS_DECIDE=on), does not
+// get it run with the admin's own tools, and the conversation that goes on
+// offers Alice's tools only.
+func TestHeldActionAfterTheTierWasLowered(t *testing.T) {
+	h, notes := confirmHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(bob.ID)
+	h.env["RYO_ADMINS_DECIDE"] = "on"
+	h.env["RYO_TIERS"] = "basic=calculate;full=*"
+	h.env["RYO_DEFAULT_TIER"] = "basic"
+	h.start()
+	h.tg.SendText(team, alice, "hi all") // Alice is known before Bob names her
+	q := h.tg.SendText(bobDM, bob, fmt.Sprintf("/tier %d full", alice.ID))
+	h.reply(bobDM, q.ID, "is in the full tier now")
+	h.llm.Enqueue(ollamatest.Reply{Content: deleteNote("minutes")}, ollamatest.Reply{Content: envelope("I could not delete it.")})
+	h.tg.SendText(team, alice, "@ryo_test_bot delete the minutes note")
+	p := h.prompt(team)
+	q = h.tg.SendText(bobDM, bob, fmt.Sprintf("/tier %d basic", alice.ID))
+	h.reply(bobDM, q.ID, "is in the basic tier now")
+	h.pressAnswer(h.press(team, bob, p, "✅"))
+	h.answer(team, p.ID, "I could not delete it.")
+	h.settled(team, p.ID, "but it did not work")
+	if got := notes.runs(); len(got) != 0 {
+		t.Fatalf("deleted %v; Alice may no longer use delete_note", got)
+	}
+	reqs := h.llm.Requests()
+	last := reqs[len(reqs)-1]
+	if result := last.Messages[len(last.Messages)-1].Content; !strings.Contains(result, `"status":"denied"`) {
+		t.Errorf("the model was shown %q; want delete_note denied", result)
+	}
+	if v := commandVariants(t, last.Format); len(v) != 2 || fmt.Sprint(v[1].Properties.Intent.Enum) != "[calculate]" {
+		t.Errorf("the conversation after the yes offers %+v; want Alice's calculate only", v)
+	}
+}
