@@ -366,3 +366,28 @@ func TestHeldActionAfterTheTierWasLowered(t *testing.T) {
 		t.Errorf("the conversation after the yes offers %+v; want Alice's calculate only", v)
 	}
 }
+
+// Someone an admin kept from some tools cannot shed that by asking to be
+// forgotten: after /forgetme they are a new person in the same tier, and a
+// tool they then choose with /use is still refused.
+func TestForgetMeKeepsTheTier(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(bob.ID)
+	h.env["RYO_TIERS"] = "guest=calculate" // everyone else: every tool
+	h.start()
+	h.tg.SendText(dm, alice, "/start")
+	q := h.tg.SendText(bobDM, bob, fmt.Sprintf("/tier %d guest", alice.ID))
+	h.reply(bobDM, q.ID, "is in the guest tier now: calculate.")
+	q = h.tg.SendText(dm, alice, "/forgetme")
+	p := h.promptFor(dm, q.ID)
+	h.pressAnswer(h.press(dm, alice, p, "✅"))
+	h.settled(dm, p.ID, "— done.")
+	q = h.tg.SendText(dm, alice, "/use finance")
+	h.reply(dm, q.ID, "🔒 finance is not among the tools you may use here.")
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Hello again.")})
+	q = h.tg.SendText(dm, alice, "hello")
+	h.answer(dm, q.ID, "Hello again.")
+	if v := commandVariants(t, h.llm.Requests()[0].Format); len(v) != 2 || fmt.Sprint(v[1].Properties.Intent.Enum) != "[calculate]" {
+		t.Fatalf("after /forgetme Alice is offered %+v; want calculate only", v)
+	}
+}
