@@ -391,3 +391,26 @@ func TestForgetMeKeepsTheTier(t *testing.T) {
 		t.Fatalf("after /forgetme Alice is offered %+v; want calculate only", v)
 	}
 }
+
+// A tool chosen before an admin lowered the person's tier is not shown as
+// waiting: their next message will not go to it.
+func TestUseAfterTheTierWasLowered(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(bob.ID)
+	h.env["RYO_TIERS"] = "guest=calculate"
+	h.start()
+	q := h.tg.SendText(dm, alice, "/use finance")
+	h.reply(dm, q.ID, "⚡ Your next message here goes to finance")
+	q = h.tg.SendText(bobDM, bob, fmt.Sprintf("/tier %d guest", alice.ID))
+	h.reply(bobDM, q.ID, "is in the guest tier now")
+	q = h.tg.SendText(dm, alice, "/use")
+	if r := h.reply(dm, q.ID, "/use"); strings.Contains(r.Text, "goes to finance") {
+		t.Fatalf("/use answered %q; finance is no longer Alice's to use", r.Text)
+	}
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Hello.")})
+	q = h.tg.SendText(dm, alice, "hello")
+	h.answer(dm, q.ID, "Hello.")
+	if v := commandVariants(t, h.llm.Requests()[0].Format); len(v) != 2 {
+		t.Fatalf("Alice's message was forced: %+v", v)
+	}
+}
