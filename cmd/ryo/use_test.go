@@ -414,3 +414,28 @@ func TestUseAfterTheTierWasLowered(t *testing.T) {
 		t.Fatalf("Alice's message was forced: %+v", v)
 	}
 }
+
+// /use sent while a turn of the same person runs there chooses the tool
+// for the message after, not for the turn already running.
+func TestUseWhileATurnRuns(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	hold := make(chan struct{})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("First."), Hold: hold},
+		ollamatest.Reply{Content: command("statistics", `{"values":[1,2,3]}`)}, ollamatest.Reply{Content: envelope("The mean is 2.")})
+	first := h.tg.SendText(dm, alice, "something slow")
+	if err := h.llm.Wait(bg(t), func() bool { return len(h.llm.Requests()) == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	use := h.tg.SendText(dm, alice, "/use statistics")
+	close(hold)
+	h.answer(dm, first.ID, "First.")
+	h.reply(dm, use.ID, "⚡ Your next message here goes to statistics")
+	q := h.tg.SendText(dm, alice, "1 2 3")
+	h.answer(dm, q.ID, "The mean is 2.")
+	reqs := h.llm.Requests()
+	if len(commandVariants(t, reqs[0].Format)) != 2 || len(commandVariants(t, reqs[1].Format)) != 1 {
+		t.Fatalf("formats: %d then %d command variants; want the running turn free, the next one forced",
+			len(commandVariants(t, reqs[0].Format)), len(commandVariants(t, reqs[1].Format)))
+	}
+}
