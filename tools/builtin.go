@@ -16,7 +16,7 @@ func Builtin(defaultZone *time.Location, c ryo.Clock) []toolbus.Spec {
 		Calculate(),
 		CurrentTime(defaultZone, c),
 		UnitConvert(),
-		Statistics(), Regression(), Finance(),
+		Statistics(), Regression(), Finance(), Probability(), Benford(),
 	}
 }
 

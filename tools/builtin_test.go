@@ -12,14 +12,14 @@ import (
 )
 
 // verbs are the imperative verbs the descriptions may start with.
-var verbs = map[string]bool{"Evaluate": true, "Get": true, "Convert": true, "Describe": true, "Fit": true, "Calculate": true}
+var verbs = map[string]bool{"Evaluate": true, "Get": true, "Convert": true, "Describe": true, "Fit": true, "Calculate": true, "Test": true}
 
 var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 
 func TestBuiltinSpecs(t *testing.T) {
 	specs := Builtin(time.UTC, nil)
-	if len(specs) != 6 {
-		t.Fatalf("Builtin returned %d specs; want 6", len(specs))
+	if len(specs) != 8 {
+		t.Fatalf("Builtin returned %d specs; want 7", len(specs))
 	}
 	names := map[string]bool{}
 	for _, s := range specs {

@@ -19,6 +19,12 @@
 //     (decimals.go) and round only their results.
 //   - finance computes the time value of money from closed formulas, and
 //     every IRR of a cash flow by bracketing the NPV's sign changes.
+//   - probability gives binomial and Poisson probabilities by Loader's
+//     saddle-point method (saddlepoint.go), summing each tail from its small
+//     end (discrete.go), normal ones through erfc and AS 241 (normal.go),
+//     and exact factorials, permutations and combinations (counting.go).
+//   - benford tests the first digits of up to 10,000 numbers, read from
+//     their text, against Benford's law.
 //
 // The bus validates arguments against each Schema before Call; the tools
 // decode defensively all the same. A mistake the model can correct, such as

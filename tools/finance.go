@@ -31,7 +31,7 @@ const financeSchema = `{
     "payment": {"type": "number", "description": "An amount added every period, e.g. a monthly saving of 200 (compound_interest, present_value)."},
     "payments_at_start": {"type": "boolean", "description": "True when each payment is made at the start of its period; default false, at the end."},
     "future_amount": {"type": "number", "description": "For present_value: a sum received at the end, e.g. 10000."},
-    "cash_flows": {"type": "array", "items": {"type": "number"}, "maxItems": 1000, "description": "For npv and irr: one amount per period, the first one now, money paid out negative, e.g. [-1000, 300, 400, 500]."},
+    "cash_flows": {"type": "array", "items": {"type": "number"}, "description": "For npv and irr: up to 1,000 amounts, one per period, the first one now, money paid out negative, e.g. [-1000, 300, 400, 500]."},
     "start_value": {"type": "number", "description": "For cagr: the value at the start, e.g. 1000."},
     "end_value": {"type": "number", "description": "For cagr: the value at the end, e.g. 1500."}
   },

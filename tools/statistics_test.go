@@ -315,7 +315,7 @@ func TestStatisticsErrors(t *testing.T) {
 // unrolled there stops its model runner (TestLiveEnvelopeFormat in
 // package ollama).
 func TestArraySchemasHaveNoMaxItems(t *testing.T) {
-	for _, s := range []toolbus.Spec{Statistics(), Regression()} {
+	for _, s := range []toolbus.Spec{Statistics(), Regression(), Finance(), Benford()} {
 		if strings.Contains(string(s.Schema), "maxItems") {
 			t.Errorf("%s: the schema sets maxItems; check the count in the tool instead", s.Name)
 		}
