@@ -3,11 +3,15 @@ package bot
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/ryo-bot/ryo"
 )
+
+// toolName is the shape of a tool's name, echoed back when no tool has it.
+var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,39}$`)
 
 // forceFor is how long a chosen tool waits for the person's next message.
 const forceFor = 10 * time.Minute
@@ -85,7 +89,10 @@ func (b *Bot) unusable(ctx context.Context, id int64, tool string) (string, erro
 		return "I have no tools here: I answer from what I know.", nil
 	}
 	if _, ok := b.cfg.Tools.Lookup(tool); !ok {
-		return fmt.Sprintf("There is no tool “%s”. /tools shows them all.", clip(tool, 40)), nil
+		if !toolName.MatchString(tool) { // not echoed: it could be anything
+			return "There is no such tool. /tools shows them all.", nil
+		}
+		return fmt.Sprintf("There is no tool “%s”. /tools shows them all.", tool), nil
 	}
 	tools, err := b.toolsOfID(ctx, id)
 	if err != nil {

@@ -30,6 +30,7 @@ var tierName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
 // tier with every tool. It refuses unknown tools and categories, bad and
 // repeated names, and a tier that unlocks nothing, saying which.
 func ParseTiers(spec, def string, specs []Spec) (*Tiers, error) {
+	def = strings.ToLower(strings.TrimSpace(def)) // as the names in spec
 	if def == "" {
 		def = DefaultTier
 	}

@@ -41,7 +41,7 @@ func TestParseTiers(t *testing.T) {
 		t.Errorf("Names = %v", got)
 	}
 	// A configured default tier is what people without one get.
-	tiers, err = toolbus.ParseTiers("guest=calculate;member=*", "guest", specs)
+	tiers, err = toolbus.ParseTiers("Guest=calculate;member=*", " Guest ", specs) // names in any case, as written in .env
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,8 +123,10 @@ func TestUseNextForcesTheTool(t *testing.T) {
 func TestUseCommand(t *testing.T) {
 	h := newHarness(t)
 	h.start()
-	q := h.tg.SendText(dm, alice, "/use nonsense<b>")
-	h.reply(dm, q.ID, "There is no tool “nonsense<b>”")
+	q := h.tg.SendText(dm, alice, "/use nonsense<b>\u202e\u200b")
+	h.reply(dm, q.ID, "There is no such tool. /tools shows them all.")
+	q = h.tg.SendText(dm, alice, "/use statistic")
+	h.reply(dm, q.ID, "There is no tool “statistic”. /tools shows them all.")
 	q = h.tg.SendText(dm, alice, "/use Statistics")
 	h.reply(dm, q.ID, "⚡ Your next message here goes to statistics")
 	// Only here: in the group, Alice's messages are free.
