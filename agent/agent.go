@@ -183,14 +183,14 @@ func (a *Agent) Run(ctx context.Context, in Input) (Output, error) {
 		if last && out.Rounds > 1 {
 			msgs = append(msgs, ryo.ModelMessage{Role: ryo.ModelUser, Content: lastRoundNote})
 		}
-		format := free
+		format, force := free, ""
 		switch {
 		case last:
 			format = a.final
 		case out.Rounds == 1 && forced != nil:
-			format = forced
+			format, force = forced, in.Force
 		}
-		env, raw, err := a.ask(ctx, msgs, format, observe, &out)
+		env, raw, err := a.ask(ctx, msgs, format, force, observe, &out)
 		if err != nil {
 			return out, a.deadline(ctx, err)
 		}

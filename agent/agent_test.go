@@ -618,6 +618,27 @@ func TestForcedToolFixesTheFirstRound(t *testing.T) {
 	}
 }
 
+// A model server that ignores the format (Ollama's MLX runner does, with
+// no error: ollama/ollama#17183) does not get to skip the tool the person
+// chose, nor to run another one in its place: an answer without it is
+// repaired like any invalid one.
+func TestForcedToolHoldsWhenTheFormatIsIgnored(t *testing.T) {
+	f := newFixture(t, save("milk"), reply("12 and 30 make 42."), add("12", "30"), reply("That is 42."))
+	in := private("12 and 30")
+	in.Force = "add"
+	out, err := f.run(t, in)
+	if err != nil || out.Text != "That is 42." || f.saves != 0 || f.runs != 1 || out.Repairs != 2 {
+		t.Fatalf("Run = %+v, %v; saves %d, adds %d; want add run once, save never", out, err, f.saves, f.runs)
+	}
+	note := f.model.requests[1].Messages[len(f.model.requests[1].Messages)-1].Content
+	if !strings.Contains(note, `"add"`) || !strings.Contains(note, "chose") {
+		t.Fatalf("the repair note = %q; want it to name the chosen tool", note)
+	}
+	if got := string(f.model.requests[2].Format); !strings.Contains(got, `"enum":["add"]`) {
+		t.Fatalf("the repair's format = %s; want it still forced", got)
+	}
+}
+
 // A forced tool that changes things still waits for the person's yes.
 func TestForcedToolStillWaitsForTheYes(t *testing.T) {
 	f := newFixture(t, strings.Replace(save("milk"), `"requiresConfirmation":false`, `"requiresConfirmation":true`, 1))

@@ -16,9 +16,11 @@ import (
 // answer. An invalid answer is repaired by telling the model exactly what was
 // wrong, at most MaxRepairs times; one the model server cut off at its length
 // limit is not (cutOff). format is the envelope schema the model is held
-// to, repairs included. Each call is reported to observe, and so is its
-// reply as it grows.
-func (a *Agent) ask(ctx context.Context, msgs []ryo.ModelMessage, format []byte, observe func(ryo.Step), out *Output) (Envelope, string, error) {
+// to, repairs included; force, when set, is the tool the format makes its
+// command call — checked here too, as some model servers ignore the format
+// without a word. Each call is reported to observe, and so is its reply as
+// it grows.
+func (a *Agent) ask(ctx context.Context, msgs []ryo.ModelMessage, format []byte, force string, observe func(ryo.Step), out *Output) (Envelope, string, error) {
 	for repair := 0; ; repair++ {
 		out.Calls++
 		observe(ryo.Step{Kind: ryo.StepThinking, Call: out.Calls})
@@ -36,6 +38,9 @@ func (a *Agent) ask(ctx context.Context, msgs []ryo.ModelMessage, format []byte,
 		env, perr := ParseEnvelope(reply.Content, a.answers)
 		if perr == nil && env.Command == nil && trimmed(env.Reply) == "" {
 			perr = errors.New(`"reply" is empty: write the answer for the person there`)
+		}
+		if perr == nil && force != "" && (env.Command == nil || env.Command.Intent != force) {
+			perr = fmt.Errorf(`the person chose the tool %q for this message: "command" must call it, with its arguments`, force)
 		}
 		if perr == nil {
 			return env, reply.Content, nil

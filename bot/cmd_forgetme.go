@@ -101,7 +101,8 @@ func explainForgetMe(f memory.Footprint) string {
 	parts = append(parts, howMany(f.Actions, "request", "requests")+" you made, with their log")
 	return "Forget you: I delete " + strings.Join(parts, ", ") +
 		", and your profile with your role and access (an admin would have to let you in again, if I only talk to people let in). " +
-		"What others wrote, and what others added to groups, stays; so does this request in the log of requests " +
+		"What others wrote, and what others added to groups, stays; so does the tier an admin put you in (with your id alone), " +
+		"and this request in the log of requests " +
 		"(that you asked, and when), until the log is swept. You can start afresh at once."
 }
 

@@ -3,11 +3,15 @@ package bot
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/ryo-bot/ryo"
 )
+
+// toolName is the shape of a tool's name, echoed back when no tool has it.
+var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,39}$`)
 
 // forceFor is how long a chosen tool waits for the person's next message.
 const forceFor = 10 * time.Minute
@@ -26,6 +30,13 @@ func (b *Bot) useCmd(ctx context.Context, c call) error {
 		f, ok, err := b.db.ForcedToolFor(ctx, c.user.ID, c.place)
 		if err != nil {
 			return err
+		}
+		if ok { // chosen, but perhaps no longer theirs to use: then the message will not go to it
+			problem, err := b.unusable(ctx, c.user.ID, f.Tool)
+			if err != nil {
+				return err
+			}
+			ok = problem == ""
 		}
 		if !ok {
 			return b.reply(ctx, c, "Usage: /use <tool> — your next message here goes to that tool. /tools shows them; /use off changes your mind.")
@@ -60,18 +71,8 @@ func chosen(tool string) string {
 // forceTool makes tool the one person's next message in place goes to,
 // if it is a tool they may use; otherwise it says why not.
 func (b *Bot) forceTool(ctx context.Context, person ryo.User, place ryo.Place, tool string) (time.Time, string, error) {
-	if b.cfg.Tools == nil {
-		return time.Time{}, "I have no tools here: I answer from what I know.", nil
-	}
-	if _, ok := b.cfg.Tools.Lookup(tool); !ok {
-		return time.Time{}, fmt.Sprintf("There is no tool “%s”. /tools shows them all.", clip(tool, 40)), nil
-	}
-	stored, _, err := b.db.FindUser(ctx, person.ID)
-	if err != nil {
-		return time.Time{}, "", err
-	}
-	if !mayUseTool(b.toolsOf(stored), tool) {
-		return time.Time{}, fmt.Sprintf("🔒 %s is not among the tools you may use here.", tool), nil
+	if problem, err := b.unusable(ctx, person.ID, tool); problem != "" || err != nil {
+		return time.Time{}, problem, err
 	}
 	expires := b.cfg.Clock.Now().Add(forceFor)
 	if err := b.db.ForceTool(ctx, person.ID, place, tool, expires); err != nil {
@@ -79,4 +80,26 @@ func (b *Bot) forceTool(ctx context.Context, person ryo.User, place ryo.Place, t
 	}
 	b.log.Info("tool chosen for the next message", "user_id", person.ID, "chat_id", place.ChatID, "tool", tool)
 	return expires, "", nil
+}
+
+// unusable says why the person with id may not use tool now; "" when
+// they may.
+func (b *Bot) unusable(ctx context.Context, id int64, tool string) (string, error) {
+	if b.cfg.Tools == nil {
+		return "I have no tools here: I answer from what I know.", nil
+	}
+	if _, ok := b.cfg.Tools.Lookup(tool); !ok {
+		if !toolName.MatchString(tool) { // not echoed: it could be anything
+			return "There is no such tool. /tools shows them all.", nil
+		}
+		return fmt.Sprintf("There is no tool “%s”. /tools shows them all.", tool), nil
+	}
+	tools, err := b.toolsOfID(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	if !mayUseTool(tools, tool) {
+		return fmt.Sprintf("🔒 %s is not among the tools you may use here.", tool), nil
+	}
+	return "", nil
 }

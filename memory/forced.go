@@ -50,12 +50,17 @@ func (db *DB) ForcedToolFor(ctx context.Context, person int64, place ryo.Place) 
 // TakeForcedTool gives the turn answering updateID the tool person chose
 // for their next message in place, and marks it used by that turn; ""
 // when there is none, or it lapsed. The same turn, run again after an
-// interruption, gets the same tool; storing its answer deletes it.
+// interruption, gets the same tool, however late; storing its answer
+// deletes it.
 func (db *DB) TakeForcedTool(ctx context.Context, person int64, place ryo.Place, updateID int64) (string, error) {
 	var tool string
 	err := db.tx(ctx, "take forced tool", func(tx pgx.Tx) error {
 		now := db.Now()
-		if _, err := tx.Exec(ctx, `delete from forced_tools where user_id = $1::bigint and expires_at <= $2::timestamptz`, person, now); err != nil {
+		// A lapsed choice goes, unless a turn that took it may still run
+		// (again): its update waits, runs, or failed and may be retried.
+		if _, err := tx.Exec(ctx, `delete from forced_tools f where f.user_id = $1::bigint and f.expires_at <= $2::timestamptz
+			and (f.used_by is null or not exists (select 1 from updates u where u.update_id = f.used_by and u.state <> 'done'))`,
+			person, now); err != nil {
 			return err
 		}
 		err := tx.QueryRow(ctx, `update forced_tools set used_by = $4::bigint

@@ -104,3 +104,48 @@ func TestForcedToolServesOneTurn(t *testing.T) {
 		t.Fatal("/forgetme kept the chosen tool")
 	}
 }
+
+// A turn that took the chosen tool and was interrupted past the tool's ten
+// minutes (a crash, a long outage) still gets it when it runs again, and
+// storing its answer then clears it: the choice lapses only while it
+// waits. Another turn of the same person meanwhile, in another topic,
+// does not take it from it either.
+func TestForcedToolTakenOutlivesItsLapse(t *testing.T) {
+	db := memorytest.Open(t)
+	c := ctx(t)
+	clock := clocktest.New(time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC))
+	db.Clock = clock
+	ann := int64(7_123_456_789)
+	if _, err := db.SaveUser(c, ryo.User{ID: ann, FirstName: "Ann"}, true); err != nil {
+		t.Fatal(err)
+	}
+	topic := ryo.Place{ChatID: -1009876543210, Thread: 1<<31 + 3}
+	other := ryo.Place{ChatID: -1009876543210, Thread: 1<<31 + 9}
+	const turn, elsewhere = int64(1<<32 + 1), int64(1<<32 + 2)
+	for _, id := range []int64{turn, elsewhere} {
+		raw := json.RawMessage(fmt.Sprintf(`{"update_id":%d,"message":{"message_id":1,"chat":{"id":%d}}}`, id, topic.ChatID))
+		if _, err := db.StoreUpdates(c, []memory.InboxUpdate{{ID: id, ChatID: topic.ChatID, Kind: "message", Raw: raw}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.ForceTool(c, ann, topic, "statistics", clock.Now().Add(10*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(9 * time.Minute)
+	if tool, err := db.TakeForcedTool(c, ann, topic, turn); err != nil || tool != "statistics" {
+		t.Fatalf("TakeForcedTool = %q, %v", tool, err)
+	}
+	clock.Advance(5 * time.Minute) // the turn is cut short; ryo comes back later
+	if tool, err := db.TakeForcedTool(c, ann, other, elsewhere); err != nil || tool != "" {
+		t.Fatalf("Ann's turn in another topic took %q, %v", tool, err)
+	}
+	if tool, err := db.TakeForcedTool(c, ann, topic, turn); err != nil || tool != "statistics" {
+		t.Fatalf("the turn run again took %q, %v; want the statistics it had taken", tool, err)
+	}
+	if err := db.SaveTurnAnswer(c, turn, topic, "The mean is 15.4.", nil); err != nil {
+		t.Fatal(err)
+	}
+	if tool, err := db.TakeForcedTool(c, ann, topic, turn); err != nil || tool != "" {
+		t.Fatalf("after its answer was stored the turn took %q, %v", tool, err)
+	}
+}

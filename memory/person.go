@@ -108,7 +108,8 @@ func (db *DB) ForgetPerson(ctx context.Context, person int64) (Forgotten, error)
 }
 
 // forgetTheRest deletes a person's memories, actions, views, what their
-// private chat's turns remembered, the chat, and their user row.
+// private chat's turns remembered, the chat, and their user row — but for
+// the tier an admin put them in, kept with their id alone.
 func forgetTheRest(ctx context.Context, tx pgx.Tx, person int64) (memories, actions, views int, user bool, err error) {
 	deleted := func(sql string) int {
 		if err != nil {
@@ -124,7 +125,20 @@ func forgetTheRest(ctx context.Context, tx pgx.Tx, person int64) (memories, acti
 	views = deleted(`delete from views where viewer_id = $1 or (subject ->> 'scope' = 'user' and subject ->> 'id' = $1::bigint::text)`)
 	deleted(`delete from turns where chat_id = $1`)
 	deleted(`delete from chats where id = $1 and type = 'private'`)
-	user = deleted(`delete from users where id = $1`) == 1
+	var tier *string
+	var tierBy *int64
+	var tierAt *time.Time
+	if err == nil {
+		err = tx.QueryRow(ctx, `delete from users where id = $1::bigint returning tier, tier_by, tier_at`, person).Scan(&tier, &tierBy, &tierAt)
+		user = err == nil
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = nil
+		}
+	}
+	if err == nil && tier != nil { // an admin's decision about them stays: else forgetting would undo it
+		_, err = tx.Exec(ctx, `insert into users (id, tier, tier_by, tier_at) values ($1::bigint, $2::text, $3::bigint, $4::timestamptz)`,
+			person, *tier, tierBy, tierAt)
+	}
 	return memories, actions, views, user, err
 }
 

@@ -301,3 +301,42 @@ func TestExportWithinItsBudget(t *testing.T) {
 		t.Errorf("an export with no room = %d messages, %+v left out, %v", len(e.Messages), e.LeftOut, err)
 	}
 }
+
+// Forgetting a person does not undo the tier an admin put them in — else
+// someone kept from some tools could shed that by asking to be forgotten
+// — and keeps nothing else of their profile: their id and that tier
+// alone. Someone with no tier of their own leaves no row.
+func TestForgetPersonKeepsTheTierAnAdminGave(t *testing.T) {
+	db, _ := sweepDB(t)
+	c := ctx(t)
+	ann := ryo.User{ID: 7_123_456_789, Username: "ann_rtl", FirstName: "\u202eAnn", LastName: "Lee", LanguageCode: "he"}
+	ben := ryo.User{ID: 8_589_934_593, FirstName: "Ben"}
+	admin := int64(5_000_000_001)
+	for _, u := range []ryo.User{ann, ben} {
+		if _, err := db.SaveUser(c, u, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.SetTier(c, ann.ID, "guest", admin); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []ryo.User{ann, ben} {
+		if f, err := db.ForgetPerson(c, u.ID); err != nil || !f.User {
+			t.Fatalf("ForgetPerson(%d) = %+v, %v", u.ID, f, err)
+		}
+	}
+	got, found, err := db.FindUser(c, ann.ID)
+	if err != nil || !found || got.Tier != "guest" || got.Username != "" || got.FirstName != "" || got.LastName != "" || got.LanguageCode != "" {
+		t.Fatalf("Ann after being forgotten = %+v, found %v, %v; want her id and tier only", got, found, err)
+	}
+	if _, found, _ := db.FindUser(c, ben.ID); found {
+		t.Fatal("Ben, with no tier of his own, left a row")
+	}
+	// She comes back: she is stored afresh, still in her tier.
+	if _, err := db.SaveUser(c, ryo.User{ID: ann.ID, FirstName: "Ann"}, true); err != nil {
+		t.Fatal(err)
+	}
+	if u, _, err := db.FindUser(c, ann.ID); err != nil || u.Tier != "guest" || u.FirstName != "Ann" {
+		t.Fatalf("Ann back = %+v, %v", u, err)
+	}
+}

@@ -24,11 +24,13 @@ var tierName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
 
 // ParseTiers reads tiers from spec — "name=item,item;name=item", each item
 // a tool, a category or "*" — for the tools of specs. def names the default
-// tier; when spec does not define it, it unlocks every tool. An empty spec
-// is one default tier with every tool. It refuses unknown tools and
-// categories, bad and repeated names, and a tier that unlocks nothing, saying
-// which.
+// tier; when spec does not define it, it unlocks every tool — unless spec
+// defines tiers and def is not DefaultTier, which is taken for a misspelt
+// name rather than hand everyone every tool. An empty spec is one default
+// tier with every tool. It refuses unknown tools and categories, bad and
+// repeated names, and a tier that unlocks nothing, saying which.
 func ParseTiers(spec, def string, specs []Spec) (*Tiers, error) {
+	def = strings.ToLower(strings.TrimSpace(def)) // as the names in spec
 	if def == "" {
 		def = DefaultTier
 	}
@@ -74,6 +76,10 @@ func ParseTiers(spec, def string, specs []Spec) (*Tiers, error) {
 		}
 		t.tools[name] = inOrder(unlocked, specs)
 		t.names = append(t.names, name)
+	}
+	if t.tools[def] == nil && def != DefaultTier && len(t.names) > 0 {
+		return nil, fmt.Errorf("default tier %q is not among the tiers defined (%s); define it, e.g. %s=*, or name one of them",
+			def, strings.Join(t.names, ", "), def)
 	}
 	if t.tools[def] == nil {
 		every := []string{}

@@ -41,7 +41,7 @@ func TestParseTiers(t *testing.T) {
 		t.Errorf("Names = %v", got)
 	}
 	// A configured default tier is what people without one get.
-	tiers, err = toolbus.ParseTiers("guest=calculate;member=*", "guest", specs)
+	tiers, err = toolbus.ParseTiers("Guest=calculate;member=*", " Guest ", specs) // names in any case, as written in .env
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,6 +72,8 @@ func TestParseTiersRefuses(t *testing.T) {
 		{"guest=, ,", "", "unlocks no tool"},
 		{"guest=calculate", "Not OK", "default tier"},
 		{"x=" + strings.Repeat("a", 40), "", "neither a tool"},
+		// A misspelt default tier would hand everyone every tool.
+		{"guest=calculate;member=*", "gest", `default tier "gest" is not among the tiers`},
 	} {
 		_, err := toolbus.ParseTiers(tt.spec, tt.def, tierSpecs())
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -119,8 +123,10 @@ func TestUseNextForcesTheTool(t *testing.T) {
 func TestUseCommand(t *testing.T) {
 	h := newHarness(t)
 	h.start()
-	q := h.tg.SendText(dm, alice, "/use nonsense<b>")
-	h.reply(dm, q.ID, "There is no tool “nonsense<b>”")
+	q := h.tg.SendText(dm, alice, "/use nonsense<b>\u202e\u200b")
+	h.reply(dm, q.ID, "There is no such tool. /tools shows them all.")
+	q = h.tg.SendText(dm, alice, "/use statistic")
+	h.reply(dm, q.ID, "There is no tool “statistic”. /tools shows them all.")
 	q = h.tg.SendText(dm, alice, "/use Statistics")
 	h.reply(dm, q.ID, "⚡ Your next message here goes to statistics")
 	// Only here: in the group, Alice's messages are free.
@@ -206,5 +212,232 @@ func TestTiers(t *testing.T) {
 	}
 	if v := commandVariants(t, reqs[3].Format); strings.Contains(fmt.Sprint(v[1].Properties.Intent.Enum), "finance") {
 		t.Fatalf("Alice's group turn offers %+v", v)
+	}
+}
+
+// A misspelt tier setting stops start-up with one line that names it,
+// rather than giving people tools the operator meant to keep from them.
+func TestTierTyposStopStartUp(t *testing.T) {
+	for _, tt := range []struct{ tiers, def, want string }{
+		{"guest=calculat;member=*", "", `RYO_TIERS: tier "guest": "calculat" is neither a tool nor a category`},
+		{"guest=calculate,Time and Units", "", `RYO_TIERS: tier "guest": "Time and Units" is neither`},
+		{"guest=calculate;member=*", "gest", `RYO_DEFAULT_TIER: default tier "gest" is not among the tiers defined (guest, member)`},
+		{"guest=calculate", "Guest Tier", `RYO_DEFAULT_TIER: default tier "Guest Tier"`},
+	} {
+		h := newHarness(t)
+		h.env["RYO_TIERS"], h.env["RYO_DEFAULT_TIER"] = tt.tiers, tt.def
+		cfg, err := LoadConfig(env(h.env), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := NewMain(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		ctx, cancel := context.WithCancel(context.Background())
+		ended := make(chan error, 1)
+		go func() { ended <- m.Run(ctx) }()
+		select {
+		case err = <-ended:
+		case <-m.Ready(): // started: stop it, and report it below
+			cancel()
+			err = <-ended
+		}
+		cancel()
+		var ce *ConfigError
+		if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("RYO_TIERS=%q RYO_DEFAULT_TIER=%q: Run = %v; want one line starting %q", tt.tiers, tt.def, err, tt.want)
+		}
+	}
+}
+
+// In a forum, a chosen tool belongs to its person and its topic: /use
+// addressed to the bot (with stray spaces and capitals) and ⚡ Use next on
+// a card shown in another topic each serve their own topic, and another
+// member's message there is free.
+func TestUseInForumTopics(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	stats := h.tg.CreateTopic(team, alice, "Numbers ⁦RTL⁩")
+	fit := h.tg.CreateTopic(team, alice, "Fits")
+	q := h.tg.SendText(team, alice, "/use@"+botUser.Username+"  STATISTICS ", telegramtest.InThread(stats.ThreadID))
+	h.reply(team, q.ID, "⚡ Your next message here goes to statistics")
+	q = h.tg.SendText(team, alice, "/tools", telegramtest.InThread(fit.ThreadID))
+	home := h.reply(team, q.ID, "What I can do")
+	on := func(what string) telegramtest.Message {
+		t.Helper()
+		h.waitFor(what, func() bool { return strings.Contains(h.message(team, home.ID).Text, what) })
+		return h.message(team, home.ID)
+	}
+	h.pressAnswer(h.press(team, alice, home, "Math & Finance"))
+	h.pressAnswer(h.press(team, alice, on("Math & Finance —"), "regression"))
+	card := on("🔧 regression")
+	if a := h.pressAnswer(h.press(team, bob, card, "⚡ Use next")); !a.ShowAlert {
+		t.Fatalf("Bob's ⚡ on Alice's card answered %+v", a)
+	}
+	if a := h.pressAnswer(h.press(team, alice, card, "⚡ Use next")); !strings.Contains(a.Text, "regression takes your next message") {
+		t.Fatalf("⚡ answered %+v", a)
+	}
+	mention := "@" + botUser.Username + " "
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Bob, free.")},
+		ollamatest.Reply{Content: command("regression", `{"x":[1,2],"y":[2,4]}`)}, ollamatest.Reply{Content: envelope("Alice in fits.")},
+		ollamatest.Reply{Content: command("statistics", `{"values":[12,15,9,30,11]}`)}, ollamatest.Reply{Content: envelope("Alice in numbers.")})
+	for _, m := range []struct {
+		who          telegramtest.User
+		topic        int
+		text, answer string
+	}{{bob, stats.ThreadID, "hi", "Bob, free."}, {alice, fit.ThreadID, "1 2, 2 4", "Alice in fits."},
+		{alice, stats.ThreadID, "12 15 9 30 11", "Alice in numbers."}} {
+		q := h.tg.SendText(team, m.who, mention+m.text, telegramtest.InThread(m.topic))
+		h.answer(team, q.ID, m.answer)
+	}
+	want := []string{"", "[regression]", "", "[statistics]", ""}
+	for i, req := range h.llm.Requests() {
+		v := commandVariants(t, req.Format)
+		got := ""
+		if len(v) == 1 {
+			got = fmt.Sprint(v[0].Properties.Intent.Enum)
+		}
+		if got != want[i] {
+			t.Errorf("request %d forced %q; want %q", i, got, want[i])
+		}
+	}
+}
+
+// A turn that took the chosen tool and was stopped before its answer was
+// stored is still forced when it runs again at the next start, and the
+// choice is spent once it has answered.
+func TestForcedTurnResumedAfterRestart(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	q := h.tg.SendText(dm, alice, "/use statistics")
+	h.reply(dm, q.ID, "⚡ Your next message here goes to statistics")
+	hold := make(chan struct{})
+	defer close(hold)
+	h.llm.Enqueue(ollamatest.Reply{Hold: hold})
+	q = h.tg.SendText(dm, alice, "12 15 9 30 11")
+	if err := h.llm.Wait(bg(t), func() bool { return len(h.llm.Requests()) == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	h.stopMain()
+	h.llm.Enqueue(ollamatest.Reply{Content: command("statistics", `{"values":[12,15,9,30,11]}`)},
+		ollamatest.Reply{Content: envelope("The mean is 15.4.")}, ollamatest.Reply{Content: envelope("Hello.")})
+	h.start()
+	h.answer(dm, q.ID, "The mean is 15.4.")
+	q = h.tg.SendText(dm, alice, "hello")
+	h.answer(dm, q.ID, "Hello.")
+	reqs := h.llm.Requests()
+	for i, want := range []int{1, 1, 2, 2} { // before the stop, after it, then the free rounds
+		if got := len(commandVariants(t, reqs[i].Format)); got != want {
+			t.Errorf("request %d's command has %d variants; want %d (1: forced, 2: free)", i, got, want)
+		}
+	}
+	q = h.tg.SendText(dm, alice, "/use")
+	h.reply(dm, q.ID, "Usage: /use <tool>")
+}
+
+// An action held for a yes runs only if its requester may still use its
+// tool when it is confirmed: an admin who lowered Alice's tier meanwhile,
+// and then confirms her action for her (RYO_ADMINS_DECIDE=on), does not
+// get it run with the admin's own tools, and the conversation that goes on
+// offers Alice's tools only.
+func TestHeldActionAfterTheTierWasLowered(t *testing.T) {
+	h, notes := confirmHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(bob.ID)
+	h.env["RYO_ADMINS_DECIDE"] = "on"
+	h.env["RYO_TIERS"] = "basic=calculate;full=*"
+	h.env["RYO_DEFAULT_TIER"] = "basic"
+	h.start()
+	h.tg.SendText(team, alice, "hi all") // Alice is known before Bob names her
+	q := h.tg.SendText(bobDM, bob, fmt.Sprintf("/tier %d full", alice.ID))
+	h.reply(bobDM, q.ID, "is in the full tier now")
+	h.llm.Enqueue(ollamatest.Reply{Content: deleteNote("minutes")}, ollamatest.Reply{Content: envelope("I could not delete it.")})
+	h.tg.SendText(team, alice, "@ryo_test_bot delete the minutes note")
+	p := h.prompt(team)
+	q = h.tg.SendText(bobDM, bob, fmt.Sprintf("/tier %d basic", alice.ID))
+	h.reply(bobDM, q.ID, "is in the basic tier now")
+	h.pressAnswer(h.press(team, bob, p, "✅"))
+	h.answer(team, p.ID, "I could not delete it.")
+	h.settled(team, p.ID, "but it did not work")
+	if got := notes.runs(); len(got) != 0 {
+		t.Fatalf("deleted %v; Alice may no longer use delete_note", got)
+	}
+	reqs := h.llm.Requests()
+	last := reqs[len(reqs)-1]
+	if result := last.Messages[len(last.Messages)-1].Content; !strings.Contains(result, `"status":"denied"`) {
+		t.Errorf("the model was shown %q; want delete_note denied", result)
+	}
+	if v := commandVariants(t, last.Format); len(v) != 2 || fmt.Sprint(v[1].Properties.Intent.Enum) != "[calculate]" {
+		t.Errorf("the conversation after the yes offers %+v; want Alice's calculate only", v)
+	}
+}
+
+// Someone an admin kept from some tools cannot shed that by asking to be
+// forgotten: after /forgetme they are a new person in the same tier, and a
+// tool they then choose with /use is still refused.
+func TestForgetMeKeepsTheTier(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(bob.ID)
+	h.env["RYO_TIERS"] = "guest=calculate" // everyone else: every tool
+	h.start()
+	h.tg.SendText(dm, alice, "/start")
+	q := h.tg.SendText(bobDM, bob, fmt.Sprintf("/tier %d guest", alice.ID))
+	h.reply(bobDM, q.ID, "is in the guest tier now: calculate.")
+	q = h.tg.SendText(dm, alice, "/forgetme")
+	p := h.promptFor(dm, q.ID)
+	h.pressAnswer(h.press(dm, alice, p, "✅"))
+	h.settled(dm, p.ID, "— done.")
+	q = h.tg.SendText(dm, alice, "/use finance")
+	h.reply(dm, q.ID, "🔒 finance is not among the tools you may use here.")
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Hello again.")})
+	q = h.tg.SendText(dm, alice, "hello")
+	h.answer(dm, q.ID, "Hello again.")
+	if v := commandVariants(t, h.llm.Requests()[0].Format); len(v) != 2 || fmt.Sprint(v[1].Properties.Intent.Enum) != "[calculate]" {
+		t.Fatalf("after /forgetme Alice is offered %+v; want calculate only", v)
+	}
+}
+
+// A tool chosen before an admin lowered the person's tier is not shown as
+// waiting: their next message will not go to it.
+func TestUseAfterTheTierWasLowered(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(bob.ID)
+	h.env["RYO_TIERS"] = "guest=calculate"
+	h.start()
+	q := h.tg.SendText(dm, alice, "/use finance")
+	h.reply(dm, q.ID, "⚡ Your next message here goes to finance")
+	q = h.tg.SendText(bobDM, bob, fmt.Sprintf("/tier %d guest", alice.ID))
+	h.reply(bobDM, q.ID, "is in the guest tier now")
+	q = h.tg.SendText(dm, alice, "/use")
+	if r := h.reply(dm, q.ID, "/use"); strings.Contains(r.Text, "goes to finance") {
+		t.Fatalf("/use answered %q; finance is no longer Alice's to use", r.Text)
+	}
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Hello.")})
+	q = h.tg.SendText(dm, alice, "hello")
+	h.answer(dm, q.ID, "Hello.")
+	if v := commandVariants(t, h.llm.Requests()[0].Format); len(v) != 2 {
+		t.Fatalf("Alice's message was forced: %+v", v)
+	}
+}
+
+// /use sent while a turn of the same person runs there chooses the tool
+// for the message after, not for the turn already running.
+func TestUseWhileATurnRuns(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	hold := make(chan struct{})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("First."), Hold: hold},
+		ollamatest.Reply{Content: command("statistics", `{"values":[1,2,3]}`)}, ollamatest.Reply{Content: envelope("The mean is 2.")})
+	first := h.tg.SendText(dm, alice, "something slow")
+	if err := h.llm.Wait(bg(t), func() bool { return len(h.llm.Requests()) == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	use := h.tg.SendText(dm, alice, "/use statistics")
+	close(hold)
+	h.answer(dm, first.ID, "First.")
+	h.reply(dm, use.ID, "⚡ Your next message here goes to statistics")
+	q := h.tg.SendText(dm, alice, "1 2 3")
+	h.answer(dm, q.ID, "The mean is 2.")
+	reqs := h.llm.Requests()
+	if len(commandVariants(t, reqs[0].Format)) != 2 || len(commandVariants(t, reqs[1].Format)) != 1 {
+		t.Fatalf("formats: %d then %d command variants; want the running turn free, the next one forced",
+			len(commandVariants(t, reqs[0].Format)), len(commandVariants(t, reqs[1].Format)))
 	}
 }
