@@ -58,6 +58,7 @@ type Category string
 const (
 	MathFinance Category = "Math & Finance"
 	Charts      Category = "Charts"
+	Images      Category = "Images"
 	Memory      Category = "Memory"
 	TimeUnits   Category = "Time & Units"
 	YourData    Category = "Your data" // the bot's own commands' tools, never the model's

@@ -55,6 +55,10 @@ type Config struct {
 	AdminsDecide      bool          // admins may confirm or cancel anyone's actions
 	Access            string        // open, or allowlist: only admins and the people they let in
 	EmbedModel        string        // for recall of memories by meaning; "" for words alone
+	ImageURL          *url.URL      // an OpenAI-compatible image generator's API; nil: no generate_image
+	ImageModel        string        // the generator's model; "" for its default
+	ImageAPIKey       ryo.Secret    // the generator's key; "" for none
+	ImageTimeout      time.Duration // one picture
 	PersonRate        int           // turns and commands one person may start a minute, once their burst is spent
 	PersonBurst       int           // turns and commands one person may start at once
 	Tiers             string        // which tools each tier unlocks: "name=tool,category,…;…"
@@ -76,6 +80,7 @@ var settingNames = []string{
 	"RYO_MODEL_NUM_CTX", "RYO_MODEL_NUM_PREDICT", "RYO_MODEL_CONNECT_TIMEOUT", "RYO_MODEL_FIRST_TOKEN_TIMEOUT", "RYO_MODEL_TIMEOUT",
 	"RYO_MAX_ROUNDS", "RYO_TURN_TIMEOUT", "RYO_NOTIFY_AFTER", "RYO_DRAFTS",
 	"RYO_CONFIRM", "RYO_CONFIRM_TTL", "RYO_ADMINS_DECIDE", "RYO_ACCESS", "RYO_EMBED_MODEL",
+	"RYO_IMAGE_URL", "RYO_IMAGE_MODEL", "RYO_IMAGE_API_KEY", "RYO_IMAGE_TIMEOUT",
 	"RYO_PERSON_RATE", "RYO_PERSON_BURST", "RYO_TIERS", "RYO_DEFAULT_TIER",
 	"RYO_RETAIN_UPDATES", "RYO_RETAIN_VIEWS", "RYO_RETAIN_ACTIONS", "RYO_RETAIN_CONTEXT",
 }
@@ -127,6 +132,10 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		AdminsDecide:      r.oneOf("RYO_ADMINS_DECIDE", "off", "on", "off") == "on",
 		Access:            r.oneOf("RYO_ACCESS", "open", "open", "allowlist"),
 		EmbedModel:        r.str("RYO_EMBED_MODEL", ""),
+		ImageURL:          r.optionalURL("RYO_IMAGE_URL", "http://127.0.0.1:7860/v1"),
+		ImageModel:        r.str("RYO_IMAGE_MODEL", ""),
+		ImageAPIKey:       ryo.Secret(r.str("RYO_IMAGE_API_KEY", "")),
+		ImageTimeout:      r.duration("RYO_IMAGE_TIMEOUT", 2*time.Minute, time.Second),
 		PersonRate:        r.integer("RYO_PERSON_RATE", 12, 1),
 		PersonBurst:       r.integer("RYO_PERSON_BURST", 6, 1),
 		Tiers:             r.str("RYO_TIERS", ""),
@@ -194,6 +203,21 @@ func (r *reader) httpURL(name, def string) *url.URL {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		r.fail(name, "want an http(s) URL such as %s, got %q", def, v)
 		return &url.URL{}
+	}
+	return u
+}
+
+// optionalURL reads an http(s) URL that may be left out (nil then). The
+// value is not quoted back: an address may carry a password.
+func (r *reader) optionalURL(name, example string) *url.URL {
+	v := r.str(name, "")
+	if v == "" {
+		return nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		r.fail(name, "want an http(s) URL such as %s", example)
+		return nil
 	}
 	return u
 }

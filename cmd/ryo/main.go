@@ -155,7 +155,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if cfg.EmbedModel != "" {
 		recall.Embedder = model
 	}
-	registry, err := newRegistry(cfg, m.Clock, append(tools.Memory(recall, m.Clock), m.Tools...))
+	registry, err := newRegistry(cfg, m.Clock, log, append(tools.Memory(recall, m.Clock), m.Tools...))
 	if err != nil {
 		return err
 	}
@@ -196,13 +196,18 @@ func (m *Main) Run(ctx context.Context) error {
 
 // newRegistry lists the tools the model may use: the built-in ones and
 // extra.
-func newRegistry(cfg Config, clock ryo.Clock, extra []toolbus.Spec) (*toolbus.Registry, error) {
+func newRegistry(cfg Config, clock ryo.Clock, log *slog.Logger, extra []toolbus.Spec) (*toolbus.Registry, error) {
 	r := toolbus.NewRegistry()
 	r.SetClock(clock)
 	if cfg.ConfirmChanges {
 		r.SetPolicy(toolbus.ConfirmChanges)
 	}
-	for _, spec := range append(tools.Builtin(cfg.Timezone, clock), extra...) {
+	specs := tools.Builtin(cfg.Timezone, clock)
+	if cfg.ImageURL != nil { // offered only with a generator to ask
+		specs = append(specs, tools.GenerateImage(tools.ImageConfig{URL: cfg.ImageURL, Model: cfg.ImageModel,
+			APIKey: cfg.ImageAPIKey, Timeout: cfg.ImageTimeout, Log: log}))
+	}
+	for _, spec := range append(specs, extra...) {
 		if err := r.Register(spec); err != nil {
 			return nil, err
 		}
