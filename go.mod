@@ -3,10 +3,12 @@ module github.com/ryo-bot/ryo
 go 1.26
 
 require (
+	github.com/getkin/kin-openapi v0.153.0
 	github.com/go-telegram/bot v1.19.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/ollama/ollama v0.17.4
 	github.com/xeipuuv/gojsonschema v1.2.0
+	go.yaml.in/yaml/v4 v4.0.0
 	golang.org/x/image v0.30.0
 	golang.org/x/net v0.46.0
 	golang.org/x/text v0.41.0
@@ -21,6 +23,8 @@ require (
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.1 // indirect
+	github.com/go-openapi/jsonpointer v0.22.5 // indirect
+	github.com/go-openapi/swag/jsonname v0.25.5 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
@@ -28,6 +32,7 @@ require (
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/mailru/easyjson v0.7.7 // indirect
 	github.com/rogpeppe/go-internal v1.8.0 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	github.com/wk8/go-ordered-map/v2 v2.1.8 // indirect
 	github.com/xeipuuv/gojsonpointer v0.0.0-20180127040702-4e3ac2762d5f // indirect
 	github.com/xeipuuv/gojsonreference v0.0.0-20180127040603-bd5ef7bd5415 // indirect

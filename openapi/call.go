@@ -1,0 +1,226 @@
+package openapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/ryo-bot/ryo/schema"
+	"github.com/ryo-bot/ryo/toolbus"
+)
+
+// call is the tool of one operation: it builds the request from the
+// validated arguments as the document says, sends it under the
+// operation's deadline, and turns the answer into a result the model can
+// read or a short error it can act on.
+type call struct {
+	api     string
+	method  string
+	path    string // the template, "/pets/{petId}"
+	server  string // absolute, no trailing slash
+	params  []param
+	body    *body
+	auth    Auth
+	client  *http.Client
+	timeout time.Duration
+	// strict checks what the model's schema leaves out (maxItems); nil
+	// when there is nothing more to check.
+	strict *schema.Schema
+}
+
+// Error codes of the client, beside toolbus's and http_<status>.
+const (
+	CodeUnavailable = "unavailable"  // the API cannot be reached
+	CodeBadResponse = "bad_response" // the API answered something unreadable
+	CodeRedirect    = "redirect_refused"
+)
+
+// Call sends the request and reads the answer.
+func (c *call) Call(ctx context.Context, raw json.RawMessage) (any, error) {
+	if c.strict != nil {
+		if err := c.strict.Validate(raw); err != nil {
+			return nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "%v", err)
+		}
+	}
+	args, err := decodeArgs(raw)
+	if err != nil {
+		return nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "the arguments are not a JSON object")
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req, err := c.request(ctx, args)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return nil, c.sendError(ctx, err)
+	}
+	defer resp.Body.Close()
+	return c.answer(ctx, resp)
+}
+
+// decodeArgs splits the arguments object into its members, each still
+// JSON: a body goes out as the model wrote it, digits and order kept.
+func decodeArgs(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	var args map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return nil, err
+	}
+	if args == nil {
+		args = map[string]json.RawMessage{}
+	}
+	return args, nil
+}
+
+// formFields is a form body's members in order, arrays decoded.
+func formFields(raw json.RawMessage) ([]field, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+		return nil, errors.New("not an object")
+	}
+	var fields []field
+	for d.More() {
+		k, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		v, err := decodeNext(d)
+		if err != nil {
+			return nil, err
+		}
+		key, _ := k.(string)
+		fields = append(fields, field{key, v})
+	}
+	return fields, nil
+}
+
+// request builds the HTTP request from the arguments.
+func (c *call) request(ctx context.Context, args map[string]json.RawMessage) (*http.Request, error) {
+	path := c.path
+	var query []string
+	header := http.Header{}
+	for _, p := range c.params {
+		v, err := decodeValue(args[p.arg])
+		if err != nil || v == nil {
+			if p.in == "path" {
+				return nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "%s is required", p.arg)
+			}
+			continue
+		}
+		switch p.in {
+		case "path":
+			path = strings.ReplaceAll(path, "{"+p.name+"}", pathValue(p, v))
+		case "query":
+			query = append(query, queryPairs(p, v)...)
+		case "header":
+			header.Set(p.name, headerValue(p, v))
+		}
+	}
+	if c.auth.In == InQuery && c.auth.Name != "" {
+		query = append(query, queryEscape(c.auth.Name, false)+"="+queryEscape(c.auth.Value.Reveal(), false))
+	}
+	target := c.server + path
+	if len(query) > 0 {
+		target += "?" + strings.Join(query, "&")
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		return nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "the arguments do not make a valid URL")
+	}
+	payload, contentType, err := c.payload(args)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, c.method, u.String(), payload)
+	if err != nil {
+		return nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "the arguments do not make a valid request")
+	}
+	req.Header = header
+	req.Header.Set("Accept", "application/json, */*;q=0.5")
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if c.auth.In == InHeader && c.auth.Name != "" {
+		req.Header.Set(c.auth.Name, c.auth.Value.Reveal())
+	}
+	return req, nil
+}
+
+// payload encodes the body argument in the body's media type.
+func (c *call) payload(args map[string]json.RawMessage) (io.Reader, string, error) {
+	if c.body == nil {
+		return nil, "", nil
+	}
+	raw, ok := args[c.body.arg]
+	if !ok {
+		return nil, "", nil
+	}
+	switch c.body.mediaType {
+	case mediaForm:
+		fields, err := formFields(raw)
+		if err != nil {
+			return nil, "", toolbus.Errorf(toolbus.CodeInvalidArgs, "%s must be an object", c.body.arg)
+		}
+		return strings.NewReader(formBody(fields)), mediaForm, nil
+	case mediaText:
+		v, err := decodeValue(raw)
+		if err != nil {
+			return nil, "", toolbus.Errorf(toolbus.CodeInvalidArgs, "%s must be text", c.body.arg)
+		}
+		return strings.NewReader(text(v)), mediaText + "; charset=utf-8", nil
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, raw); err != nil {
+		return nil, "", toolbus.Errorf(toolbus.CodeInvalidArgs, "the body is not JSON")
+	}
+	return &out, mediaJSON, nil
+}
+
+// sendError turns a failed exchange into an error for the model. The
+// transport's own message is not used: it quotes the URL, which may
+// carry the credential.
+func (c *call) sendError(ctx context.Context, err error) error {
+	var redirect *redirectError
+	switch {
+	case errors.As(err, &redirect):
+		return toolbus.Errorf(CodeRedirect, "%s answered with a redirect to another host, which is not followed", c.api)
+	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
+		return toolbus.Errorf(toolbus.CodeTimeout, "%s did not answer within %v; try again later, or ask for less", c.api, c.timeout)
+	}
+	return toolbus.Errorf(CodeUnavailable, "%s cannot be reached at the moment; try again later", c.api)
+}
+
+// redirectError is a redirect the client refused.
+type redirectError struct{ to string }
+
+func (e *redirectError) Error() string { return "redirect to another host refused" }
+
+// newClient is base (or a client of its own) that follows redirects only
+// on the same host, at most five.
+func newClient(base *http.Client) *http.Client {
+	c := &http.Client{}
+	if base != nil {
+		*c = *base
+	}
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return fmt.Errorf("more than %d redirects", len(via))
+		}
+		from := via[0].URL
+		upgrade := from.Scheme == "http" && req.URL.Scheme == "https"
+		if !strings.EqualFold(req.URL.Hostname(), from.Hostname()) || (req.URL.Scheme != from.Scheme && !upgrade) {
+			return &redirectError{to: req.URL.Host}
+		}
+		return nil
+	}
+	return c
+}
