@@ -109,7 +109,7 @@ func (c *call) request(ctx context.Context, args map[string]json.RawMessage) (*h
 	var query []string
 	header := http.Header{}
 	for _, p := range c.params {
-		v, err := decodeValue(args[p.arg])
+		v, err := argValue(p, args[p.arg])
 		if err != nil || v == nil {
 			if p.in == "path" {
 				return nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "%s is required", p.arg)
@@ -215,9 +215,10 @@ func newClient(base *http.Client) *http.Client {
 		if len(via) >= 5 {
 			return fmt.Errorf("more than %d redirects", len(via))
 		}
-		from := via[0].URL
-		upgrade := from.Scheme == "http" && req.URL.Scheme == "https"
-		if !strings.EqualFold(req.URL.Hostname(), from.Hostname()) || (req.URL.Scheme != from.Scheme && !upgrade) {
+		from, to := via[0].URL, req.URL
+		same := to.Scheme == from.Scheme && strings.EqualFold(to.Host, from.Host)
+		upgrade := from.Scheme == "http" && to.Scheme == "https" && strings.EqualFold(to.Hostname(), from.Hostname())
+		if !same && !upgrade {
 			return &redirectError{to: req.URL.Host}
 		}
 		return nil

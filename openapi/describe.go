@@ -19,7 +19,7 @@ import (
 func describe(method, summary, description string) (string, error) {
 	var tried []string
 	for _, text := range []string{summary, description} {
-		s := firstSentence(plainText(text))
+		s := firstSentence(plainText(firstParagraph(text)))
 		if s == "" {
 			continue
 		}
@@ -65,7 +65,7 @@ func methodVerb(method string) string {
 // sense: the sentence talks about the endpoint, or gives advice.
 var refusedStart = map[string]bool{
 	"this": true, "these": true, "that": true, "those": true, "it": true, "endpoint": true,
-	"operation": true, "method": true, "api": true, "route": true, "used": true, "use": true,
+	"operation": true, "method": true, "route": true, "used": true, "use": true,
 	"when": true, "if": true, "for": true, "to": true, "you": true, "we": true, "please": true,
 	"note": true, "deprecated": true, "internal": true, "warning": true, "see": true,
 }

@@ -140,11 +140,30 @@ func mapStrings(ss []string, f func(string) string) []string {
 // scalarText is a scalar parameter's text: JSON for a parameter whose
 // content is application/json.
 func scalarText(p param, v any) string {
-	if p.asJSON {
-		out, _ := json.Marshal(v)
-		return string(out)
+	if r, ok := v.(rawJSON); ok {
+		return string(r)
 	}
 	return text(v)
+}
+
+// rawJSON is the value of a parameter sent as JSON, compacted.
+type rawJSON string
+
+// argValue decodes the argument raw of parameter p: as JSON text for a
+// parameter whose content is application/json, else as a value its style
+// serializes. A missing or null argument is nil.
+func argValue(p param, raw json.RawMessage) (any, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if p.asJSON {
+		var b bytes.Buffer
+		if err := json.Compact(&b, raw); err != nil {
+			return nil, err
+		}
+		return rawJSON(b.String()), nil
+	}
+	return decodeValue(raw)
 }
 
 // queryPairs serializes a query parameter in its style into name=value

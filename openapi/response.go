@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -217,11 +218,22 @@ func apiMessage(contentType string, data []byte) string {
 	}
 	s := strings.ToValidUTF8(string(data), "")
 	if m := baseMedia(contentType); m == "text/html" || strings.Contains(s, "<") {
+		if h := htmlH1.FindStringSubmatch(s); h != nil {
+			s = h[1]
+		} else if h := htmlTitle.FindStringSubmatch(s); h != nil {
+			s = h[1]
+		}
 		s = plainText(s)
 	}
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return cut(strings.TrimSpace(line), maxMessage)
 }
+
+// An error page says what went wrong in its heading, or else its title.
+var (
+	htmlH1    = regexp.MustCompile(`(?is)<h1\b[^>]*>(.*?)</h1>`)
+	htmlTitle = regexp.MustCompile(`(?is)<title\b[^>]*>(.*?)</title>`)
+)
 
 var messageKeys = []string{"message", "error_description", "detail", "error", "title", "reason", "description", "msg", "errors", "error_message", "errorMessage"}
 

@@ -16,7 +16,7 @@ const (
 var (
 	htmlComment  = regexp.MustCompile(`(?s)<!--.*?-->`)
 	htmlBlock    = regexp.MustCompile(`(?is)<(script|style)\b.*?</(script|style)>`)
-	htmlBreak    = regexp.MustCompile(`(?i)<(br|/p|/div|/li|/h[1-6]|p|li)\b[^>]*>`)
+	htmlBreak    = regexp.MustCompile(`(?i)<(br|/p|/div|/li|/h[1-6]|p|li|/title|/td|/th|/tr|/head)\b[^>]*>`)
 	htmlTag      = regexp.MustCompile(`</?[a-zA-Z][^>]*>`)
 	mdImage      = regexp.MustCompile(`!\[([^\]]*)\]\([^)]*\)`)
 	mdLink       = regexp.MustCompile(`\[([^\]]+)\]\([^)]*\)`)
@@ -98,7 +98,28 @@ func abbreviation(before string) bool {
 // shortText is the first sentence of s as plain text, cut to max
 // characters at a word.
 func shortText(s string, max int) string {
-	return cut(firstSentence(plainText(s)), max)
+	return cut(firstSentence(plainText(firstParagraph(s))), max)
+}
+
+var (
+	mdHeading = regexp.MustCompile(`^\s*#{1,6}\s`)
+	blankLine = regexp.MustCompile(`\n\s*\n`)
+)
+
+// firstParagraph is the first paragraph of Markdown text that is not a
+// heading: a description's first sentence ends with its paragraph, and a
+// heading ("# Overview") says nothing about what the operation does.
+func firstParagraph(s string) string {
+	paragraphs := blankLine.Split(s, -1)
+	for _, p := range paragraphs {
+		if strings.TrimSpace(p) != "" && !mdHeading.MatchString(p) {
+			return p
+		}
+	}
+	if len(paragraphs) > 0 {
+		return paragraphs[0]
+	}
+	return s
 }
 
 // cut shortens s to at most max characters, at the end of a word, with
