@@ -16,6 +16,7 @@ const (
 	maxDepth    = 10  // levels of nesting
 	maxNodes    = 400 // schemas converted per operation
 	maxVariants = 8   // alternatives of a oneOf or anyOf
+	maxProps    = 200 // properties of one object
 )
 
 // unsupported says why a schema cannot become an argument.
@@ -103,6 +104,9 @@ func (c *converter) mergeAllOf(s *openapi3.Schema, path string) (*openapi3.Schem
 	for _, part := range s.AllOf {
 		if part == nil || part.Value == nil {
 			continue
+		}
+		if c.budget--; c.budget < 0 {
+			return nil, notSupported("the schema is too large (more than %d parts)", maxNodes)
 		}
 		if slices.Contains(c.stack, part.Value) {
 			return nil, notSupported("%s refers to itself (%s)", path, refName(part))
@@ -392,6 +396,9 @@ func firstNonEmpty(ss ...string) string {
 func (c *converter) object(n *node, s *openapi3.Schema, path string, w where, depth int) error {
 	if len(s.Properties) == 0 {
 		return notSupported("%s is a free-form object (no properties listed)", path)
+	}
+	if len(s.Properties) > maxProps || len(s.Required) > maxProps {
+		return notSupported("%s has more than %d properties", path, maxProps)
 	}
 	props := newNode()
 	var required []string
