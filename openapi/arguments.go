@@ -3,6 +3,7 @@ package openapi
 import (
 	"fmt"
 	"mime"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -60,7 +61,7 @@ var ignoredHeaders = []string{"accept", "content-type", "authorization"}
 // argumentsOf merges an operation's path, query and header parameters and
 // its body into one closed object schema. auth's parameter is left out:
 // the client sends it, and the model never sees it.
-func argumentsOf(item *openapi3.PathItem, op *openapi3.Operation, auth Auth) (*arguments, error) {
+func argumentsOf(path string, item *openapi3.PathItem, op *openapi3.Operation, auth Auth) (*arguments, error) {
 	c := newConverter()
 	a := &arguments{}
 	props := newNode()
@@ -94,6 +95,9 @@ func argumentsOf(item *openapi3.PathItem, op *openapi3.Operation, auth Auth) (*a
 	if err := c.requestBody(op, props, &required, a); err != nil {
 		return nil, err
 	}
+	if err := undescribed(path, a.params); err != nil {
+		return nil, err
+	}
 	root := newNode()
 	root.set("type", "object")
 	root.set("properties", props)
@@ -113,6 +117,22 @@ func argumentsOf(item *openapi3.PathItem, op *openapi3.Operation, auth Auth) (*a
 // mergedParams is the path item's parameters with the operation's own in
 // their place or after them: an operation's parameter replaces the path's
 // of the same name and location.
+var pathTemplate = regexp.MustCompile(`\{([^{}]*)\}`)
+
+// undescribed fails an operation whose path has a {template} no
+// parameter fills: the request would go to the wrong place.
+func undescribed(path string, params []param) error {
+	for _, m := range pathTemplate.FindAllStringSubmatch(path, -1) {
+		if !slices.ContainsFunc(params, func(p param) bool { return p.in == openapi3.ParameterInPath && p.name == m[1] }) {
+			return notSupported("its path names {%s}, which no path parameter describes", m[1])
+		}
+	}
+	return nil
+}
+
+// headerName matches what may name a header (RFC 9110's token).
+var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
 func mergedParams(item *openapi3.PathItem, op *openapi3.Operation) []*openapi3.Parameter {
 	var out []*openapi3.Parameter
 	index := map[string]int{}
@@ -222,6 +242,9 @@ func (pp *param) setStyle(p *openapi3.Parameter, n *node) error {
 				return notSupported("parameter %q is an object with nested objects or arrays", p.Name)
 			}
 		}
+	}
+	if p.In == openapi3.ParameterInHeader && !headerName.MatchString(p.Name) {
+		return notSupported("header %q is not a valid header name", p.Name)
 	}
 	allowed := map[string][]string{
 		openapi3.ParameterInPath:   {"simple", "label", "matrix"},

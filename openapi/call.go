@@ -122,7 +122,11 @@ func (c *call) request(ctx context.Context, args map[string]json.RawMessage) (*h
 		case "query":
 			query = append(query, queryPairs(p, v)...)
 		case "header":
-			header.Set(p.name, headerValue(p, v))
+			h := headerValue(p, v)
+			if strings.ContainsAny(h, "\r\n\x00") {
+				return nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "%s cannot hold a line break", p.arg)
+			}
+			header.Set(p.name, h)
 		}
 	}
 	if c.auth.In == InQuery && c.auth.Name != "" {

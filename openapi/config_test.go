@@ -87,7 +87,7 @@ func TestOverrides(t *testing.T) {
 	for name, want := range map[string]string{
 		"petstore_update_pet":    "in the deny list",
 		"petstore_login_user":    "not in the allow list",
-		"petstore_get_pet_by_id": "no example that fits its schema",
+		"petstore_get_pet_by_id": "the example in the overrides does not fit the schema",
 	} {
 		if !strings.Contains(reasons[name], want) {
 			t.Errorf("%s skipped for %q, want %q", name, reasons[name], want)
@@ -188,5 +188,72 @@ func TestStylesOnTheWire(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("requests:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestMessyDocuments: small documents with the mistakes real ones make.
+func TestMessyDocuments(t *testing.T) {
+	const doc = `
+openapi: 3.0.3
+info: {title: Messy, version: '1'}
+servers: [{url: 'https://messy.example'}]
+paths:
+  /items/{id}:
+    get:
+      operationId: getItem
+      summary: Gets an item.
+      responses: {'200': {description: OK}}
+  /search:
+    get:
+      operationId: search
+      summary: Searches items.
+      parameters:
+        - {name: apikey, in: query, required: true, schema: {type: string}}
+        - {name: q, in: query, required: true, schema: {type: integer, example: ten}}
+        - {name: 'X Bad Header', in: header, schema: {type: string}}
+        - {name: X-Note, in: header, schema: {type: string}}
+      responses: {'200': {description: OK}}
+`
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.RequestURI)
+		io.WriteString(w, `{"items":[]}`)
+	}))
+	defer srv.Close()
+	cat, err := openapi.Generate(openapi.API{Name: "Messy", Document: []byte(doc), BaseURL: srv.URL,
+		Auth: openapi.Auth{In: openapi.InQuery, Name: "apikey", Value: "s3cr3t&key"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, s := range cat.Skipped {
+		reasons[s.Name+" "+s.Argument] = s.Reason
+	}
+	if r := reasons["messy_get_item "]; !strings.Contains(r, "names {id}, which no path parameter describes") {
+		t.Errorf("getItem: %q", r)
+	}
+	if r := reasons["messy_search X Bad Header"]; !strings.Contains(r, "not a valid header name") {
+		t.Errorf("bad header: %q", r)
+	}
+	search := tool(t, cat, "messy_search")
+	if strings.Contains(string(search.Schema), "apikey") {
+		t.Errorf("the credential's parameter is in the schema: %s", search.Schema)
+	}
+	if ex := string(search.Examples[0].Arguments); ex != `{"q":1}` {
+		t.Errorf("example %s: the document's own example does not fit, so one made from the schema", ex)
+	}
+	reg := toolbus.NewRegistry()
+	if err := reg.Register(search); err != nil {
+		t.Fatal(err)
+	}
+	if res := run(reg, "messy_search", `{"q":3,"X-Note":"a\r\nX-Injected: 1"}`); res.Error == nil || res.Error.Code != toolbus.CodeInvalidArgs {
+		t.Errorf("a header with a line break: %s %+v", res.Status, res.Error)
+	}
+	res := run(reg, "messy_search", `{"q":3}`)
+	if res.Status != toolbus.StatusOK || strings.Join(got, " ") != "/search?q=3&apikey=s3cr3t%26key" {
+		t.Fatalf("%s %+v, requests %v", res.Status, res.Error, got)
+	}
+	if _, err := openapi.Generate(openapi.API{Document: []byte(doc)}); err == nil {
+		t.Error("an API without a name was accepted")
 	}
 }

@@ -54,10 +54,10 @@
 // model, references to other files and URLs refused unless asked for,
 // few dependencies (a YAML parser, a JSON pointer library and a JSON
 // Schema validator), and steady releases. pb33f/libopenapi reads the same
-// versions with more fidelity, but keeps Swagger 2.0 in a model of its
-// own (two walkers instead of one), pulls in its own YAML fork, JSONPath
-// and ordered maps, took minutes rather than seconds to build here, and
-// made the binary 5 MB larger.
+// versions, but keeps Swagger 2.0 in a model of its own (two walkers
+// instead of one) and pulls in its own YAML fork, JSONPath and ordered
+// maps: a program loading one document was 17.7 MB against 12.1 MB, and
+// took about 3 minutes to build from a cold cache here against 17 s.
 //
 // Not here yet: reading the configuration, fetching documents and
 // keeping them in sync, storing the last good catalog, and the `ryo

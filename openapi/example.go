@@ -11,21 +11,25 @@ import (
 // format and bounds. The result is checked against the schema afterwards;
 // a value this cannot make fit (a pattern, say) leaves the operation
 // without an example, and it is reported.
-func exampleArgs(n *node) any {
-	return exampleValue(n, 0)
+func exampleArgs(n *node, documented bool) any {
+	return (&exampler{documented: documented}).value(n, 0)
 }
 
-func exampleValue(n *node, depth int) any {
+// exampler builds example values, from the document's own examples and
+// defaults or (when those do not fit) from the schema alone.
+type exampler struct{ documented bool }
+
+func (x *exampler) value(n *node, depth int) any {
 	if n == nil || depth > maxDepth+2 {
 		return nil
 	}
 	if alts, ok := n.get("anyOf").([]*node); ok && len(alts) > 0 {
-		return exampleValue(alts[0], depth+1)
+		return x.value(alts[0], depth+1)
 	}
-	if n.example != nil && !n.is("object") {
+	if x.documented && n.example != nil && !n.is("object") {
 		return n.example
 	}
-	if d := n.get("default"); d != nil {
+	if d := n.get("default"); d != nil && x.documented {
 		return d
 	}
 	if e, ok := n.get("enum").([]any); ok && len(e) > 0 {
@@ -33,7 +37,7 @@ func exampleValue(n *node, depth int) any {
 	}
 	switch {
 	case n.is("object"):
-		return exampleObject(n, depth)
+		return x.object(n, depth)
 	case n.is("array"):
 		items, _ := n.get("items").(*node)
 		count := 1
@@ -42,7 +46,7 @@ func exampleValue(n *node, depth int) any {
 		}
 		out := make([]any, count)
 		for i := range out {
-			out[i] = exampleValue(items, depth+1)
+			out[i] = x.value(items, depth+1)
 		}
 		return out
 	case n.is("string"):
@@ -59,8 +63,11 @@ func exampleValue(n *node, depth int) any {
 
 // exampleObject fills an object's required properties, from the
 // document's example of the whole object where it has them.
-func exampleObject(n *node, depth int) any {
+func (x *exampler) object(n *node, depth int) any {
 	given, _ := n.example.(map[string]any)
+	if !x.documented {
+		given = nil
+	}
 	out := map[string]any{}
 	props := n.props()
 	for _, k := range n.required() {
@@ -69,7 +76,7 @@ func exampleObject(n *node, depth int) any {
 			continue
 		}
 		p, _ := props.get(k).(*node)
-		out[k] = exampleValue(p, depth+1)
+		out[k] = x.value(p, depth+1)
 	}
 	return out
 }

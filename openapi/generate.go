@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -29,6 +30,12 @@ var methods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.Me
 // It fails only when the document cannot be read at all.
 func Generate(api API) (Catalog, error) {
 	cat := Catalog{API: apiName(api.Name)}
+	if strings.TrimSpace(api.Name) == "" {
+		return cat, errors.New("openapi: an API needs a name")
+	}
+	if a := api.Auth; a.In != "" && ((a.In != InHeader && a.In != InQuery) || a.Name == "") {
+		return cat, fmt.Errorf("openapi %s: auth goes in %q or %q, under a name", cat.API, InHeader, InQuery)
+	}
 	doc, err := load(api.Document)
 	if err != nil {
 		return cat, fmt.Errorf("openapi %s: %w", cat.API, err)
@@ -159,7 +166,7 @@ func (g *generator) tool(o *docOp) (Generated, []Skipped, error) {
 	if err != nil {
 		return gen, nil, err
 	}
-	args, err := argumentsOf(o.item, o.op, g.api.Auth)
+	args, err := argumentsOf(o.path, o.item, o.op, g.api.Auth)
 	if err != nil {
 		return gen, nil, err
 	}
@@ -214,16 +221,25 @@ func (g *generator) example(n *node, raw json.RawMessage, ov Override) (json.Raw
 	if err != nil {
 		return nil, fmt.Errorf("the schema does not compile: %w", err)
 	}
-	example := ov.Example
-	if example == nil {
-		if example, err = json.Marshal(exampleArgs(n)); err != nil {
+	if ov.Example != nil {
+		if err := compiled.Validate(ov.Example); err != nil {
+			return nil, fmt.Errorf("the example in the overrides does not fit the schema: %v", err)
+		}
+		return ov.Example, nil
+	}
+	// The document's examples first; when they do not fit its own
+	// schema, values made from the schema alone.
+	var last error
+	for _, documented := range []bool{true, false} {
+		example, err := json.Marshal(exampleArgs(n, documented))
+		if err != nil {
 			return nil, fmt.Errorf("no example can be made: %w", err)
 		}
+		if last = compiled.Validate(example); last == nil {
+			return example, nil
+		}
 	}
-	if err := compiled.Validate(example); err != nil {
-		return nil, fmt.Errorf("no example that fits its schema can be made (%v); give one in the overrides", err)
-	}
-	return example, nil
+	return nil, fmt.Errorf("no example that fits its schema can be made (%v); give one in the overrides", last)
 }
 
 // effectOf is what a method changes: GET and HEAD nothing, DELETE
