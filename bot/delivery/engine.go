@@ -32,6 +32,8 @@ type engine struct {
 	token   string // scrubbed from errors
 	log     *slog.Logger
 
+	observer Observer // told of each try; nil for nobody
+
 	mu    sync.Mutex
 	s     *schedule
 	wake  chan struct{}
@@ -171,6 +173,7 @@ func (e *engine) send(j *apiCall) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(j.ctx), e.timeout)
 	err := Scrub(j.call(ctx), e.token)
 	cancel()
+	e.observe(j, err)
 	e.mu.Lock()
 	now := e.clock.Now()
 	final := e.settle(j, err, now)

@@ -36,6 +36,8 @@ type Options struct {
 	APIURL      string        // the Bot API server, e.g. https://api.telegram.org
 	CallTimeout time.Duration // the deadline of one call
 	Clock       ryo.Clock     // the system clock when nil
+
+	Observer Observer // told of each call on the wire; nil for nobody
 }
 
 // New makes a client of the Bot API o names. Calls wait until Run runs.
@@ -52,7 +54,9 @@ func New(o Options, log *slog.Logger) (*Telegram, error) {
 	if o.Clock == nil {
 		o.Clock = ryo.SystemClock{}
 	}
-	return &Telegram{api: api, log: log, e: newEngine(defaultLimits(), o.CallTimeout, o.Token.Reveal(), log, o.Clock)}, nil
+	e := newEngine(defaultLimits(), o.CallTimeout, o.Token.Reveal(), log, o.Clock)
+	e.observer = o.Observer
+	return &Telegram{api: api, log: log, e: e}, nil
 }
 
 // Run sends calls until ctx ends, then ends the calls still queued and
