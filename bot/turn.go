@@ -43,6 +43,9 @@ type talk struct {
 // for twice).
 func (b *Bot) turn(ctx context.Context, j *job, m *models.Message) error {
 	id := j.id
+	if j.attempt == 1 && !j.queued.IsZero() {
+		b.metrics().TurnPhase(PhaseQueue, b.cfg.Clock.Now().Sub(j.queued))
+	}
 	t := talk{id: id, w: j.w, chat: chatOf(m.Chat), place: placeOf(m), replyTo: m.ID, person: userOf(m.From)}
 	stored, err := b.db.SaveUserMessage(ctx, t.chat, b.userMessage(id, m))
 	if err != nil {
@@ -54,7 +57,9 @@ func (b *Bot) turn(ctx context.Context, j *job, m *models.Message) error {
 
 // converse runs turn t: from here on a turn for a message and one that
 // goes on after a confirmation are the same.
-func (b *Bot) converse(ctx context.Context, t talk) error {
+func (b *Bot) converse(ctx context.Context, t talk) (err error) {
+	var outcome string // what the turn came to, when it returns no error
+	defer func() { b.turnEnded(ctx, outcome, err) }()
 	log := b.log.With("update_id", t.id, "chat_id", t.chat.ID)
 	prior, err := b.db.Turn(ctx, t.id)
 	if err != nil {
@@ -67,6 +72,7 @@ func (b *Bot) converse(ctx context.Context, t talk) error {
 			})
 		}}
 	if prior.Answer != "" {
+		outcome = answered(prior.AnswerMetadata)
 		return b.deliver(ctx, log, t, b.stages.Adopt(start), prior.Answer, prior.AnswerMetadata, prior.Parts)
 	}
 	if t.prepare == nil { // a turn for a message: the tools of its writer, and the one they chose
@@ -86,16 +92,20 @@ func (b *Bot) converse(ctx context.Context, t talk) error {
 	if t.prepare != nil {
 		err := t.prepare(ctx, shown)
 		if errors.Is(err, errAskedAgain) {
+			outcome = TurnHeld
 			return b.askAgain(ctx, log, t, shown)
 		}
 		if err != nil {
+			outcome = TurnFailed
 			return b.turnFailed(ctx, log, t, shown, err)
 		}
 	}
 	answer, meta, err := b.ask(ctx, log, t, shown)
 	if err != nil {
+		outcome = TurnFailed
 		return b.turnFailed(ctx, log, t, shown, err)
 	}
+	outcome = answered(meta)
 	return b.deliver(ctx, log, t, shown, answer, meta, nil)
 }
 
@@ -136,11 +146,20 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 			return "", nil, err
 		}
 	}
+	var toolsTook time.Duration // told from the agent's goroutine, read once it returns
+	ranTools := false
+	observe := func(s ryo.Step) {
+		if s.Kind == ryo.StepToolDone {
+			toolsTook, ranTools = toolsTook+s.Took, true
+		}
+		shown.Observe(s)
+	}
 	started := b.cfg.Clock.Now()
 	turnCtx, cancel := context.WithTimeout(ctx, b.cfg.TurnTimeout)
 	defer cancel()
 	out, err := b.agent.Run(turnCtx, agent.Input{Bot: b.me, Chat: t.chat, Place: t.place, UpdateID: t.id, History: history,
-		Person: t.person, Message: t.message, Memories: known, Observe: shown.Observe, Tools: tools, Force: t.force})
+		Person: t.person, Message: t.message, Memories: known, Observe: observe, Tools: tools, Force: t.force})
+	b.agentPhases(b.cfg.Clock.Now().Sub(started), toolsTook, ranTools)
 	if err != nil {
 		return "", nil, err
 	}
@@ -200,6 +219,7 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 		return b.record(ctx, "remember answer parts", func(ctx context.Context) error { return b.db.SaveTurnParts(ctx, t.id, ids) })
 	}
 	var ids []int
+	began := b.cfg.Clock.Now()
 	err = t.w.idle(func() error { // Telegram may make the answer wait its turn: other chats go on meanwhile
 		var err error
 		if ids, err = shown.Finish(ctx, answer, about.Tools, delivered, record); err != nil {
@@ -208,6 +228,7 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 		ids, err = b.sendFiles(ctx, t, files, ids, delivered, record)
 		return err
 	})
+	b.metrics().TurnPhase(PhaseDelivery, b.cfg.Clock.Now().Sub(began))
 	if err != nil {
 		if ctx.Err() != nil {
 			shown.Pause(ctx)
