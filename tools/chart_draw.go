@@ -87,7 +87,7 @@ func drawChart(c *chart) ([]byte, error) {
 // newPlot is a plot with the chart's title, axis names and look.
 func newPlot(c *chart) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = c.title
+	p.Title.Text = c.drawnTitle
 	p.Title.TextStyle.Font = font.From(chartFace, 20)
 	p.Title.TextStyle.Color = inkColor
 	p.Title.Padding = vg.Points(12)

@@ -313,3 +313,14 @@ func BenchmarkCreateChartLine1000(b *testing.B) {
 		}
 	}
 }
+
+// differentPixels counts the pixels where a and b differ.
+func differentPixels(a, b *image.RGBA) int {
+	n := 0
+	for i := 0; i < len(a.Pix); i += 4 {
+		if string(a.Pix[i:i+4]) != string(b.Pix[i:i+4]) {
+			n++
+		}
+	}
+	return n
+}
