@@ -103,11 +103,12 @@ type chart struct {
 	title                         string // as given, for the caption
 	drawnTitle                    string // what the picture shows of it; "" when the font cannot draw it
 	xLabel, yLabel, unit          string
-	names                         []string    // one per series
-	labels                        []string    // one per point; "" when it has none
-	xs                            []float64   // one per point, for scatter and line charts over numbers; nil otherwise
-	series                        [][]float64 // series[k][i] is point i's value of series k
-	bins                          int         // histogram only
+	names                         []string        // one per series
+	labels                        []string        // one per point; "" when it has none
+	xs                            []float64       // one per point, for scatter and line charts over numbers; nil otherwise
+	series                        [][]float64     // series[k][i] is point i's value of series k
+	written                       [][]json.Number // the same values as the model wrote them, for exact totals
+	bins                          int             // histogram only
 	namedSeries, labelled, overXs bool
 }
 
@@ -152,7 +153,7 @@ func createChart(ctx context.Context, raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return toolbus.Attached{Result: describeChart(c),
+	return toolbus.Attached{Result: describeChart(ctx, c),
 		Files: []ryo.Attachment{{Name: "chart.png", MimeType: "image/png", Caption: c.title, Data: png}}}, nil
 }
 
@@ -257,8 +258,10 @@ func (c *chart) readPoints(points []chartPoint) error {
 		return err
 	}
 	c.series = make([][]float64, used)
+	c.written = make([][]json.Number, used)
 	for k := range c.series {
 		c.series[k] = make([]float64, n)
+		c.written[k] = make([]json.Number, n)
 	}
 	c.labels = make([]string, n)
 	for i, p := range points {
@@ -317,6 +320,7 @@ func (c *chart) readPoint(i int, p chartPoint) error {
 			return err
 		}
 		c.series[k][i] = v
+		c.written[k][i] = json.Number(bytes.TrimSpace(p.values()[k]))
 	}
 	if !given(p.X) {
 		if c.xs != nil {
@@ -349,6 +353,9 @@ func chartNumber(i int, key string, raw json.RawMessage) (float64, error) {
 	}
 	if math.Abs(v) > 1e300 {
 		return 0, invalid("point %d's %s is %g, too large to draw; scale the values (thousands, millions) and say so in the unit", i+1, key, v)
+	}
+	if v == 0 {
+		return 0, nil // not -0, which would be written so
 	}
 	return v, nil
 }

@@ -324,3 +324,25 @@ func differentPixels(a, b *image.RGBA) int {
 	}
 	return n
 }
+
+// The total and the mean a chart's description gives are those of the
+// numbers as written, as statistics computes them: rainfall of 0.1 and
+// 0.2 mm totals 0.3, not 0.30000000000000004, and a thousand readings of
+// 0.1 average 0.1.
+func TestChartTotalsAreExact(t *testing.T) {
+	r, _ := drawJSON(t, `{"kind":"bar","unit":"mm","points":`+points([]string{"Mon", "Tue"}, 0.1, 0.2)+`}`)
+	if s := r.Series[0]; s.Sum != 0.3 || s.Mean != 0.15 {
+		t.Errorf("sum %v, mean %v; want 0.3 and 0.15", s.Sum, s.Mean)
+	}
+	var ps []string
+	for range maxChartPoints {
+		ps = append(ps, `{"value":0.1,"value2":-0}`)
+	}
+	r, _ = drawJSON(t, `{"kind":"line","points":[`+strings.Join(ps, ",")+`]}`)
+	if s := r.Series[0]; s.Sum != 100 || s.Mean != 0.1 {
+		t.Errorf("sum %v, mean %v; want 100 and 0.1", s.Sum, s.Mean)
+	}
+	if s := r.Series[1]; math.Signbit(s.Sum) || math.Signbit(s.Mean) || math.Signbit(s.Min) {
+		t.Errorf("series of -0: %+v; want 0, not -0", s)
+	}
+}
