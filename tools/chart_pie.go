@@ -69,11 +69,17 @@ func (pc *pie) Plot(c draw.Canvas, p *plot.Plot) {
 	pc.key(c, p, vg.Point{X: c.Min.X + w*0.58, Y: c.Max.Y})
 }
 
-// wedge fills one slice, outlined in white so that neighbours stand apart.
+// wedge fills one slice, outlined in white so that neighbours stand apart;
+// a slice that is the whole pie is a disc, with no seam at its start.
 func wedge(c draw.Canvas, center vg.Point, radius vg.Length, start, sweep float64, fill color.Color) {
 	var path vg.Path
-	path.Move(center)
-	path.Line(vg.Point{X: center.X + radius*vg.Length(math.Cos(start)), Y: center.Y + radius*vg.Length(math.Sin(start))})
+	rim := vg.Point{X: center.X + radius*vg.Length(math.Cos(start)), Y: center.Y + radius*vg.Length(math.Sin(start))}
+	if math.Abs(sweep) < 2*math.Pi-1e-9 {
+		path.Move(center)
+		path.Line(rim)
+	} else {
+		path.Move(rim)
+	}
 	path.Arc(center, radius, start, sweep)
 	path.Close()
 	c.SetColor(fill)

@@ -346,3 +346,25 @@ func TestChartTotalsAreExact(t *testing.T) {
 		t.Errorf("series of -0: %+v; want 0, not -0", s)
 	}
 }
+
+// A pie of one slice is a whole disc: no seam is drawn from its centre
+// to twelve o'clock, as between two slices.
+func TestPieOfOneSliceIsWhole(t *testing.T) {
+	_, img := drawJSON(t, `{"kind":"pie","title":"Where it went","points":[{"label":"Rent","value":1200}]}`)
+	left, right, top, bottom := chartWidth, 0, chartHeight, 0
+	for x := range chartWidth * 55 / 100 {
+		for y := range chartHeight {
+			if img.RGBAAt(x, y) == palette[0] {
+				left, right, top, bottom = min(left, x), max(right, x), min(top, y), max(bottom, y)
+			}
+		}
+	}
+	cx, cy := (left+right)/2, (top+bottom)/2
+	for y := top + 5; y < cy-5; y++ {
+		for x := cx - 2; x <= cx+2; x++ {
+			if c := img.RGBAAt(x, y); c != palette[0] {
+				t.Fatalf("pixel (%d, %d) above the centre (%d, %d) is %v; want the slice's colour", x, y, cx, cy, c)
+			}
+		}
+	}
+}
