@@ -102,6 +102,17 @@ func (pc *pie) key(c draw.Canvas, p *plot.Plot, at vg.Point) {
 		if pc.unit != "" {
 			value += " " + pc.unit
 		}
-		c.FillText(style, vg.Point{X: at.X + box*1.6, Y: y}, fmt.Sprintf("%s — %s (%.1f%%)", label, value, pc.shares[i]*100))
+		from := at.X + box*1.6
+		c.FillText(style, vg.Point{X: from, Y: y}, keyEntry(style, c.Max.X-from, label, value, pc.shares[i]))
 	}
+}
+
+// keyEntry is a slice's line in the key — its label, value and share —
+// its label shortened until the line is no wider than room.
+func keyEntry(style text.Style, room vg.Length, label, value string, share float64) string {
+	entry := func(label string) string { return fmt.Sprintf("%s — %s (%.1f%%)", label, value, share*100) }
+	for n := len([]rune(label)); n > 1 && style.Width(entry(label)) > room; n-- {
+		label = clip(label, n)
+	}
+	return entry(label)
 }

@@ -368,3 +368,22 @@ func TestPieOfOneSliceIsWhole(t *testing.T) {
 		}
 	}
 }
+
+// A pie's key fits in the picture, value and share included, however long
+// the labels: a household budget by its long category names.
+func TestPieKeyFitsThePicture(t *testing.T) {
+	_, img := drawJSON(t, `{"kind":"pie","title":"Household budget","unit":"EUR","points":[`+
+		`{"label":"Housing, utilities and home insurance","value":1450.75},`+
+		`{"label":"Groceries and household supplies","value":612.4},`+
+		`{"label":"Transport, fuel and car maintenance","value":388.9},`+
+		`{"label":"Entertainment and subscriptions","value":145.99},`+
+		`{"label":"Savings and emergency fund deposits","value":500}]}`)
+	white := color.RGBA{R: 0xff, G: 0xff, B: 0xff, A: 0xff}
+	for x := chartWidth - 24; x < chartWidth; x++ {
+		for y := range chartHeight {
+			if c := img.RGBAAt(x, y); c != white {
+				t.Fatalf("pixel (%d, %d) in the right margin is %v: the key runs off the picture", x, y, c)
+			}
+		}
+	}
+}
