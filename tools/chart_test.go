@@ -387,3 +387,29 @@ func TestPieKeyFitsThePicture(t *testing.T) {
 		}
 	}
 }
+
+// Texts as long as a chart takes — a title of 100 characters, axis names
+// of 60 in capitals with a unit — are drawn whole, inside the picture.
+func TestLongestTextsFitThePicture(t *testing.T) {
+	title := "Monthly electricity consumption of our household compared with the regional average, 2023 to 2025, %"
+	axis := "ELECTRICITY CONSUMED PER HOUSEHOLD PER MONTH, ALL APPLIANCES"
+	if len(title) != maxTitle || len(axis) != maxAxisLabel {
+		t.Fatalf("the title has %d characters, the axis name %d; want %d and %d", len(title), len(axis), maxTitle, maxAxisLabel)
+	}
+	for name, args := range map[string]string{
+		"bar":       `{"kind":"bar","title":"` + title + `","y_label":"` + axis + `","unit":"kWh","x_label":"` + axis + `","points":[{"label":"Jan","value":412},{"label":"Feb","value":380}]}`,
+		"histogram": `{"kind":"histogram","title":"` + title + `","x_label":"` + axis + `","y_label":"` + axis + `","points":[{"value":412},{"value":380}]}`,
+	} {
+		_, img := drawJSON(t, args)
+		white := color.RGBA{R: 0xff, G: 0xff, B: 0xff, A: 0xff}
+		const border = 8
+		for x := range chartWidth {
+			for y := range chartHeight {
+				inside := x >= border && x < chartWidth-border && y >= border && y < chartHeight-border
+				if c := img.RGBAAt(x, y); !inside && c != white {
+					t.Fatalf("%s: pixel (%d, %d) at the picture's edge is %v: a text runs off it", name, x, y, c)
+				}
+			}
+		}
+	}
+}
