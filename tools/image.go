@@ -166,6 +166,10 @@ func (g generator) call(ctx context.Context, raw json.RawMessage) (any, error) {
 		g.cfg.Log.Warn("the image generator's picture cannot be read", "host", g.cfg.URL.Host, "err", err, "bytes", len(data))
 		return nil, toolbus.Errorf("generator_failed", "the image generator sent something that is not a picture; tell the person it did not work and they may try again")
 	}
+	if format != "png" && format != "jpeg" && format != "webp" { // such as a GIF: any decoder linked in reads its size
+		g.cfg.Log.Warn("the image generator's picture is in a format Telegram does not show as a photo", "host", g.cfg.URL.Host, "format", format)
+		return nil, toolbus.Errorf("generator_failed", "the image generator sent a %s, not a PNG, JPEG or WebP picture; tell the person it did not work", strings.ToUpper(format))
+	}
 	if !ryo.PhotoFits(conf.Width, conf.Height) { // a broken generator, or a picture meant to eat a phone's memory
 		g.cfg.Log.Warn("the image generator's picture has sides Telegram does not take", "host", g.cfg.URL.Host, "width", conf.Width, "height", conf.Height)
 		return nil, toolbus.Errorf("generator_failed", "the image generator made a picture of %d×%d pixels, which Telegram cannot show; tell the person it did not work", conf.Width, conf.Height)

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"image"
+	"image/color/palette"
+	"image/gif"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -143,6 +145,17 @@ func TestGenerateImageFailures(t *testing.T) {
 			fmt.Fprint(w, `{"data":[{"url":"file:///etc/passwd"}]}`)
 		case "thin":
 			fmt.Fprintf(w, `{"data":[{"b64_json":%q}]}`, base64.StdEncoding.EncodeToString(pngHeader(20000, 1)))
+		case "gif": // an animation, which ryo's binary can read: image/gif is linked in
+			var g gif.GIF
+			for range 3 {
+				g.Image = append(g.Image, image.NewPaletted(image.Rect(0, 0, 64, 64), palette.Plan9))
+				g.Delay = append(g.Delay, 10)
+			}
+			var b bytes.Buffer
+			if err := gif.EncodeAll(&b, &g); err != nil {
+				t.Error(err)
+			}
+			fmt.Fprintf(w, `{"data":[{"b64_json":%q}]}`, base64.StdEncoding.EncodeToString(b.Bytes()))
 		case "bomb":
 			fmt.Fprintf(w, `{"data":[{"b64_json":%q}]}`, base64.StdEncoding.EncodeToString(pngHeader(60000, 60000)))
 		}
@@ -168,6 +181,7 @@ func TestGenerateImageFailures(t *testing.T) {
 		{"no picture", garbage.URL + "/v1/images/generations?case=empty", nil, imageKey, "generator_failed", "without a picture"},
 		{"too large", garbage.URL + "/v1/images/generations?case=huge", nil, imageKey, "generator_failed", "larger than Telegram takes"},
 		{"address not http", garbage.URL + "/v1/images/generations?case=badurl", nil, imageKey, "generator_failed", "without a picture"},
+		{"an animated GIF", garbage.URL + "/v1/images/generations?case=gif", nil, imageKey, "generator_failed", "a GIF"},
 		{"a 20000×1 line", garbage.URL + "/v1/images/generations?case=thin", nil, imageKey, "generator_failed", "20000×1 pixels"},
 		{"a bomb: 60000×60000 pixels in 33 bytes", garbage.URL + "/v1/images/generations?case=bomb", nil, imageKey, "generator_failed", "60000×60000 pixels"},
 	} {
