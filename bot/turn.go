@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
+	tg "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
+	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/stages"
 )
 
@@ -258,6 +261,10 @@ func (b *Bot) sendFiles(ctx context.Context, t talk, files []ryo.Attachment, ids
 			send = b.tg.SendPhoto
 		}
 		id, err := send(ctx, t.place, t.replyTo, f.Name, f.Data, f.Caption)
+		if errors.Is(err, tg.ErrorBadRequest) { // the chat will not take it: a line says so in its place
+			b.log.Warn("Telegram refused a file a tool made; saying so instead", "chat_id", t.chat.ID, "file", f.Name, "err", err)
+			id, err = b.tg.Send(ctx, t.place, t.replyTo, render.Text(fileRefused(f.Name, err), render.MaxUnits))
+		}
 		if err != nil {
 			return ids, fmt.Errorf("send %s: %w", f.Name, err)
 		}
@@ -267,6 +274,14 @@ func (b *Bot) sendFiles(ctx context.Context, t talk, files []ryo.Attachment, ids
 		}
 	}
 	return ids, nil
+}
+
+// fileRefused is the line sent in place of a file Telegram refused.
+func fileRefused(name string, err error) string {
+	if strings.Contains(err.Error(), "not enough rights") {
+		return "⚠️ " + name + " could not be sent: this chat does not let me post pictures or files."
+	}
+	return "⚠️ " + name + " could not be sent: Telegram refused it."
 }
 
 // answerAbout is what delivery reads back from the answer's metadata.

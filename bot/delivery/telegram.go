@@ -175,14 +175,16 @@ func (t *Telegram) SendPhoto(ctx context.Context, place ryo.Place, replyTo int, 
 }
 
 // refusedPhoto reports whether Telegram refused a picture as a photo —
-// too large, of sides it does not take, in a form it cannot read — which
-// it would still take as a file.
+// too large, of sides it does not take, in a form it cannot read, or in a
+// group that does not let members send photos — which it may still take
+// as a file.
 func refusedPhoto(err error) bool {
 	if !errors.Is(err, tg.ErrorBadRequest) {
 		return false
 	}
 	msg := strings.ToUpper(err.Error())
-	return strings.Contains(msg, "PHOTO_") || strings.Contains(msg, "IMAGE_PROCESS_FAILED")
+	return strings.Contains(msg, "PHOTO_") || strings.Contains(msg, "IMAGE_PROCESS_FAILED") ||
+		strings.Contains(msg, "NOT ENOUGH RIGHTS TO SEND PHOTOS")
 }
 
 // Edit implements stages.Messenger.
