@@ -43,7 +43,9 @@ func New(o Options, log *slog.Logger) (*Telegram, error) {
 	api, err := tg.New(o.Token.Reveal(),
 		tg.WithServerURL(strings.TrimRight(o.APIURL, "/")),
 		tg.WithSkipGetMe(),
-		tg.WithHTTPClient(o.CallTimeout, &http.Client{Timeout: o.CallTimeout + 5*time.Second}),
+		// Each call's deadline is the engine's; the client's own only backs
+		// it up, after the longest upload's.
+		tg.WithHTTPClient(o.CallTimeout, &http.Client{Timeout: o.CallTimeout + uploadTime(maxUploadBytes) + 5*time.Second}),
 		tg.WithErrorsHandler(func(err error) { log.Debug("telegram client", "err", Scrub(err, o.Token.Reveal())) }),
 	)
 	if err != nil {
@@ -127,7 +129,7 @@ func (t *Telegram) SendFile(ctx context.Context, place ryo.Place, replyTo int, n
 		caption = render.Text(caption, maxCaption).Plain
 	}
 	var id int
-	err := t.e.do(ctx, &apiCall{chat: place.ChatID, class: urgent, method: "sendDocument", creating: true, call: func(ctx context.Context) error {
+	err := t.e.do(ctx, &apiCall{chat: place.ChatID, class: urgent, method: "sendDocument", creating: true, upload: len(data), call: func(ctx context.Context) error {
 		params := &tg.SendDocumentParams{ChatID: place.ChatID, MessageThreadID: place.Thread, Caption: caption,
 			Document: &models.InputFileUpload{Filename: name, Data: bytes.NewReader(data)}}
 		if replyTo != 0 {
@@ -142,6 +144,9 @@ func (t *Telegram) SendFile(ctx context.Context, place ryo.Place, replyTo int, n
 	return id, err
 }
 
+// maxUploadBytes is the largest file Telegram takes from a bot.
+const maxUploadBytes = 50 << 20
+
 // maxCaption is the most UTF-16 units of a caption Telegram takes.
 const maxCaption = 1024
 
@@ -155,7 +160,7 @@ func (t *Telegram) SendPhoto(ctx context.Context, place ryo.Place, replyTo int, 
 		caption = render.Text(caption, maxCaption).Plain
 	}
 	var id int
-	err := t.e.do(ctx, &apiCall{chat: place.ChatID, class: urgent, method: "sendPhoto", creating: true, call: func(ctx context.Context) error {
+	err := t.e.do(ctx, &apiCall{chat: place.ChatID, class: urgent, method: "sendPhoto", creating: true, upload: len(data), call: func(ctx context.Context) error {
 		params := &tg.SendPhotoParams{ChatID: place.ChatID, MessageThreadID: place.Thread, Caption: caption,
 			Photo: &models.InputFileUpload{Filename: name, Data: bytes.NewReader(data)}}
 		if replyTo != 0 {
