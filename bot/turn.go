@@ -1,11 +1,13 @@
 package bot
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -199,6 +201,7 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 	if err != nil {
 		return err
 	}
+	files = distinctFiles(files)
 	record := func(ids []int) error {
 		return b.record(ctx, "remember answer parts", func(ctx context.Context) error { return b.db.SaveTurnParts(ctx, t.id, ids) })
 	}
@@ -274,6 +277,20 @@ func (b *Bot) sendFiles(ctx context.Context, t talk, files []ryo.Attachment, ids
 		}
 	}
 	return ids, nil
+}
+
+// distinctFiles is files without repeats: a model that asks for the same
+// chart again in a later round gets it drawn twice, and the person once.
+func distinctFiles(files []ryo.Attachment) []ryo.Attachment {
+	var out []ryo.Attachment
+	for _, f := range files {
+		if !slices.ContainsFunc(out, func(o ryo.Attachment) bool {
+			return o.Name == f.Name && o.MimeType == f.MimeType && o.Caption == f.Caption && bytes.Equal(o.Data, f.Data)
+		}) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // fileRefused is the line sent in place of a file Telegram refused.

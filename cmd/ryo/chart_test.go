@@ -189,3 +189,23 @@ func TestChartInATopic(t *testing.T) {
 		t.Fatalf("sendPhoto calls = %+v", c)
 	}
 }
+
+// A model that asks for the same chart again in a later round of the same
+// turn — small models often do, after reading the first result — draws it
+// twice, but the person gets it once.
+func TestTheSameChartTwiceInATurnArrivesOnce(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_DRAFTS"] = "off"
+	h.llm.Enqueue(ollamatest.Reply{Content: command("create_chart", weeklySpending)},
+		ollamatest.Reply{Content: command("create_chart", weeklySpending)}, ollamatest.Reply{Content: envelope(chartAnswer)})
+	h.start()
+	q := h.tg.SendText(dm, alice, "chart my weekly spending: 12, 40, 33, 8")
+	h.waitFor("the update done", func() bool { return updateState(t, h.db(), ryo.Place{ChatID: dm.ID}) == memory.StateDone })
+	if n := len(h.llm.Requests()); n != 3 {
+		t.Fatalf("the model was asked %d times; want 3", n)
+	}
+	if got := photos(h, dm); len(got) != 1 {
+		t.Fatalf("%d photos; want the chart once", len(got))
+	}
+	checkChartPhoto(t, photos(h, dm)[0], q.ID)
+}
