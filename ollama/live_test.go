@@ -114,7 +114,8 @@ func TestLiveForcedFormat(t *testing.T) {
 	u, _ := url.Parse(srv.URL)
 	c := ollama.New(ollama.Config{Host: u, Model: "tiny", ConnectTimeout: 5 * time.Second, NumPredict: 120,
 		FirstTokenTimeout: time.Minute, Timeout: 2 * time.Minute})
-	for _, s := range tools.Builtin(time.UTC, nil) {
+	generator, _ := url.Parse("http://127.0.0.1:7860/v1")
+	for _, s := range append(tools.Builtin(time.UTC, nil), tools.GenerateImage(tools.ImageConfig{URL: generator})) {
 		format, err := prompts.Forced(prompts.Tool{Name: s.Name, Schema: s.Schema})
 		if err != nil {
 			t.Fatal(err)
