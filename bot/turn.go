@@ -1,17 +1,22 @@
 package bot
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
+	tg "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
+	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/stages"
 )
 
@@ -215,6 +220,7 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 	if err != nil {
 		return err
 	}
+	files = distinctFiles(files)
 	record := func(ids []int) error {
 		return b.record(ctx, "remember answer parts", func(ctx context.Context) error { return b.db.SaveTurnParts(ctx, t.id, ids) })
 	}
@@ -279,6 +285,10 @@ func (b *Bot) sendFiles(ctx context.Context, t talk, files []ryo.Attachment, ids
 			send = b.tg.SendPhoto
 		}
 		id, err := send(ctx, t.place, t.replyTo, f.Name, f.Data, f.Caption)
+		if errors.Is(err, tg.ErrorBadRequest) { // the chat will not take it: a line says so in its place
+			b.log.Warn("Telegram refused a file a tool made; saying so instead", "chat_id", t.chat.ID, "file", f.Name, "err", err)
+			id, err = b.tg.Send(ctx, t.place, t.replyTo, render.Text(fileRefused(f.Name, err), render.MaxUnits))
+		}
 		if err != nil {
 			return ids, fmt.Errorf("send %s: %w", f.Name, err)
 		}
@@ -288,6 +298,28 @@ func (b *Bot) sendFiles(ctx context.Context, t talk, files []ryo.Attachment, ids
 		}
 	}
 	return ids, nil
+}
+
+// distinctFiles is files without repeats: a model that asks for the same
+// chart again in a later round gets it drawn twice, and the person once.
+func distinctFiles(files []ryo.Attachment) []ryo.Attachment {
+	var out []ryo.Attachment
+	for _, f := range files {
+		if !slices.ContainsFunc(out, func(o ryo.Attachment) bool {
+			return o.Name == f.Name && o.MimeType == f.MimeType && o.Caption == f.Caption && bytes.Equal(o.Data, f.Data)
+		}) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// fileRefused is the line sent in place of a file Telegram refused.
+func fileRefused(name string, err error) string {
+	if strings.Contains(err.Error(), "not enough rights") {
+		return "⚠️ " + name + " could not be sent: this chat does not let me post pictures or files."
+	}
+	return "⚠️ " + name + " could not be sent: Telegram refused it."
 }
 
 // answerAbout is what delivery reads back from the answer's metadata.
