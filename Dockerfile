@@ -27,7 +27,7 @@ COPY --from=build /out/root/ /
 COPY --from=build /out/ryo /ryo
 USER 65532:65532
 
-# The HTTP endpoint (/healthz) listens here: RYO_HTTP_ADDR, :8080 by default.
+# The HTTP endpoints (/healthz, /metrics) listen here: RYO_HTTP_ADDR, :8080 by default.
 EXPOSE 8080
 
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \

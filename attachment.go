@@ -22,6 +22,20 @@ const (
 	MaxAttachmentName    = 64       // characters
 )
 
+// Telegram's bounds on a photo's sides: together at most 10,000 pixels,
+// the longer at most 20 times the shorter.
+const (
+	MaxPhotoSides = 10000
+	MaxPhotoRatio = 20
+)
+
+// PhotoFits reports whether Telegram shows a picture of width×height
+// pixels as a photo.
+func PhotoFits(width, height int) bool {
+	return width > 0 && height > 0 && width+height <= MaxPhotoSides &&
+		width <= height*MaxPhotoRatio && height <= width*MaxPhotoRatio
+}
+
 // IsPicture reports whether a is an image Telegram shows as a photo.
 func (a Attachment) IsPicture() bool {
 	switch a.MimeType {

@@ -48,6 +48,8 @@ type Config struct {
 	// commands: PersonBurst at once, then PersonRate a minute (12 and 6
 	// when zero).
 	PersonRate, PersonBurst int
+	// Metrics is told what the bot does; nothing is told when nil.
+	Metrics Metrics
 }
 
 // Answerer answers a turn; *agent.Agent is one.
@@ -107,13 +109,15 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 	if cfg.Recall.Store == nil {
 		cfg.Recall = tools.Recaller{Store: db, Log: log}
 	}
-	t, err := delivery.New(delivery.Options{Token: cfg.Token, APIURL: cfg.APIURL, CallTimeout: cfg.CallTimeout, Clock: cfg.Clock}, log)
+	t, err := delivery.New(delivery.Options{Token: cfg.Token, APIURL: cfg.APIURL, CallTimeout: cfg.CallTimeout, Clock: cfg.Clock,
+		Observer: cfg.Metrics}, log)
 	if err != nil {
 		return nil, err
 	}
 	o := stages.New(t, stages.Config{NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts, Log: log, Clock: cfg.Clock})
 	cmds := toolbus.NewRegistry()
 	cmds.SetClock(cfg.Clock)
+	cmds.SetObserver(cfg.Metrics)
 	for _, s := range []toolbus.Spec{tools.Forget(cfg.Recall), tools.AdminForget(cfg.Recall), forgetMeTool(db)} {
 		if err := cmds.Register(s); err != nil {
 			return nil, err
@@ -122,7 +126,7 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 	return &Bot{cfg: cfg, log: log, db: db, agent: answerer, model: model, tg: t, stages: o, commandTools: cmds, flood: newFloodGuard(cfg.PersonRate, cfg.PersonBurst),
 		pageTurns: newFloodGuard(3*cfg.PersonRate, 2*cfg.PersonBurst),
 		speakers:  speakers{last: map[int64]int64{}}, poller: intake.NewPoller(intake.Options{Token: cfg.Token, APIURL: cfg.APIURL, PollTimeout: cfg.PollTimeout,
-			CallTimeout: cfg.CallTimeout, Clock: cfg.Clock}, log)}, nil
+			CallTimeout: cfg.CallTimeout, Clock: cfg.Clock, Observer: cfg.Metrics}, log)}, nil
 }
 
 // ErrUnauthorized is returned by Run when Telegram rejects the token.

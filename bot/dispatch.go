@@ -21,6 +21,8 @@ type job struct {
 	w       *worker // the slot it runs in
 	told    bool    // a press answered while it waits for an outage to end
 	gaveWay bool    // a turn that moved to the end of its chat's queue once, for someone else's
+
+	queued time.Time // when it reached the dispatcher
 }
 
 // afterRun is what became of one attempt at a job.
@@ -88,6 +90,7 @@ func (d *dispatcher) add(l lane, j *job) {
 		return
 	}
 	d.queued[j.id] = true
+	j.queued = d.clock.Now()
 	d.push(l, j)
 }
 

@@ -26,7 +26,8 @@
 // What the bot has shown the person is written down as it happens (the turns
 // table: the status message or reply, the answer, the parts of a long one,
 // and the files the turn's tools made — a chart — which follow the answer,
-// a picture as a photo, loaded from where its tool's result stored them),
+// a picture as a photo, loaded from where its tool's result stored them;
+// one the chat will not take is replaced by a line that says so),
 // so that an update run again does not show anything twice. A message is
 // never sent again after a failure that leaves it unclear whether Telegram
 // took it; an edit, which is harmless to repeat, is.

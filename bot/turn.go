@@ -1,17 +1,22 @@
 package bot
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
+	tg "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
+	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/stages"
 )
 
@@ -43,6 +48,9 @@ type talk struct {
 // for twice).
 func (b *Bot) turn(ctx context.Context, j *job, m *models.Message) error {
 	id := j.id
+	if j.attempt == 1 && !j.queued.IsZero() {
+		b.metrics().TurnPhase(PhaseQueue, b.cfg.Clock.Now().Sub(j.queued))
+	}
 	t := talk{id: id, w: j.w, chat: chatOf(m.Chat), place: placeOf(m), replyTo: m.ID, person: userOf(m.From)}
 	stored, err := b.db.SaveUserMessage(ctx, t.chat, b.userMessage(id, m))
 	if err != nil {
@@ -54,7 +62,9 @@ func (b *Bot) turn(ctx context.Context, j *job, m *models.Message) error {
 
 // converse runs turn t: from here on a turn for a message and one that
 // goes on after a confirmation are the same.
-func (b *Bot) converse(ctx context.Context, t talk) error {
+func (b *Bot) converse(ctx context.Context, t talk) (err error) {
+	var outcome string // what the turn came to, when it returns no error
+	defer func() { b.turnEnded(ctx, outcome, err) }()
 	log := b.log.With("update_id", t.id, "chat_id", t.chat.ID)
 	prior, err := b.db.Turn(ctx, t.id)
 	if err != nil {
@@ -67,6 +77,7 @@ func (b *Bot) converse(ctx context.Context, t talk) error {
 			})
 		}}
 	if prior.Answer != "" {
+		outcome = answered(prior.AnswerMetadata)
 		return b.deliver(ctx, log, t, b.stages.Adopt(start), prior.Answer, prior.AnswerMetadata, prior.Parts)
 	}
 	if t.prepare == nil { // a turn for a message: the tools of its writer, and the one they chose
@@ -86,16 +97,20 @@ func (b *Bot) converse(ctx context.Context, t talk) error {
 	if t.prepare != nil {
 		err := t.prepare(ctx, shown)
 		if errors.Is(err, errAskedAgain) {
+			outcome = TurnHeld
 			return b.askAgain(ctx, log, t, shown)
 		}
 		if err != nil {
+			outcome = TurnFailed
 			return b.turnFailed(ctx, log, t, shown, err)
 		}
 	}
 	answer, meta, err := b.ask(ctx, log, t, shown)
 	if err != nil {
+		outcome = TurnFailed
 		return b.turnFailed(ctx, log, t, shown, err)
 	}
+	outcome = answered(meta)
 	return b.deliver(ctx, log, t, shown, answer, meta, nil)
 }
 
@@ -136,11 +151,20 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 			return "", nil, err
 		}
 	}
+	var toolsTook time.Duration // told from the agent's goroutine, read once it returns
+	ranTools := false
+	observe := func(s ryo.Step) {
+		if s.Kind == ryo.StepToolDone {
+			toolsTook, ranTools = toolsTook+s.Took, true
+		}
+		shown.Observe(s)
+	}
 	started := b.cfg.Clock.Now()
 	turnCtx, cancel := context.WithTimeout(ctx, b.cfg.TurnTimeout)
 	defer cancel()
 	out, err := b.agent.Run(turnCtx, agent.Input{Bot: b.me, Chat: t.chat, Place: t.place, UpdateID: t.id, History: history,
-		Person: t.person, Message: t.message, Memories: known, Observe: shown.Observe, Tools: tools, Force: t.force})
+		Person: t.person, Message: t.message, Memories: known, Observe: observe, Tools: tools, Force: t.force})
+	b.agentPhases(b.cfg.Clock.Now().Sub(started), toolsTook, ranTools)
 	if err != nil {
 		return "", nil, err
 	}
@@ -196,10 +220,12 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 	if err != nil {
 		return err
 	}
+	files = distinctFiles(files)
 	record := func(ids []int) error {
 		return b.record(ctx, "remember answer parts", func(ctx context.Context) error { return b.db.SaveTurnParts(ctx, t.id, ids) })
 	}
 	var ids []int
+	began := b.cfg.Clock.Now()
 	err = t.w.idle(func() error { // Telegram may make the answer wait its turn: other chats go on meanwhile
 		var err error
 		if ids, err = shown.Finish(ctx, answer, about.Tools, delivered, record); err != nil {
@@ -208,6 +234,7 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 		ids, err = b.sendFiles(ctx, t, files, ids, delivered, record)
 		return err
 	})
+	b.metrics().TurnPhase(PhaseDelivery, b.cfg.Clock.Now().Sub(began))
 	if err != nil {
 		if ctx.Err() != nil {
 			shown.Pause(ctx)
@@ -258,6 +285,10 @@ func (b *Bot) sendFiles(ctx context.Context, t talk, files []ryo.Attachment, ids
 			send = b.tg.SendPhoto
 		}
 		id, err := send(ctx, t.place, t.replyTo, f.Name, f.Data, f.Caption)
+		if errors.Is(err, tg.ErrorBadRequest) { // the chat will not take it: a line says so in its place
+			b.log.Warn("Telegram refused a file a tool made; saying so instead", "chat_id", t.chat.ID, "file", f.Name, "err", err)
+			id, err = b.tg.Send(ctx, t.place, t.replyTo, render.Text(fileRefused(f.Name, err), render.MaxUnits))
+		}
 		if err != nil {
 			return ids, fmt.Errorf("send %s: %w", f.Name, err)
 		}
@@ -267,6 +298,28 @@ func (b *Bot) sendFiles(ctx context.Context, t talk, files []ryo.Attachment, ids
 		}
 	}
 	return ids, nil
+}
+
+// distinctFiles is files without repeats: a model that asks for the same
+// chart again in a later round gets it drawn twice, and the person once.
+func distinctFiles(files []ryo.Attachment) []ryo.Attachment {
+	var out []ryo.Attachment
+	for _, f := range files {
+		if !slices.ContainsFunc(out, func(o ryo.Attachment) bool {
+			return o.Name == f.Name && o.MimeType == f.MimeType && o.Caption == f.Caption && bytes.Equal(o.Data, f.Data)
+		}) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// fileRefused is the line sent in place of a file Telegram refused.
+func fileRefused(name string, err error) string {
+	if strings.Contains(err.Error(), "not enough rights") {
+		return "⚠️ " + name + " could not be sent: this chat does not let me post pictures or files."
+	}
+	return "⚠️ " + name + " could not be sent: Telegram refused it."
 }
 
 // answerAbout is what delivery reads back from the answer's metadata.

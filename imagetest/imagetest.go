@@ -130,16 +130,6 @@ func apiError(w http.ResponseWriter, status int, message string) {
 }
 
 func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	hold := s.hold
-	s.mu.Unlock()
-	if hold != nil {
-		select {
-		case <-hold:
-		case <-r.Context().Done():
-			return
-		}
-	}
 	var body struct {
 		Prompt         *string `json:"prompt"`
 		N              *int    `json:"n"`
@@ -159,13 +149,21 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 		req.N = *body.N
 	}
 	s.mu.Lock()
-	s.requests = append(s.requests, req)
+	s.requests = append(s.requests, req) // as received: a held request counts
 	var fail *Failure
 	if len(s.fail) > 0 {
 		fail = &s.fail[0]
 		s.fail = s.fail[1:]
 	}
+	hold := s.hold
 	s.mu.Unlock()
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	switch {
 	case s.opts.Key != "" && req.Authorization != "Bearer "+s.opts.Key:
 		apiError(w, http.StatusUnauthorized, "Incorrect API key provided.")

@@ -28,6 +28,7 @@ type board struct {
 // toolRun is a tool that finished.
 type toolRun struct {
 	tool, args, status string
+	doing              string // what it said it did; shown instead of its name and arguments
 	took               time.Duration
 }
 
@@ -44,7 +45,7 @@ func (b *board) observe(s ryo.Step) {
 	case ryo.StepTool, ryo.StepConfirm:
 		b.stage, b.tool, b.args, b.doing = s.Kind, s.Tool, summarize(s.Args), s.Doing
 	case ryo.StepToolDone:
-		b.done = append(b.done, toolRun{tool: s.Tool, args: b.argsOf(s.Tool), status: s.Status, took: s.Took})
+		b.done = append(b.done, toolRun{tool: s.Tool, args: b.argsOf(s.Tool), doing: b.doingOf(s.Tool), status: s.Status, took: s.Took})
 		b.stage, b.tool, b.args, b.doing = ryo.StepThinking, "", "", ""
 	case ryo.StepWriting:
 		b.reply = s.Reply
@@ -58,6 +59,16 @@ func (b *board) observe(s ryo.Step) {
 func (b *board) argsOf(tool string) string {
 	if b.tool == tool {
 		return b.args
+	}
+	return ""
+}
+
+// doingOf returns what the tool that was running said it did. A quick
+// tool is done before the status message shows it running: its line then
+// says what it did, not its arguments (a chart's would be raw JSON).
+func (b *board) doingOf(tool string) string {
+	if b.tool == tool {
+		return b.doing
 	}
 	return ""
 }
@@ -106,6 +117,9 @@ func (b *board) stageLine() string {
 
 func (r toolRun) line() string {
 	name := withArgs(r.tool, r.args)
+	if r.doing != "" {
+		name = r.doing
+	}
 	switch r.status {
 	case "ok":
 		return "✅ " + name + " · " + duration(r.took)

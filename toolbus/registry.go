@@ -21,6 +21,8 @@ type Registry struct {
 	policy Policy
 	clock  ryo.Clock
 
+	observer Observer // told of each call; nil for nobody
+
 	mu   sync.Mutex
 	done map[string]Result // finished calls by idempotency key
 	keys []string          // in the order they finished, to forget the oldest

@@ -153,6 +153,7 @@ func (r *Registry) Run(ctx context.Context, c Call) Result {
 		return res
 	}
 	res := r.run(ctx, c)
+	r.observe(res)
 	if res.Status != StatusCancelled && (len(res.Attachments) == 0 || r.changes(c.Tool)) {
 		// The files of a tool that changes nothing are not kept here:
 		// they may be large, and it can make them again; the store

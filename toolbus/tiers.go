@@ -30,12 +30,13 @@ var tierName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
 // tier with every tool. It refuses unknown tools and categories, bad and
 // repeated names, and a tier that unlocks nothing, saying which.
 func ParseTiers(spec, def string, specs []Spec) (*Tiers, error) {
+	written := def                                // for messages, as the person wrote it
 	def = strings.ToLower(strings.TrimSpace(def)) // as the names in spec
 	if def == "" {
 		def = DefaultTier
 	}
 	if !tierName.MatchString(def) {
-		return nil, fmt.Errorf("default tier %q: a tier's name is 1 to 32 lowercase letters, digits, - or _", def)
+		return nil, fmt.Errorf("default tier %q: a tier's name is 1 to 32 lowercase letters, digits, - or _", written)
 	}
 	t := &Tiers{def: def, tools: map[string][]string{}}
 	for part := range strings.SplitSeq(spec, ";") {
@@ -79,7 +80,7 @@ func ParseTiers(spec, def string, specs []Spec) (*Tiers, error) {
 	}
 	if t.tools[def] == nil && def != DefaultTier && len(t.names) > 0 {
 		return nil, fmt.Errorf("default tier %q is not among the tiers defined (%s); define it, e.g. %s=*, or name one of them",
-			def, strings.Join(t.names, ", "), def)
+			written, strings.Join(t.names, ", "), def)
 	}
 	if t.tools[def] == nil {
 		every := []string{}

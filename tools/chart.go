@@ -100,12 +100,15 @@ func CreateChart() toolbus.Spec {
 // chart is a chart's data, read and checked.
 type chart struct {
 	kind                          string
-	title, xLabel, yLabel, unit   string
-	names                         []string    // one per series
-	labels                        []string    // one per point; "" when it has none
-	xs                            []float64   // one per point, for scatter and line charts over numbers; nil otherwise
-	series                        [][]float64 // series[k][i] is point i's value of series k
-	bins                          int         // histogram only
+	title                         string // as given, for the caption
+	drawnTitle                    string // what the picture shows of it; "" when the font cannot draw it
+	xLabel, yLabel, unit          string
+	names                         []string        // one per series
+	labels                        []string        // one per point; "" when it has none
+	xs                            []float64       // one per point, for scatter and line charts over numbers; nil otherwise
+	series                        [][]float64     // series[k][i] is point i's value of series k
+	written                       [][]json.Number // the same values as the model wrote them, for exact totals
+	bins                          int             // histogram only
 	namedSeries, labelled, overXs bool
 }
 
@@ -150,7 +153,7 @@ func createChart(ctx context.Context, raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return toolbus.Attached{Result: describeChart(c),
+	return toolbus.Attached{Result: describeChart(ctx, c),
 		Files: []ryo.Attachment{{Name: "chart.png", MimeType: "image/png", Caption: c.title, Data: png}}}, nil
 }
 
@@ -189,7 +192,6 @@ func (c *chart) readTexts(a chartArgs) error {
 		from  string
 		max   int
 	}{
-		{"title", &c.title, a.Title, maxTitle},
 		{"x_label", &c.xLabel, a.XLabel, maxAxisLabel},
 		{"y_label", &c.yLabel, a.YLabel, maxAxisLabel},
 		{"unit", &c.unit, a.Unit, maxUnit},
@@ -200,16 +202,47 @@ func (c *chart) readTexts(a chartArgs) error {
 		}
 		*t.to = text
 	}
+	// The caption shows the title as given; the picture what it can of it.
+	c.title = oneLine(a.Title)
+	if err := fits("title", c.title, maxTitle); err != nil {
+		return err
+	}
+	if drawn, cannot := drawable(c.title); cannot == "" {
+		c.drawnTitle = drawn
+	}
 	return nil
 }
 
-// chartText is s on one line, refused when longer than max characters.
+// chartText is what the picture shows of s, on one line: refused when
+// longer than max characters, or when the chart's font cannot draw it.
 func chartText(field, s string, max int) (string, error) {
-	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
-	if n := len([]rune(s)); n > max {
-		return "", invalid("%s has %d characters, more than the %d a chart shows legibly; shorten it", field, n, max)
+	s = oneLine(s)
+	if err := fits(field, s, max); err != nil {
+		return "", err
 	}
-	return s, nil
+	drawn, cannot := drawable(s)
+	switch {
+	case cannot != "":
+		return "", invalid("%s has characters the chart cannot draw (%s): it draws Latin, Greek and Cyrillic letters, left to right; "+
+			"write it in those, translated or transliterated, and keep the original words in your reply", field, clip(cannot, 20))
+	case drawn == "" && s != "":
+		return "", invalid("%s is %q, which the chart cannot draw; write it in words or leave it out", field, s)
+	}
+	return drawn, nil
+}
+
+// oneLine is s on one line, its runs of spaces and control characters
+// one space.
+func oneLine(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+}
+
+// fits refuses s when it is longer than max characters.
+func fits(field, s string, max int) error {
+	if n := len([]rune(s)); n > max {
+		return invalid("%s has %d characters, more than the %d a chart shows legibly; shorten it", field, n, max)
+	}
+	return nil
 }
 
 func (c *chart) readPoints(points []chartPoint) error {
@@ -225,8 +258,10 @@ func (c *chart) readPoints(points []chartPoint) error {
 		return err
 	}
 	c.series = make([][]float64, used)
+	c.written = make([][]json.Number, used)
 	for k := range c.series {
 		c.series[k] = make([]float64, n)
+		c.written[k] = make([]json.Number, n)
 	}
 	c.labels = make([]string, n)
 	for i, p := range points {
@@ -285,6 +320,7 @@ func (c *chart) readPoint(i int, p chartPoint) error {
 			return err
 		}
 		c.series[k][i] = v
+		c.written[k][i] = json.Number(bytes.TrimSpace(p.values()[k]))
 	}
 	if !given(p.X) {
 		if c.xs != nil {
@@ -317,6 +353,9 @@ func chartNumber(i int, key string, raw json.RawMessage) (float64, error) {
 	}
 	if math.Abs(v) > 1e300 {
 		return 0, invalid("point %d's %s is %g, too large to draw; scale the values (thousands, millions) and say so in the unit", i+1, key, v)
+	}
+	if v == 0 {
+		return 0, nil // not -0, which would be written so
 	}
 	return v, nil
 }

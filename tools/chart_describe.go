@@ -1,8 +1,11 @@
 package tools
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
 )
 
@@ -58,11 +61,11 @@ type PieSlice struct {
 const chartNote = "The picture is sent to the person as a photo right after your reply, with the title as its caption. " +
 	"Say in a sentence or two what it shows; do not draw it in text or link to it."
 
-func describeChart(c *chart) ChartResult {
+func describeChart(ctx context.Context, c *chart) ChartResult {
 	r := ChartResult{Kind: c.kind, Title: c.title, Points: len(c.labels), Unit: c.unit,
 		Image: fmt.Sprintf("PNG, %d×%d pixels", chartWidth, chartHeight), Note: chartNote}
 	for k, values := range c.series {
-		r.Series = append(r.Series, c.summarize(k, values))
+		r.Series = append(r.Series, c.summarize(ctx, k, values))
 	}
 	if c.overXs {
 		r.X = &ValueRange{Min: slices.Min(c.xs), Max: slices.Max(c.xs)}
@@ -76,7 +79,7 @@ func describeChart(c *chart) ChartResult {
 	return r
 }
 
-func (c *chart) summarize(k int, values []float64) SeriesSummary {
+func (c *chart) summarize(ctx context.Context, k int, values []float64) SeriesSummary {
 	s := SeriesSummary{Name: c.names[k], Count: len(values), Min: math.Inf(1), Max: math.Inf(-1)}
 	for i, v := range values {
 		if v < s.Min {
@@ -87,6 +90,10 @@ func (c *chart) summarize(k int, values []float64) SeriesSummary {
 		}
 		s.Sum += v
 	}
+	if sum, mean, ok := exactTotal(ctx, c.written[k]); ok {
+		s.Sum, s.Mean = sum, mean
+		return s
+	}
 	s.Mean = s.Sum / float64(len(values))
 	if math.IsInf(s.Sum, 0) { // values near the largest float64
 		s.Mean = 0
@@ -95,6 +102,23 @@ func (c *chart) summarize(k int, values []float64) SeriesSummary {
 		}
 	}
 	return s
+}
+
+// exactTotal is the sum and the mean of numbers as written, computed
+// exactly and rounded once, as statistics does; ok is false when they
+// cannot be (a number of too many digits, a sum past float64's range).
+func exactTotal(ctx context.Context, written []json.Number) (sum, mean float64, ok bool) {
+	d, err := readDecimals(ctx, "value", written)
+	if err != nil {
+		return 0, 0, false
+	}
+	total, _, err := sumInts(ctx, d.ints)
+	if err != nil {
+		return 0, 0, false
+	}
+	sum, ok = exactFloat(scaled(total, big.NewInt(1), d.exp))
+	mean, _ = exactFloat(scaled(total, big.NewInt(int64(len(written))), d.exp))
+	return sum, mean, ok
 }
 
 // histogram counts values in bins equal parts of their range; values all

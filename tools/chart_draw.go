@@ -73,6 +73,7 @@ func drawChart(c *chart) ([]byte, error) {
 	if len(c.series) > 1 { // room above the data for the legend at the top
 		p.Y.Max += (p.Y.Max - p.Y.Min) * 0.05 * float64(len(c.series)+1)
 	}
+	fitTexts(p, extra)
 	canvas := vgimg.NewWith(vgimg.UseImage(image.NewRGBA(image.Rect(0, 0, chartWidth, chartHeight))), vgimg.UseDPI(chartDPI))
 	p.Draw(draw.Crop(draw.New(canvas), margin+extra, -margin, margin, -margin))
 	var buf bytes.Buffer
@@ -87,7 +88,7 @@ func drawChart(c *chart) ([]byte, error) {
 // newPlot is a plot with the chart's title, axis names and look.
 func newPlot(c *chart) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = c.title
+	p.Title.Text = c.drawnTitle
 	p.Title.TextStyle.Font = font.From(chartFace, 20)
 	p.Title.TextStyle.Color = inkColor
 	p.Title.Padding = vg.Points(12)
@@ -110,6 +111,34 @@ func newPlot(c *chart) *plot.Plot {
 	p.Legend.ThumbnailWidth = vg.Points(20)
 	p.Legend.Padding = vg.Points(4)
 	return p
+}
+
+// The room the title and the axis names have, in points: the picture's
+// width less its margins, and about the data area's height.
+const (
+	titleRoom  = 900 - 2*margin
+	plotHeight = 600 - 2*margin - 130 // less the title and the X axis' ticks and name
+)
+
+// fitTexts makes the title and the axis names smaller, to a legible
+// least, and then shorter, until each fits its room; extra is the room
+// the X axis' names take left of the plot.
+func fitTexts(p *plot.Plot, extra vg.Length) {
+	p.Title.Text = fitText(&p.Title.TextStyle, p.Title.Text, 12, titleRoom-extra)
+	p.X.Label.Text = fitText(&p.X.Label.TextStyle, p.X.Label.Text, 10, plotWidth-extra)
+	p.Y.Label.Text = fitText(&p.Y.Label.TextStyle, p.Y.Label.Text, 10, plotHeight)
+}
+
+// fitText is s in style made smaller, down to smallest points, and then
+// cut short, until s is no wider than room.
+func fitText(style *text.Style, s string, smallest, room vg.Length) string {
+	for style.Font.Size > smallest && style.Width(s) > room {
+		style.Font.Size = max(style.Font.Size-1, smallest)
+	}
+	for n := len([]rune(s)); n > 1 && style.Width(s) > room; n-- {
+		s = clip(s, n)
+	}
+	return s
 }
 
 // valueLabel names the value axis, with the unit in brackets.

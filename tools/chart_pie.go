@@ -69,11 +69,17 @@ func (pc *pie) Plot(c draw.Canvas, p *plot.Plot) {
 	pc.key(c, p, vg.Point{X: c.Min.X + w*0.58, Y: c.Max.Y})
 }
 
-// wedge fills one slice, outlined in white so that neighbours stand apart.
+// wedge fills one slice, outlined in white so that neighbours stand apart;
+// a slice that is the whole pie is a disc, with no seam at its start.
 func wedge(c draw.Canvas, center vg.Point, radius vg.Length, start, sweep float64, fill color.Color) {
 	var path vg.Path
-	path.Move(center)
-	path.Line(vg.Point{X: center.X + radius*vg.Length(math.Cos(start)), Y: center.Y + radius*vg.Length(math.Sin(start))})
+	rim := vg.Point{X: center.X + radius*vg.Length(math.Cos(start)), Y: center.Y + radius*vg.Length(math.Sin(start))}
+	if math.Abs(sweep) < 2*math.Pi-1e-9 {
+		path.Move(center)
+		path.Line(rim)
+	} else {
+		path.Move(rim)
+	}
 	path.Arc(center, radius, start, sweep)
 	path.Close()
 	c.SetColor(fill)
@@ -96,6 +102,17 @@ func (pc *pie) key(c draw.Canvas, p *plot.Plot, at vg.Point) {
 		if pc.unit != "" {
 			value += " " + pc.unit
 		}
-		c.FillText(style, vg.Point{X: at.X + box*1.6, Y: y}, fmt.Sprintf("%s — %s (%.1f%%)", label, value, pc.shares[i]*100))
+		from := at.X + box*1.6
+		c.FillText(style, vg.Point{X: from, Y: y}, keyEntry(style, c.Max.X-from, label, value, pc.shares[i]))
 	}
+}
+
+// keyEntry is a slice's line in the key — its label, value and share —
+// its label shortened until the line is no wider than room.
+func keyEntry(style text.Style, room vg.Length, label, value string, share float64) string {
+	entry := func(label string) string { return fmt.Sprintf("%s — %s (%.1f%%)", label, value, share*100) }
+	for n := len([]rune(label)); n > 1 && style.Width(entry(label)) > room; n-- {
+		label = clip(label, n)
+	}
+	return entry(label)
 }

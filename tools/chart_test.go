@@ -313,3 +313,103 @@ func BenchmarkCreateChartLine1000(b *testing.B) {
 		}
 	}
 }
+
+// differentPixels counts the pixels where a and b differ.
+func differentPixels(a, b *image.RGBA) int {
+	n := 0
+	for i := 0; i < len(a.Pix); i += 4 {
+		if string(a.Pix[i:i+4]) != string(b.Pix[i:i+4]) {
+			n++
+		}
+	}
+	return n
+}
+
+// The total and the mean a chart's description gives are those of the
+// numbers as written, as statistics computes them: rainfall of 0.1 and
+// 0.2 mm totals 0.3, not 0.30000000000000004, and a thousand readings of
+// 0.1 average 0.1.
+func TestChartTotalsAreExact(t *testing.T) {
+	r, _ := drawJSON(t, `{"kind":"bar","unit":"mm","points":`+points([]string{"Mon", "Tue"}, 0.1, 0.2)+`}`)
+	if s := r.Series[0]; s.Sum != 0.3 || s.Mean != 0.15 {
+		t.Errorf("sum %v, mean %v; want 0.3 and 0.15", s.Sum, s.Mean)
+	}
+	var ps []string
+	for range maxChartPoints {
+		ps = append(ps, `{"value":0.1,"value2":-0}`)
+	}
+	r, _ = drawJSON(t, `{"kind":"line","points":[`+strings.Join(ps, ",")+`]}`)
+	if s := r.Series[0]; s.Sum != 100 || s.Mean != 0.1 {
+		t.Errorf("sum %v, mean %v; want 100 and 0.1", s.Sum, s.Mean)
+	}
+	if s := r.Series[1]; math.Signbit(s.Sum) || math.Signbit(s.Mean) || math.Signbit(s.Min) {
+		t.Errorf("series of -0: %+v; want 0, not -0", s)
+	}
+}
+
+// A pie of one slice is a whole disc: no seam is drawn from its centre
+// to twelve o'clock, as between two slices.
+func TestPieOfOneSliceIsWhole(t *testing.T) {
+	_, img := drawJSON(t, `{"kind":"pie","title":"Where it went","points":[{"label":"Rent","value":1200}]}`)
+	left, right, top, bottom := chartWidth, 0, chartHeight, 0
+	for x := range chartWidth * 55 / 100 {
+		for y := range chartHeight {
+			if img.RGBAAt(x, y) == palette[0] {
+				left, right, top, bottom = min(left, x), max(right, x), min(top, y), max(bottom, y)
+			}
+		}
+	}
+	cx, cy := (left+right)/2, (top+bottom)/2
+	for y := top + 5; y < cy-5; y++ {
+		for x := cx - 2; x <= cx+2; x++ {
+			if c := img.RGBAAt(x, y); c != palette[0] {
+				t.Fatalf("pixel (%d, %d) above the centre (%d, %d) is %v; want the slice's colour", x, y, cx, cy, c)
+			}
+		}
+	}
+}
+
+// A pie's key fits in the picture, value and share included, however long
+// the labels: a household budget by its long category names.
+func TestPieKeyFitsThePicture(t *testing.T) {
+	_, img := drawJSON(t, `{"kind":"pie","title":"Household budget","unit":"EUR","points":[`+
+		`{"label":"Housing, utilities and home insurance","value":1450.75},`+
+		`{"label":"Groceries and household supplies","value":612.4},`+
+		`{"label":"Transport, fuel and car maintenance","value":388.9},`+
+		`{"label":"Entertainment and subscriptions","value":145.99},`+
+		`{"label":"Savings and emergency fund deposits","value":500}]}`)
+	white := color.RGBA{R: 0xff, G: 0xff, B: 0xff, A: 0xff}
+	for x := chartWidth - 24; x < chartWidth; x++ {
+		for y := range chartHeight {
+			if c := img.RGBAAt(x, y); c != white {
+				t.Fatalf("pixel (%d, %d) in the right margin is %v: the key runs off the picture", x, y, c)
+			}
+		}
+	}
+}
+
+// Texts as long as a chart takes — a title of 100 characters, axis names
+// of 60 in capitals with a unit — are drawn whole, inside the picture.
+func TestLongestTextsFitThePicture(t *testing.T) {
+	title := "Monthly electricity consumption of our household compared with the regional average, 2023 to 2025, %"
+	axis := "ELECTRICITY CONSUMED PER HOUSEHOLD PER MONTH, ALL APPLIANCES"
+	if len(title) != maxTitle || len(axis) != maxAxisLabel {
+		t.Fatalf("the title has %d characters, the axis name %d; want %d and %d", len(title), len(axis), maxTitle, maxAxisLabel)
+	}
+	for name, args := range map[string]string{
+		"bar":       `{"kind":"bar","title":"` + title + `","y_label":"` + axis + `","unit":"kWh","x_label":"` + axis + `","points":[{"label":"Jan","value":412},{"label":"Feb","value":380}]}`,
+		"histogram": `{"kind":"histogram","title":"` + title + `","x_label":"` + axis + `","y_label":"` + axis + `","points":[{"value":412},{"value":380}]}`,
+	} {
+		_, img := drawJSON(t, args)
+		white := color.RGBA{R: 0xff, G: 0xff, B: 0xff, A: 0xff}
+		const border = 8
+		for x := range chartWidth {
+			for y := range chartHeight {
+				inside := x >= border && x < chartWidth-border && y >= border && y < chartHeight-border
+				if c := img.RGBAAt(x, y); !inside && c != white {
+					t.Fatalf("%s: pixel (%d, %d) at the picture's edge is %v: a text runs off it", name, x, y, c)
+				}
+			}
+		}
+	}
+}

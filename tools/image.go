@@ -42,6 +42,15 @@ const (
 	maxImageCaption = 200                               // characters of the prompt shown under the picture
 )
 
+// imageGrace is how much longer than its own deadline the bus gives the
+// tool: the tool reports its deadline itself, as a result the bus does not
+// retry — a generator that ran out of time is likely still painting, and
+// asking again would double the wait and its work.
+const imageGrace = 5 * time.Second
+
+// errTooSlow ends a request to the generator at the tool's deadline.
+var errTooSlow = errors.New("the image generator took too long")
+
 // imageSizes are the shapes the model may ask for, as OpenAI's images API
 // names their sizes; generators that copy the API take them too.
 var imageSizes = map[string]string{"square": "1024x1024", "portrait": "1024x1792", "landscape": "1792x1024"}
@@ -80,7 +89,7 @@ func GenerateImage(cfg ImageConfig) toolbus.Spec {
 		},
 		Schema:  json.RawMessage(imageSchema),
 		Effect:  toolbus.ReadOnly,
-		Timeout: cfg.Timeout,
+		Timeout: cfg.Timeout + imageGrace,
 		Doing:   "🎨 painting a picture",
 		Tool:    toolbus.ToolFunc(g.call),
 	}
@@ -140,6 +149,8 @@ func (g generator) call(ctx context.Context, raw json.RawMessage) (any, error) {
 		body["model"] = g.cfg.Model
 	}
 	started := time.Now()
+	ctx, cancel := context.WithTimeoutCause(ctx, g.cfg.Timeout, errTooSlow)
+	defer cancel()
 	answer, err := g.ask(ctx, body)
 	if err != nil {
 		g.cfg.Log.Warn("the image generator failed", "host", g.cfg.URL.Host, "err", err, "took", time.Since(started))
@@ -154,6 +165,14 @@ func (g generator) call(ctx context.Context, raw json.RawMessage) (any, error) {
 	if err != nil {
 		g.cfg.Log.Warn("the image generator's picture cannot be read", "host", g.cfg.URL.Host, "err", err, "bytes", len(data))
 		return nil, toolbus.Errorf("generator_failed", "the image generator sent something that is not a picture; tell the person it did not work and they may try again")
+	}
+	if format != "png" && format != "jpeg" && format != "webp" { // such as a GIF: any decoder linked in reads its size
+		g.cfg.Log.Warn("the image generator's picture is in a format Telegram does not show as a photo", "host", g.cfg.URL.Host, "format", format)
+		return nil, toolbus.Errorf("generator_failed", "the image generator sent a %s, not a PNG, JPEG or WebP picture; tell the person it did not work", strings.ToUpper(format))
+	}
+	if !ryo.PhotoFits(conf.Width, conf.Height) { // a broken generator, or a picture meant to eat a phone's memory
+		g.cfg.Log.Warn("the image generator's picture has sides Telegram does not take", "host", g.cfg.URL.Host, "width", conf.Width, "height", conf.Height)
+		return nil, toolbus.Errorf("generator_failed", "the image generator made a picture of %d×%d pixels, which Telegram cannot show; tell the person it did not work", conf.Width, conf.Height)
 	}
 	file := ryo.Attachment{Name: "picture." + format, MimeType: "image/" + format, Caption: "🎨 " + clipRunes(prompt, maxImageCaption), Data: data}
 	if format == "jpeg" {
@@ -187,7 +206,7 @@ func (g generator) ask(ctx context.Context, body map[string]any) (imageAnswer, e
 	resp, err := g.cfg.Client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return imageAnswer{}, ctx.Err() // the bus reports its deadline
+			return imageAnswer{}, g.late(ctx)
 		}
 		return imageAnswer{}, toolbus.Errorf("generator_unavailable", "the image generator did not answer (%s); tell the person pictures cannot be made right now", transportProblem(err))
 	}
@@ -195,7 +214,7 @@ func (g generator) ask(ctx context.Context, body map[string]any) (imageAnswer, e
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxImageReply+1))
 	if err != nil {
 		if ctx.Err() != nil {
-			return imageAnswer{}, ctx.Err()
+			return imageAnswer{}, g.late(ctx)
 		}
 		return imageAnswer{}, toolbus.Errorf("generator_unavailable", "the image generator's answer broke off; tell the person it did not work and they may try again")
 	}
@@ -240,7 +259,7 @@ func (g generator) picture(ctx context.Context, answer imageAnswer) ([]byte, err
 	resp, err := g.cfg.Client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, g.late(ctx)
 		}
 		return nil, toolbus.Errorf("generator_unavailable", "the image generator's picture could not be fetched (%s)", transportProblem(err))
 	}
@@ -251,7 +270,7 @@ func (g generator) picture(ctx context.Context, answer imageAnswer) ([]byte, err
 	data, err := io.ReadAll(io.LimitReader(resp.Body, ryo.MaxAttachmentBytes+1))
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, g.late(ctx)
 		}
 		return nil, toolbus.Errorf("generator_unavailable", "the image generator's picture broke off while it was fetched")
 	}
@@ -259,6 +278,15 @@ func (g generator) picture(ctx context.Context, answer imageAnswer) ([]byte, err
 		return nil, toolbus.Errorf("generator_failed", "the image generator's picture is larger than Telegram takes; try a smaller shape")
 	}
 	return data, nil
+}
+
+// late is why a request ended with ctx: the tool's deadline, told to the
+// model, or the turn's end.
+func (g generator) late(ctx context.Context) error {
+	if errors.Is(context.Cause(ctx), errTooSlow) {
+		return toolbus.Errorf(toolbus.CodeTimeout, "the image generator did not finish the picture within %v; it may still be busy with it, so tell the person and do not ask again right away", g.cfg.Timeout)
+	}
+	return ctx.Err()
 }
 
 // transportProblem says in a few words why a request got no answer,

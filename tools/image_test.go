@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"image"
+	"image/color/palette"
+	"image/gif"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -139,6 +143,21 @@ func TestGenerateImageFailures(t *testing.T) {
 			fmt.Fprint(w, `"}]}`)
 		case "badurl":
 			fmt.Fprint(w, `{"data":[{"url":"file:///etc/passwd"}]}`)
+		case "thin":
+			fmt.Fprintf(w, `{"data":[{"b64_json":%q}]}`, base64.StdEncoding.EncodeToString(pngHeader(20000, 1)))
+		case "gif": // an animation, which ryo's binary can read: image/gif is linked in
+			var g gif.GIF
+			for range 3 {
+				g.Image = append(g.Image, image.NewPaletted(image.Rect(0, 0, 64, 64), palette.Plan9))
+				g.Delay = append(g.Delay, 10)
+			}
+			var b bytes.Buffer
+			if err := gif.EncodeAll(&b, &g); err != nil {
+				t.Error(err)
+			}
+			fmt.Fprintf(w, `{"data":[{"b64_json":%q}]}`, base64.StdEncoding.EncodeToString(b.Bytes()))
+		case "bomb":
+			fmt.Fprintf(w, `{"data":[{"b64_json":%q}]}`, base64.StdEncoding.EncodeToString(pngHeader(60000, 60000)))
 		}
 	}))
 	defer garbage.Close()
@@ -162,6 +181,9 @@ func TestGenerateImageFailures(t *testing.T) {
 		{"no picture", garbage.URL + "/v1/images/generations?case=empty", nil, imageKey, "generator_failed", "without a picture"},
 		{"too large", garbage.URL + "/v1/images/generations?case=huge", nil, imageKey, "generator_failed", "larger than Telegram takes"},
 		{"address not http", garbage.URL + "/v1/images/generations?case=badurl", nil, imageKey, "generator_failed", "without a picture"},
+		{"an animated GIF", garbage.URL + "/v1/images/generations?case=gif", nil, imageKey, "generator_failed", "a GIF"},
+		{"a 20000×1 line", garbage.URL + "/v1/images/generations?case=thin", nil, imageKey, "generator_failed", "20000×1 pixels"},
+		{"a bomb: 60000×60000 pixels in 33 bytes", garbage.URL + "/v1/images/generations?case=bomb", nil, imageKey, "generator_failed", "60000×60000 pixels"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.fail != nil {
@@ -187,8 +209,9 @@ func TestGenerateImageFailures(t *testing.T) {
 	}
 }
 
-// A generator slower than the tool's time is cut off by the bus, which
-// says so; nothing is left waiting.
+// A generator slower than the tool's time is cut off, which the model is
+// told; nothing is left waiting, and the generator — likely still painting
+// the first — is not asked for the picture a second time.
 func TestGenerateImageTimeout(t *testing.T) {
 	gen := imagetest.NewServer(imagetest.Options{})
 	defer gen.Close()
@@ -196,7 +219,19 @@ func TestGenerateImageTimeout(t *testing.T) {
 	defer release()
 	r, _ := imageBus(t, gen.URL(), func(c *tools.ImageConfig) { c.Timeout = 50 * time.Millisecond })
 	res := paint(r, `{"prompt":"a slow cat"}`)
-	if res.Status != toolbus.StatusError || res.Error.Code != toolbus.CodeTimeout {
-		t.Fatalf("Run = %+v; want a timeout", res)
+	if res.Status != toolbus.StatusError || res.Error.Code != toolbus.CodeTimeout || !strings.Contains(res.Error.Message, "50ms") {
+		t.Fatalf("Run = %+v; want a timeout after 50ms", res)
 	}
+	if n := len(gen.Requests()); n != 1 || res.Attempts != 1 {
+		t.Fatalf("the generator was asked %d times in %d attempts; want once", n, res.Attempts)
+	}
+}
+
+// pngHeader is only the header of a PNG w×h pixels: what a picture's size
+// is read from.
+func pngHeader(w, h int) []byte {
+	ihdr := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, uint32(w)), uint32(h))
+	chunk := append([]byte("IHDR"), append(ihdr, 8, 6, 0, 0, 0)...)
+	out := append([]byte("\x89PNG\r\n\x1a\n"), binary.BigEndian.AppendUint32(nil, 13)...)
+	return binary.BigEndian.AppendUint32(append(out, chunk...), crc32.ChecksumIEEE(chunk))
 }

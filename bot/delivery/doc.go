@@ -16,7 +16,8 @@
 // budget back, waits, and goes again, never lost. Telegram's 5xx answers
 // and connections never made are retried with backoff; a call that may
 // have reached Telegram and would show something twice is not (engine.go).
-// Every call has a deadline.
+// Every call has a deadline; an upload's leaves time for its bytes on a
+// line of a megabit a second.
 //
 // Telegram (telegram.go) is the client the rest of ryo uses: one method a
 // kind of call, each sent through the engine with its rank. It implements

@@ -32,6 +32,8 @@ type engine struct {
 	token   string // scrubbed from errors
 	log     *slog.Logger
 
+	observer Observer // told of each try; nil for nobody
+
 	mu    sync.Mutex
 	s     *schedule
 	wake  chan struct{}
@@ -165,12 +167,24 @@ func (e *engine) do(ctx context.Context, j *apiCall) error {
 	}
 }
 
+// minUploadRate is the slowest line an upload's deadline allows for:
+// about a megabit a second, the upstream of a poor home connection, where
+// a self-hosted bot may well run.
+const minUploadRate = 128 << 10 // bytes a second
+
+// uploadTime is how much longer than an ordinary call sending n bytes of
+// a file may take.
+func uploadTime(n int) time.Duration {
+	return time.Duration(n) * time.Second / minUploadRate
+}
+
 // send makes one try of j, with a deadline, and settles what follows.
 func (e *engine) send(j *apiCall) {
 	defer e.calls.Done()
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(j.ctx), e.timeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(j.ctx), e.timeout+uploadTime(j.upload))
 	err := Scrub(j.call(ctx), e.token)
 	cancel()
+	e.observe(j, err)
 	e.mu.Lock()
 	now := e.clock.Now()
 	final := e.settle(j, err, now)

@@ -189,6 +189,27 @@ func TestEngineGivesEveryCallADeadline(t *testing.T) {
 	}
 }
 
+// An upload's deadline leaves time for its bytes on a slow line: a 10 MB
+// picture from a home server with a 1 Mbit/s upstream takes 80 s, far
+// past an ordinary call's.
+func TestEngineGivesAnUploadTimeForItsBytes(t *testing.T) {
+	c := clocktest.New(t0)
+	e := newEngine(defaultLimits(), 15*time.Second, "", slog.New(slog.DiscardHandler), c)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go e.run(ctx)
+	var left time.Duration
+	err := e.do(context.Background(), &apiCall{chat: alicePM, class: urgent, method: "sendPhoto", creating: true, upload: 10 << 20,
+		call: func(ctx context.Context) error {
+			deadline, _ := ctx.Deadline()
+			left = time.Until(deadline)
+			return nil
+		}})
+	if err != nil || left < 80*time.Second {
+		t.Fatalf("the upload had %v, %v; want over 80 s", left, err)
+	}
+}
+
 func TestEngineScrubsTheToken(t *testing.T) {
 	e, c := startEngine(t, defaultLimits())
 	r := newTries(c, errors.New("Cannot POST /bot7234567890:SECRETTOKENxxxxxxxxxxxxxx/sendMessage"))

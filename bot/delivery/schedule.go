@@ -57,6 +57,7 @@ type apiCall struct {
 	key      string // calls with the same key in one chat merge: the latest wins
 	method   string
 	creating bool // sending it twice would show the person something twice
+	upload   int  // bytes of a file it sends, which its deadline makes room for
 	call     func(ctx context.Context) error
 	ctx      context.Context // the caller's: a queued job is withdrawn when it ends
 	done     func(error)     // told the outcome once, outside the schedule's lock

@@ -36,6 +36,8 @@ type Options struct {
 	APIURL      string        // the Bot API server, e.g. https://api.telegram.org
 	CallTimeout time.Duration // the deadline of one call
 	Clock       ryo.Clock     // the system clock when nil
+
+	Observer Observer // told of each call on the wire; nil for nobody
 }
 
 // New makes a client of the Bot API o names. Calls wait until Run runs.
@@ -43,7 +45,9 @@ func New(o Options, log *slog.Logger) (*Telegram, error) {
 	api, err := tg.New(o.Token.Reveal(),
 		tg.WithServerURL(strings.TrimRight(o.APIURL, "/")),
 		tg.WithSkipGetMe(),
-		tg.WithHTTPClient(o.CallTimeout, &http.Client{Timeout: o.CallTimeout + 5*time.Second}),
+		// Each call's deadline is the engine's; the client's own only backs
+		// it up, after the longest upload's.
+		tg.WithHTTPClient(o.CallTimeout, &http.Client{Timeout: o.CallTimeout + uploadTime(maxUploadBytes) + 5*time.Second}),
 		tg.WithErrorsHandler(func(err error) { log.Debug("telegram client", "err", Scrub(err, o.Token.Reveal())) }),
 	)
 	if err != nil {
@@ -52,7 +56,9 @@ func New(o Options, log *slog.Logger) (*Telegram, error) {
 	if o.Clock == nil {
 		o.Clock = ryo.SystemClock{}
 	}
-	return &Telegram{api: api, log: log, e: newEngine(defaultLimits(), o.CallTimeout, o.Token.Reveal(), log, o.Clock)}, nil
+	e := newEngine(defaultLimits(), o.CallTimeout, o.Token.Reveal(), log, o.Clock)
+	e.observer = o.Observer
+	return &Telegram{api: api, log: log, e: e}, nil
 }
 
 // Run sends calls until ctx ends, then ends the calls still queued and
@@ -127,7 +133,7 @@ func (t *Telegram) SendFile(ctx context.Context, place ryo.Place, replyTo int, n
 		caption = render.Text(caption, maxCaption).Plain
 	}
 	var id int
-	err := t.e.do(ctx, &apiCall{chat: place.ChatID, class: urgent, method: "sendDocument", creating: true, call: func(ctx context.Context) error {
+	err := t.e.do(ctx, &apiCall{chat: place.ChatID, class: urgent, method: "sendDocument", creating: true, upload: len(data), call: func(ctx context.Context) error {
 		params := &tg.SendDocumentParams{ChatID: place.ChatID, MessageThreadID: place.Thread, Caption: caption,
 			Document: &models.InputFileUpload{Filename: name, Data: bytes.NewReader(data)}}
 		if replyTo != 0 {
@@ -142,6 +148,9 @@ func (t *Telegram) SendFile(ctx context.Context, place ryo.Place, replyTo int, n
 	return id, err
 }
 
+// maxUploadBytes is the largest file Telegram takes from a bot.
+const maxUploadBytes = 50 << 20
+
 // maxCaption is the most UTF-16 units of a caption Telegram takes.
 const maxCaption = 1024
 
@@ -155,7 +164,7 @@ func (t *Telegram) SendPhoto(ctx context.Context, place ryo.Place, replyTo int, 
 		caption = render.Text(caption, maxCaption).Plain
 	}
 	var id int
-	err := t.e.do(ctx, &apiCall{chat: place.ChatID, class: urgent, method: "sendPhoto", creating: true, call: func(ctx context.Context) error {
+	err := t.e.do(ctx, &apiCall{chat: place.ChatID, class: urgent, method: "sendPhoto", creating: true, upload: len(data), call: func(ctx context.Context) error {
 		params := &tg.SendPhotoParams{ChatID: place.ChatID, MessageThreadID: place.Thread, Caption: caption,
 			Photo: &models.InputFileUpload{Filename: name, Data: bytes.NewReader(data)}}
 		if replyTo != 0 {
@@ -175,14 +184,16 @@ func (t *Telegram) SendPhoto(ctx context.Context, place ryo.Place, replyTo int, 
 }
 
 // refusedPhoto reports whether Telegram refused a picture as a photo —
-// too large, of sides it does not take, in a form it cannot read — which
-// it would still take as a file.
+// too large, of sides it does not take, in a form it cannot read, or in a
+// group that does not let members send photos — which it may still take
+// as a file.
 func refusedPhoto(err error) bool {
 	if !errors.Is(err, tg.ErrorBadRequest) {
 		return false
 	}
 	msg := strings.ToUpper(err.Error())
-	return strings.Contains(msg, "PHOTO_") || strings.Contains(msg, "IMAGE_PROCESS_FAILED")
+	return strings.Contains(msg, "PHOTO_") || strings.Contains(msg, "IMAGE_PROCESS_FAILED") ||
+		strings.Contains(msg, "NOT ENOUGH RIGHTS TO SEND PHOTOS")
 }
 
 // Edit implements stages.Messenger.

@@ -32,6 +32,8 @@ type Poller struct {
 	client  *http.Client
 	clock   ryo.Clock
 	log     *slog.Logger
+
+	observer delivery.Observer // told of each getUpdates; nil for nobody
 }
 
 // Options say where to poll, and how.
@@ -41,6 +43,8 @@ type Options struct {
 	PollTimeout time.Duration // how long one getUpdates waits for updates
 	CallTimeout time.Duration // added to PollTimeout for the call's deadline
 	Clock       ryo.Clock     // the system clock when nil
+
+	Observer delivery.Observer // told of each getUpdates; nil for nobody
 }
 
 // NewPoller returns a poller of the Bot API o names.
@@ -55,6 +59,8 @@ func NewPoller(o Options, log *slog.Logger) *Poller {
 		client:  &http.Client{Timeout: o.PollTimeout + o.CallTimeout},
 		clock:   o.Clock,
 		log:     log,
+
+		observer: o.Observer,
 	}
 }
 
@@ -69,6 +75,7 @@ func (p *Poller) Run(ctx context.Context, keep Keep) {
 	failures := 0
 	for ctx.Err() == nil {
 		got, err := p.fetch(ctx, offset)
+		p.observe(ctx, err)
 		if err == nil {
 			err = keep(ctx, got)
 		}
@@ -129,6 +136,20 @@ func (p *Poller) fetch(ctx context.Context, offset int64) (Batch, error) {
 	}
 	ups, err := decodeUpdates(resp.StatusCode, data)
 	return ups, delivery.Scrub(err, p.token)
+}
+
+// observe tells the observer how a getUpdates went, unless it was cut
+// short by ctx, which is no outcome of Telegram's.
+func (p *Poller) observe(ctx context.Context, err error) {
+	if p.observer == nil || ctx.Err() != nil {
+		return
+	}
+	var api *apiError
+	if errors.As(err, &api) {
+		p.observer.TelegramCalled("getUpdates", delivery.StatusOutcome(api.Code), time.Duration(api.RetryAfter)*time.Second)
+		return
+	}
+	p.observer.TelegramCalled("getUpdates", delivery.Outcome(err), 0)
 }
 
 // scrub removes the token from an error that quotes the request URL.

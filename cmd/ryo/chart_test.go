@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"image/png"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -157,4 +158,54 @@ func TestChartSurvivesRestartsAndArrivesOnce(t *testing.T) {
 	if n := len(h.llm.Requests()); n != 4 {
 		t.Fatalf("the model was asked %d times; want 4 (two runs of the turn, the last run's second round after the stored chart)", n)
 	}
+}
+
+// A chart asked for in a forum topic arrives in that topic, as a reply to
+// the question, after the answer; while it is drawn the status message
+// says so.
+func TestChartInATopic(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_DRAFTS"] = "off"
+	hold := make(chan struct{})
+	h.llm.Enqueue(ollamatest.Reply{Content: command("create_chart", weeklySpending)}, ollamatest.Reply{Content: envelope(chartAnswer), Hold: hold})
+	h.start()
+	topic := h.tg.CreateTopic(team, alice, "Money")
+	q := h.inTopic(topic, alice, "@ryo_test_bot chart my weekly spending: 12, 40, 33, 8")
+	h.waitFor("the status saying what is done", func() bool {
+		for _, c := range h.tg.Calls("") {
+			if strings.Contains(c.Params["text"], "📊 drawing a chart") {
+				return true
+			}
+		}
+		return false
+	})
+	close(hold)
+	h.waitFor("the chart", func() bool { return len(photos(h, team)) == 1 })
+	photo := photos(h, team)[0]
+	if photo.ThreadID != topic.ThreadID || photo.ReplyTo != q.ID || photo.Text != "Weekly spending" {
+		t.Fatalf("photo in thread %d replying to %d, caption %q; want thread %d, replying to %d", photo.ThreadID, photo.ReplyTo, photo.Text, topic.ThreadID, q.ID)
+	}
+	if c := h.tg.Calls("sendPhoto"); len(c) != 1 || c[0].Params["message_thread_id"] != strconv.Itoa(topic.ThreadID) || c[0].Params["parse_mode"] != "" {
+		t.Fatalf("sendPhoto calls = %+v", c)
+	}
+}
+
+// A model that asks for the same chart again in a later round of the same
+// turn — small models often do, after reading the first result — draws it
+// twice, but the person gets it once.
+func TestTheSameChartTwiceInATurnArrivesOnce(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_DRAFTS"] = "off"
+	h.llm.Enqueue(ollamatest.Reply{Content: command("create_chart", weeklySpending)},
+		ollamatest.Reply{Content: command("create_chart", weeklySpending)}, ollamatest.Reply{Content: envelope(chartAnswer)})
+	h.start()
+	q := h.tg.SendText(dm, alice, "chart my weekly spending: 12, 40, 33, 8")
+	h.waitFor("the update done", func() bool { return updateState(t, h.db(), ryo.Place{ChatID: dm.ID}) == memory.StateDone })
+	if n := len(h.llm.Requests()); n != 3 {
+		t.Fatalf("the model was asked %d times; want 3", n)
+	}
+	if got := photos(h, dm); len(got) != 1 {
+		t.Fatalf("%d photos; want the chart once", len(got))
+	}
+	checkChartPhoto(t, photos(h, dm)[0], q.ID)
 }

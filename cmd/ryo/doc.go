@@ -15,5 +15,7 @@
 // configuration once (config.go), opens the store (memory), the model
 // (ollama) and the tools (toolbus, tools), builds the agent and hands all
 // of them to the bot, which runs every turn (Main.Run, which the tests run
-// too, against the fake Telegram and a real or scripted Ollama).
+// too, against the fake Telegram and a real or scripted Ollama). It builds
+// the metrics on a registry of its own, hands them to the tool bus, the bot
+// and the model, and serves them on /metrics beside /healthz (metrics.go).
 package main

@@ -115,7 +115,7 @@ type Main struct {
 
 	// Set by Run while it runs.
 	DB       *memory.DB
-	HTTPAddr net.Addr // where /healthz listens, nil when switched off
+	HTTPAddr net.Addr // where /healthz and /metrics listen, nil when switched off
 	ready    chan struct{}
 }
 
@@ -142,6 +142,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	defer release()
 	m.DB = db
+	reg, stats := newMetrics(db, log)
 	set, err := prompts.Load()
 	if err != nil {
 		return err
@@ -159,6 +160,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	registry.SetObserver(stats)
 	tiers, err := toolbus.ParseTiers(cfg.Tiers, cfg.DefaultTier, registry.Specs())
 	if err != nil {
 		name := "RYO_TIERS"
@@ -167,7 +169,7 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 		return &ConfigError{Name: name, Problem: err.Error()}
 	}
-	answerer, err := agent.New(agent.Config{Model: model, Prompts: set, Tools: registry, Store: db,
+	answerer, err := agent.New(agent.Config{Model: stats.Model(model), Prompts: set, Tools: registry, Store: db,
 		Location: cfg.Timezone, MaxRounds: cfg.MaxRounds, Clock: m.Clock})
 	if err != nil {
 		return err
@@ -179,13 +181,13 @@ func (m *Main) Run(ctx context.Context) error {
 		NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts,
 		Tools: registry, Tiers: tiers, ConfirmTTL: cfg.ConfirmTTL, AdminsDecide: cfg.AdminsDecide, Location: cfg.Timezone, Access: cfg.Access,
 		PersonRate: cfg.PersonRate, PersonBurst: cfg.PersonBurst,
-		Recall: recall, Clock: m.Clock,
+		Recall: recall, Clock: m.Clock, Metrics: stats,
 		Retention: memory.Retention{Updates: cfg.RetainUpdates, Views: cfg.RetainViews, Actions: cfg.RetainActions, Context: cfg.RetainContext},
 	}, log, db, answerer, cfg.Model)
 	if err != nil {
 		return err
 	}
-	stopHTTP, err := m.serveHTTP(ctx, db)
+	stopHTTP, err := m.serveHTTP(ctx, db, metricsHandler(reg, log))
 	if err != nil {
 		return err
 	}
@@ -257,8 +259,9 @@ func checkModel(ctx context.Context, model *ollama.Client, log *slog.Logger) {
 	log.Info("model server ready", "ollama_version", version, "model", model.Model())
 }
 
-// serveHTTP serves /healthz on the configured address until stop is called.
-func (m *Main) serveHTTP(ctx context.Context, db *memory.DB) (stop func(), err error) {
+// serveHTTP serves /healthz and /metrics on the configured address until
+// stop is called.
+func (m *Main) serveHTTP(ctx context.Context, db *memory.DB, metrics http.Handler) (stop func(), err error) {
 	if m.Config.HTTPAddr == "" {
 		return func() {}, nil
 	}
@@ -275,6 +278,7 @@ func (m *Main) serveHTTP(ctx context.Context, db *memory.DB) (stop func(), err e
 		}
 		fmt.Fprintln(w, "ok")
 	})
+	mux.Handle("GET /metrics", metrics)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(l)
 	return func() {
