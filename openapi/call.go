@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -105,29 +104,9 @@ func formFields(raw json.RawMessage) ([]field, error) {
 
 // request builds the HTTP request from the arguments.
 func (c *call) request(ctx context.Context, args map[string]json.RawMessage) (*http.Request, error) {
-	path := c.path
-	var query []string
-	header := http.Header{}
-	for _, p := range c.params {
-		v, err := argValue(p, args[p.arg])
-		if err != nil || v == nil {
-			if p.in == "path" {
-				return nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "%s is required", p.arg)
-			}
-			continue
-		}
-		switch p.in {
-		case "path":
-			path = strings.ReplaceAll(path, "{"+p.name+"}", pathValue(p, v))
-		case "query":
-			query = append(query, queryPairs(p, v)...)
-		case "header":
-			h := headerValue(p, v)
-			if strings.ContainsAny(h, "\r\n\x00") {
-				return nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "%s cannot hold a line break", p.arg)
-			}
-			header.Set(p.name, h)
-		}
+	path, query, header, err := c.place(args)
+	if err != nil {
+		return nil, err
 	}
 	if c.auth.In == InQuery && c.auth.Name != "" {
 		query = append(query, queryEscape(c.auth.Name, false)+"="+queryEscape(c.auth.Value.Reveal(), false))
@@ -136,15 +115,11 @@ func (c *call) request(ctx context.Context, args map[string]json.RawMessage) (*h
 	if len(query) > 0 {
 		target += "?" + strings.Join(query, "&")
 	}
-	u, err := url.Parse(target)
-	if err != nil {
-		return nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "the arguments do not make a valid URL")
-	}
 	payload, contentType, err := c.payload(args)
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, c.method, u.String(), payload)
+	req, err := http.NewRequestWithContext(ctx, c.method, target, payload)
 	if err != nil {
 		return nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "the arguments do not make a valid request")
 	}
@@ -157,6 +132,35 @@ func (c *call) request(ctx context.Context, args map[string]json.RawMessage) (*h
 		req.Header.Set(c.auth.Name, c.auth.Value.Reveal())
 	}
 	return req, nil
+}
+
+// place puts each parameter's argument where the document says: into the
+// path, the query (in the document's order) or a header.
+func (c *call) place(args map[string]json.RawMessage) (string, []string, http.Header, error) {
+	path, header := c.path, http.Header{}
+	var query []string
+	for _, p := range c.params {
+		v, err := argValue(p, args[p.arg])
+		if err != nil || v == nil {
+			if p.in == "path" {
+				return "", nil, nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "%s is required", p.arg)
+			}
+			continue
+		}
+		switch p.in {
+		case "path":
+			path = strings.ReplaceAll(path, "{"+p.name+"}", pathValue(p, v))
+		case "query":
+			query = append(query, queryPairs(p, v)...)
+		case "header":
+			h := headerValue(p, v)
+			if strings.ContainsAny(h, "\r\n\x00") {
+				return "", nil, nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "%s cannot hold a line break", p.arg)
+			}
+			header.Set(p.name, h)
+		}
+	}
+	return path, query, header, nil
 }
 
 // payload encodes the body argument in the body's media type.

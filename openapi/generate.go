@@ -186,18 +186,9 @@ func (g *generator) tool(o *docOp) (Generated, []Skipped, error) {
 	if question == "" {
 		question = description
 	}
-	call := &call{
-		api: g.name, method: o.method, path: o.path, server: server,
-		params: args.params, body: args.body, auth: g.api.Auth, client: g.client,
-		timeout: DefaultTimeout,
-	}
-	if ov.Timeout > 0 {
-		call.timeout = ov.Timeout
-	}
-	if strict := args.schema.strict(); string(strict) != string(raw) {
-		if call.strict, err = schema.Compile(strict); err != nil {
-			return gen, skipped, fmt.Errorf("the schema does not compile: %w", err)
-		}
+	call, err := g.call(o, server, args, raw, ov)
+	if err != nil {
+		return gen, skipped, err
 	}
 	gen.Spec = toolbus.Spec{
 		Name:        o.name,
@@ -212,6 +203,25 @@ func (g *generator) tool(o *docOp) (Generated, []Skipped, error) {
 		Doing:       cut("calling "+g.api.Name+": "+description, 100),
 	}
 	return gen, skipped, nil
+}
+
+// call is the client of one operation.
+func (g *generator) call(o *docOp, server string, args *arguments, raw json.RawMessage, ov Override) (*call, error) {
+	c := &call{
+		api: g.name, method: o.method, path: o.path, server: server,
+		params: args.params, body: args.body, auth: g.api.Auth, client: g.client,
+		timeout: DefaultTimeout,
+	}
+	if ov.Timeout > 0 {
+		c.timeout = ov.Timeout
+	}
+	if strict := args.schema.strict(); string(strict) != string(raw) {
+		var err error
+		if c.strict, err = schema.Compile(strict); err != nil {
+			return nil, fmt.Errorf("the schema does not compile: %w", err)
+		}
+	}
+	return c, nil
 }
 
 // example is the override's example arguments or one built from the

@@ -129,23 +129,11 @@ func (c *converter) mergeAllOf(s *openapi3.Schema, path string) (*openapi3.Schem
 }
 
 func mergeInto(out, p *openapi3.Schema, path string) error {
-	switch {
-	case out.Type == nil || len(*out.Type) == 0:
-		out.Type = p.Type
-	case p.Type != nil && len(*p.Type) > 0:
-		both := openapi3.Types{}
-		for _, t := range *out.Type {
-			if p.Type.Includes(t) || (t == "integer" && p.Type.Includes("number")) {
-				both = append(both, t)
-			} else if t == "number" && p.Type.Includes("integer") {
-				both = append(both, "integer")
-			}
-		}
-		if len(both) == 0 {
-			return notSupported("%s: allOf joins types that exclude each other (%v and %v)", path, *out.Type, *p.Type)
-		}
-		out.Type = &both
+	types, err := intersectTypes(out.Type, p.Type, path)
+	if err != nil {
+		return err
 	}
+	out.Type = types
 	for k, v := range p.Properties {
 		if _, ok := out.Properties[k]; !ok {
 			out.Properties[k] = v
@@ -162,6 +150,37 @@ func mergeInto(out, p *openapi3.Schema, path string) error {
 		}
 		out.OneOf, out.AnyOf = p.OneOf, p.AnyOf
 	}
+	mergeKeywords(out, p)
+	return nil
+}
+
+// intersectTypes is the types both a and b allow (an integer is a
+// number); no types means any.
+func intersectTypes(a, b *openapi3.Types, path string) (*openapi3.Types, error) {
+	switch {
+	case a == nil || len(*a) == 0:
+		return b, nil
+	case b == nil || len(*b) == 0:
+		return a, nil
+	}
+	both := openapi3.Types{}
+	for _, t := range *a {
+		switch {
+		case b.Includes(t) || (t == "integer" && b.Includes("number")):
+			both = append(both, t)
+		case t == "number" && b.Includes("integer"):
+			both = append(both, "integer")
+		}
+	}
+	if len(both) == 0 {
+		return nil, notSupported("%s: allOf joins types that exclude each other (%v and %v)", path, *a, *b)
+	}
+	return &both, nil
+}
+
+// mergeKeywords takes from p each keyword out does not set, and the
+// stricter of the lower bounds on lengths and counts.
+func mergeKeywords(out, p *openapi3.Schema) {
 	first(&out.Description, p.Description)
 	first(&out.Format, p.Format)
 	first(&out.Pattern, p.Pattern)
@@ -193,7 +212,6 @@ func mergeInto(out, p *openapi3.Schema, path string) error {
 	out.MinItems = max(out.MinItems, p.MinItems)
 	out.Nullable = out.Nullable && p.Nullable
 	out.ReadOnly = out.ReadOnly || p.ReadOnly
-	return nil
 }
 
 func first(dst *string, v string) {
