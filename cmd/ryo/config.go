@@ -63,6 +63,7 @@ type Config struct {
 	PersonBurst       int           // turns and commands one person may start at once
 	Tiers             string        // which tools each tier unlocks: "name=tool,category,…;…"
 	DefaultTier       string        // the tier of people not given another
+	APIs              []APIConfig   // services whose OpenAPI documents become tools (RYO_APIS)
 
 	// How long what is kept only for a while is kept; 0 keeps it forever.
 	RetainUpdates time.Duration // inbox updates after they were done
@@ -81,7 +82,7 @@ var settingNames = []string{
 	"RYO_MAX_ROUNDS", "RYO_TURN_TIMEOUT", "RYO_NOTIFY_AFTER", "RYO_DRAFTS",
 	"RYO_CONFIRM", "RYO_CONFIRM_TTL", "RYO_ADMINS_DECIDE", "RYO_ACCESS", "RYO_EMBED_MODEL",
 	"RYO_IMAGE_URL", "RYO_IMAGE_MODEL", "RYO_IMAGE_API_KEY", "RYO_IMAGE_TIMEOUT",
-	"RYO_PERSON_RATE", "RYO_PERSON_BURST", "RYO_TIERS", "RYO_DEFAULT_TIER",
+	"RYO_PERSON_RATE", "RYO_PERSON_BURST", "RYO_TIERS", "RYO_DEFAULT_TIER", "RYO_APIS",
 	"RYO_RETAIN_UPDATES", "RYO_RETAIN_VIEWS", "RYO_RETAIN_ACTIONS", "RYO_RETAIN_CONTEXT",
 }
 
@@ -140,6 +141,7 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		PersonBurst:       r.integer("RYO_PERSON_BURST", 6, 1),
 		Tiers:             r.str("RYO_TIERS", ""),
 		DefaultTier:       r.str("RYO_DEFAULT_TIER", toolbus.DefaultTier),
+		APIs:              r.apis("RYO_APIS"),
 
 		RetainUpdates: r.retention("RYO_RETAIN_UPDATES", 7*day, day), // Telegram may send an update again within a day
 		RetainViews:   r.retention("RYO_RETAIN_VIEWS", day, time.Minute),
@@ -238,6 +240,19 @@ func (r *reader) ollamaHost(name, def string) *url.URL {
 		u.Host += ":11434"
 	}
 	return u
+}
+
+// apis reads the file that lists the OpenAPI services, if one is named.
+func (r *reader) apis(name string) []APIConfig {
+	path, ok := r.get(name)
+	if !ok {
+		return nil
+	}
+	apis, err := readAPIs(path, r.lookup)
+	if err != nil {
+		r.fail(name, "%v", err)
+	}
+	return apis
 }
 
 func (r *reader) ids(name string) []int64 {

@@ -156,7 +156,9 @@ func (m *Main) Run(ctx context.Context) error {
 	if cfg.EmbedModel != "" {
 		recall.Embedder = model
 	}
-	registry, err := newRegistry(cfg, m.Clock, log, append(tools.Memory(recall, m.Clock), m.Tools...))
+	apis := loadAPIs(ctx, cfg.APIs)
+	logAPIs(log, apis)
+	registry, err := newRegistry(cfg, m.Clock, log, append(tools.Memory(recall, m.Clock), m.Tools...), apis)
 	if err != nil {
 		return err
 	}
@@ -196,9 +198,9 @@ func (m *Main) Run(ctx context.Context) error {
 	return b.Run(ctx)
 }
 
-// newRegistry lists the tools the model may use: the built-in ones and
-// extra.
-func newRegistry(cfg Config, clock ryo.Clock, log *slog.Logger, extra []toolbus.Spec) (*toolbus.Registry, error) {
+// newRegistry lists the tools the model may use: the built-in ones,
+// extra, and those made from the APIs' documents, each API a category.
+func newRegistry(cfg Config, clock ryo.Clock, log *slog.Logger, extra []toolbus.Spec, apis []loadedAPI) (*toolbus.Registry, error) {
 	r := toolbus.NewRegistry()
 	r.SetClock(clock)
 	if cfg.ConfirmChanges {
@@ -212,6 +214,13 @@ func newRegistry(cfg Config, clock ryo.Clock, log *slog.Logger, extra []toolbus.
 	for _, spec := range append(specs, extra...) {
 		if err := r.Register(spec); err != nil {
 			return nil, err
+		}
+	}
+	for _, api := range apis {
+		for _, spec := range api.Catalog.Specs() {
+			if err := r.Register(spec); err != nil { // a name another tool has: that tool keeps it
+				log.Error("API tool left out", "api", api.Catalog.API, "tool", spec.Name, "err", err)
+			}
 		}
 	}
 	return r, nil
