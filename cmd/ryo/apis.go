@@ -22,14 +22,14 @@ import (
 // is and what to change about it. Its credential was read from the
 // environment variable the file names.
 type APIConfig struct {
-	Name     string // snake_case; the prefix of its tools and their category
-	Document string // an http(s) URL or a file path (relative to the config file)
-	BaseURL  string // "" for the document's servers
-	Auth     openapi.Auth
-	Allow    []string
-	Deny     []string
+	Name      string // snake_case; the prefix of its tools and their category
+	Document  string // an http(s) URL or a file path (relative to the config file)
+	BaseURL   string // "" for the document's servers
+	Auth      openapi.Auth
+	Allow     []string
+	Deny      []string
 	Overrides map[string]openapi.Override
-	Line     int // where the file names it, for messages
+	Line      int // where the file names it, for messages
 }
 
 // API returns what openapi.Generate needs, given the document's bytes and

@@ -60,11 +60,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "serve", "migrate", "doctor", "deadletter":
 	case "healthcheck":
 		return healthcheck(ctx, lookup, stderr)
+	case "tools":
+		return toolsCommand(ctx, lookup, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, "usage: ryo [serve|migrate|doctor|healthcheck|deadletter [retry <update id>|all]]  (settings: see .env.example)")
+		fmt.Fprintln(stdout, "usage: ryo [serve|migrate|doctor|healthcheck|deadletter [retry <update id>|all]|tools [lint <document>]]  (settings: see .env.example)")
 		return exitOK
 	default:
-		fmt.Fprintf(stderr, "ryo: unknown command %q (want serve, migrate, doctor, healthcheck or deadletter)\n", cmd)
+		fmt.Fprintf(stderr, "ryo: unknown command %q (want serve, migrate, doctor, healthcheck, deadletter or tools)\n", cmd)
 		return exitConfig
 	}
 	cfg, err := LoadConfig(lookup, cmd == "serve" || cmd == "doctor")
