@@ -59,8 +59,8 @@
 // maps: a program loading one document was 17.7 MB against 12.1 MB, and
 // took about 3 minutes to build from a cold cache here against 17 s.
 //
-// Not here yet: reading the configuration, fetching documents and
-// keeping them in sync, storing the last good catalog, and the `ryo
-// tools` command. They call Generate with an API and register
-// Catalog.Specs.
+// cmd/ryo reads the APIs from the file RYO_APIS names, fetches each
+// document at start, calls Generate and registers Catalog.Specs; `ryo
+// tools` prints the catalogs. Not here yet: keeping documents in sync
+// while ryo runs and storing the last good catalog.
 package openapi
