@@ -133,7 +133,8 @@ func weatherHarness(t *testing.T) (*harness, *weatherServer) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "weather.yaml"), []byte(weatherAPI), 0o600)
 	config := "apis:\n  - name: weather\n    document: weather.yaml\n    base_url: " + api.URL + "\n" +
-		"    auth: {header: X-Api-Key, env: WEATHER_KEY}\n    overrides:\n      get_radar: {timeout: 300ms}\n"
+		"    auth: {header: X-Api-Key, env: WEATHER_KEY}\n    overrides:\n      get_radar: {timeout: 300ms}\n" +
+		"  - name: gone\n    document: gone.yaml\n" // cannot be loaded: left out, ryo starts
 	os.WriteFile(filepath.Join(dir, "apis.yaml"), []byte(config), 0o600)
 	h.env["RYO_APIS"] = filepath.Join(dir, "apis.yaml")
 	h.env["WEATHER_KEY"] = weatherKey
@@ -172,6 +173,9 @@ func TestWeatherAPI(t *testing.T) {
 	h.start()
 	if !strings.Contains(h.logs.String(), "API ready") || !strings.Contains(h.logs.String(), "api=weather tools=4 skipped=0") {
 		t.Errorf("start-up did not log the API's tools:\n%s", h.logs.String())
+	}
+	if !strings.Contains(h.logs.String(), "API left out: its document cannot be loaded; ryo runs without its tools\" api=gone") {
+		t.Error("start-up did not log the API it left out")
 	}
 
 	q := h.tg.SendText(dm, alice, "What's the weather in Lisbon tomorrow?")
