@@ -25,7 +25,7 @@ func (r *Registry) observe(res Result) {
 		return
 	}
 	tool := res.Tool
-	if _, ok := r.tools[tool]; !ok {
+	if _, ok := r.entry(tool); !ok {
 		tool = UnknownTool
 	}
 	r.observer.ToolCalled(tool, res)

@@ -16,6 +16,7 @@ import (
 // Registry holds the tools, built explicitly in main. It is safe for
 // concurrent use once built.
 type Registry struct {
+	set    sync.RWMutex // guards tools and order, which Replace changes at run time
 	tools  map[string]*entry
 	order  []string
 	policy Policy
@@ -65,16 +66,29 @@ var notVerbs = map[string]bool{
 // the schema refuses, and a schema that does not compile or leaves an
 // object open to extra properties.
 func (r *Registry) Register(s Spec) error {
+	e, err := compile(s)
+	if err != nil {
+		return err
+	}
+	r.set.Lock()
+	defer r.set.Unlock()
+	r.tools[s.Name] = e
+	r.order = append(r.order, s.Name)
+	return nil
+}
+
+// compile checks s and compiles its schema, with the defaults filled in.
+func compile(s Spec) (*entry, error) {
 	if err := check(s); err != nil {
-		return fmt.Errorf("register tool %q: %w", s.Name, err)
+		return nil, fmt.Errorf("register tool %q: %w", s.Name, err)
 	}
 	compiled, err := schema.Compile(s.Schema)
 	if err != nil {
-		return fmt.Errorf("register tool %q: %w", s.Name, err)
+		return nil, fmt.Errorf("register tool %q: %w", s.Name, err)
 	}
 	for i, e := range s.Examples {
 		if err := compiled.Validate(e.Arguments); err != nil {
-			return fmt.Errorf("register tool %q: example %d (%q): the arguments do not fit the schema: %w", s.Name, i+1, e.Question, err)
+			return nil, fmt.Errorf("register tool %q: example %d (%q): the arguments do not fit the schema: %w", s.Name, i+1, e.Question, err)
 		}
 	}
 	if s.Timeout == 0 {
@@ -83,9 +97,7 @@ func (r *Registry) Register(s Spec) error {
 	if s.MaxResult == 0 {
 		s.MaxResult = DefaultMaxResult
 	}
-	r.tools[s.Name] = &entry{spec: s, schema: compiled}
-	r.order = append(r.order, s.Name)
-	return nil
+	return &entry{spec: s, schema: compiled}, nil
 }
 
 func check(s Spec) error {
@@ -129,6 +141,8 @@ func startsWithVerb(d string) bool {
 
 // Specs returns the tools in the order they were registered.
 func (r *Registry) Specs() []Spec {
+	r.set.RLock()
+	defer r.set.RUnlock()
 	specs := make([]Spec, len(r.order))
 	for i, name := range r.order {
 		specs[i] = r.tools[name].spec
@@ -138,16 +152,26 @@ func (r *Registry) Specs() []Spec {
 
 // Lookup returns the tool named name.
 func (r *Registry) Lookup(name string) (Spec, bool) {
-	e, ok := r.tools[name]
+	e, ok := r.entry(name)
 	if !ok {
 		return Spec{}, false
 	}
 	return e.spec, true
 }
 
+// entry is the tool named name as it is now.
+func (r *Registry) entry(name string) (*entry, bool) {
+	r.set.RLock()
+	defer r.set.RUnlock()
+	e, ok := r.tools[name]
+	return e, ok
+}
+
 // names lists the registered tools among allowed (all when nil), or says
 // there are none.
 func (r *Registry) names(allowed []string) string {
+	r.set.RLock()
+	defer r.set.RUnlock()
 	var names []string
 	for _, name := range r.order {
 		if allowed == nil || slices.Contains(allowed, name) {

@@ -71,7 +71,7 @@ const (
 // fit): Run tells the model
 // what is wrong, and nobody is asked to approve a mistake.
 func (r *Registry) Hold(c Call) string {
-	e, ok := r.tools[c.Tool]
+	e, ok := r.entry(c.Tool)
 	if !ok || !c.permitted() || e.spec.Effect == ReadOnly || e.schema.Validate(c.Args) != nil {
 		return ""
 	}
@@ -89,7 +89,7 @@ func (r *Registry) Hold(c Call) string {
 // Explain says in words what call c would do, for the person who must
 // confirm it; "" when its tool cannot say.
 func (r *Registry) Explain(ctx context.Context, c Call) string {
-	e, ok := r.tools[c.Tool]
+	e, ok := r.entry(c.Tool)
 	if !ok || e.spec.Explain == nil {
 		return ""
 	}
@@ -102,7 +102,7 @@ func (r *Registry) Explain(ctx context.Context, c Call) string {
 // confirmed call whose run was cut short; Unknown when the tool cannot
 // tell, or cannot be asked in time.
 func (r *Registry) Happened(ctx context.Context, c Call) Happening {
-	e, ok := r.tools[c.Tool]
+	e, ok := r.entry(c.Tool)
 	if !ok || e.spec.Happened == nil {
 		return Unknown
 	}
@@ -165,13 +165,13 @@ func (r *Registry) Run(ctx context.Context, c Call) Result {
 
 // changes reports whether tool changes something.
 func (r *Registry) changes(tool string) bool {
-	e, ok := r.tools[tool]
+	e, ok := r.entry(tool)
 	return ok && e.spec.Effect != ReadOnly
 }
 
 func (r *Registry) run(ctx context.Context, c Call) Result {
 	res := Result{CallID: c.ID, Key: c.Key, Tool: c.Tool, Args: c.Args}
-	e, ok := r.tools[c.Tool]
+	e, ok := r.entry(c.Tool)
 	if !ok {
 		return res.fail(StatusError, Errorf(CodeUnknownTool, "there is no tool %q; the tools are: %s", c.Tool, r.names(c.Allowed)))
 	}

@@ -11,10 +11,16 @@ import (
 // by name, whole categories by name, or every tool ("*"). People with no
 // tier, or with one no longer configured, are in the default tier; unless
 // configured, the default tier unlocks every tool.
+//
+// A tier is kept as written — its tools and categories — and resolved
+// against the tools there are when asked (see Follow), so a category whose
+// tools change at run time, such as an API's, unlocks its tools as they
+// are now.
 type Tiers struct {
 	def   string
 	names []string            // as configured, the default first
-	tools map[string][]string // tier → its tools, in the registry's order
+	items map[string][]string // tier → its items: tools, categories, "*"
+	specs func() []Spec       // the tools there are now
 }
 
 // DefaultTier is the default tier's name unless configured otherwise.
@@ -38,7 +44,7 @@ func ParseTiers(spec, def string, specs []Spec) (*Tiers, error) {
 	if !tierName.MatchString(def) {
 		return nil, fmt.Errorf("default tier %q: a tier's name is 1 to 32 lowercase letters, digits, - or _", written)
 	}
-	t := &Tiers{def: def, tools: map[string][]string{}}
+	t := &Tiers{def: def, items: map[string][]string{}, specs: func() []Spec { return specs }}
 	for part := range strings.SplitSeq(spec, ";") {
 		if strings.TrimSpace(part) == "" {
 			continue
@@ -50,59 +56,57 @@ func ParseTiers(spec, def string, specs []Spec) (*Tiers, error) {
 			return nil, fmt.Errorf("%q: write a tier as name=tool,category,…", strings.TrimSpace(part))
 		case !tierName.MatchString(name):
 			return nil, fmt.Errorf("tier %q: a tier's name is 1 to 32 lowercase letters, digits, - or _", name)
-		case t.tools[name] != nil:
+		case t.items[name] != nil:
 			return nil, fmt.Errorf("tier %q is defined twice", name)
 		}
-		var unlocked []string
+		var written []string
 		for item := range strings.SplitSeq(items, ",") {
-			item = strings.TrimSpace(item)
-			if item == "" {
+			if item = strings.TrimSpace(item); item == "" {
 				continue
 			}
-			found := false
-			for _, s := range specs {
-				if item == "*" || s.Name == item || strings.EqualFold(string(s.Category), item) {
-					found = true
-					if !slices.Contains(unlocked, s.Name) {
-						unlocked = append(unlocked, s.Name)
-					}
-				}
-			}
-			if !found {
+			if len(unlocked([]string{item}, specs)) == 0 {
 				return nil, fmt.Errorf("tier %q: %q is neither a tool nor a category of tools (tools: %s)", name, item, specNames(specs))
 			}
+			written = append(written, item)
 		}
-		if len(unlocked) == 0 {
+		if len(written) == 0 {
 			return nil, fmt.Errorf("tier %q unlocks no tool", name)
 		}
-		t.tools[name] = inOrder(unlocked, specs)
+		t.items[name] = written
 		t.names = append(t.names, name)
 	}
-	if t.tools[def] == nil && def != DefaultTier && len(t.names) > 0 {
+	if t.items[def] == nil && def != DefaultTier && len(t.names) > 0 {
 		return nil, fmt.Errorf("default tier %q is not among the tiers defined (%s); define it, e.g. %s=*, or name one of them",
 			written, strings.Join(t.names, ", "), def)
 	}
-	if t.tools[def] == nil {
-		every := []string{}
-		for _, s := range specs {
-			every = append(every, s.Name)
-		}
-		t.tools[def], t.names = every, append(t.names, def)
+	if t.items[def] == nil {
+		t.items[def], t.names = []string{"*"}, append(t.names, def)
 	}
 	i := slices.Index(t.names, def)
 	t.names = append(append([]string{def}, t.names[:i]...), t.names[i+1:]...)
 	return t, nil
 }
 
-// inOrder is names in the order of specs.
-func inOrder(names []string, specs []Spec) []string {
+// unlocked are the tools of specs that items name, by name or category
+// or "*", in the order of specs; never nil.
+func unlocked(items []string, specs []Spec) []string {
 	out := []string{}
 	for _, s := range specs {
-		if slices.Contains(names, s.Name) {
+		if slices.ContainsFunc(items, func(item string) bool {
+			return item == "*" || s.Name == item || strings.EqualFold(string(s.Category), item)
+		}) {
 			out = append(out, s.Name)
 		}
 	}
 	return out
+}
+
+// Follow makes the tiers resolve against r's tools as they are when asked,
+// rather than the specs they were parsed with; it returns t. Call it
+// before the tiers are used.
+func (t *Tiers) Follow(r *Registry) *Tiers {
+	t.specs = r.Specs
+	return t
 }
 
 func specNames(specs []Spec) string {
@@ -120,7 +124,7 @@ func (t *Tiers) Default() string { return t.def }
 func (t *Tiers) Names() []string { return slices.Clone(t.names) }
 
 // Has reports whether tier is configured.
-func (t *Tiers) Has(tier string) bool { return t.tools[tier] != nil }
+func (t *Tiers) Has(tier string) bool { return t.items[tier] != nil }
 
 // Of is the tier a person with tier is in: the default when it is "" or
 // no longer configured.
@@ -131,5 +135,6 @@ func (t *Tiers) Of(tier string) string {
 	return t.def
 }
 
-// Tools are the tools of tier (see Of), in the registry's order; never nil.
-func (t *Tiers) Tools(tier string) []string { return slices.Clone(t.tools[t.Of(tier)]) }
+// Tools are the tools of tier (see Of) there are now, in the registry's
+// order; never nil. A tool or category that is gone unlocks nothing.
+func (t *Tiers) Tools(tier string) []string { return unlocked(t.items[t.Of(tier)], t.specs()) }
