@@ -42,12 +42,12 @@ type Config struct {
 // Agent answers turns.
 type Agent struct {
 	cfg     Config
-	tools   []prompts.Tool // every tool, in the registry's order
 	final   []byte         // the envelope schema without tools, for the last round
 	answers *schema.Schema // what answers are checked against
 }
 
-// New returns an agent, with the envelope schema for its tools compiled.
+// New returns an agent. Its tools are the registry's as they are at each
+// turn: a category the registry replaces takes effect at the next turn.
 func New(cfg Config) (*Agent, error) {
 	if cfg.MaxRounds == 0 {
 		cfg.MaxRounds = 4
@@ -59,9 +59,6 @@ func New(cfg Config) (*Agent, error) {
 		cfg.Clock = ryo.SystemClock{}
 	}
 	a := &Agent{cfg: cfg}
-	for _, s := range cfg.Tools.Specs() {
-		a.tools = append(a.tools, prompts.Tool{Name: s.Name, Description: s.Description, Schema: s.Schema})
-	}
 	var err error
 	if a.final, err = prompts.Envelope(nil); err != nil {
 		return nil, err
@@ -150,11 +147,11 @@ var (
 // an answer without a command, at the round limit (the last round cannot
 // call a tool), or at ctx's deadline.
 func (a *Agent) Run(ctx context.Context, in Input) (Output, error) {
-	msgs, err := a.Prompt(in)
+	tools := a.toolsFor(in) // one look at the registry for the whole turn
+	msgs, err := a.prompt(in, tools)
 	if err != nil {
 		return Output{}, err
 	}
-	tools := a.toolsFor(in)
 	free, err := prompts.Envelope(tools)
 	if err != nil {
 		return Output{}, err
@@ -215,16 +212,14 @@ func (a *Agent) Run(ctx context.Context, in Input) (Output, error) {
 	}
 }
 
-// toolsFor returns the tools in.Person may use, in the registry's order,
-// so that the system prompt stays the same bytes for the same tools.
+// toolsFor returns the tools in.Person may use as the registry holds them
+// now, in its order, so that the system prompt stays the same bytes for
+// the same tools.
 func (a *Agent) toolsFor(in Input) []prompts.Tool {
-	if in.Tools == nil {
-		return a.tools
-	}
 	var tools []prompts.Tool
-	for _, t := range a.tools {
-		if slices.Contains(in.Tools, t.Name) {
-			tools = append(tools, t)
+	for _, s := range a.cfg.Tools.Specs() {
+		if in.Tools == nil || slices.Contains(in.Tools, s.Name) {
+			tools = append(tools, prompts.Tool{Name: s.Name, Description: s.Description, Schema: s.Schema})
 		}
 	}
 	return tools

@@ -87,6 +87,7 @@ type fixture struct {
 	runs  int // calls of the add tool
 	saves int // calls of the save tool
 	clock *clocktest.Clock
+	reg   *toolbus.Registry
 }
 
 func newFixture(t *testing.T, replies ...string) *fixture {
@@ -126,6 +127,7 @@ func newFixtureWith(t *testing.T, extra []toolbus.Spec, replies ...string) *fixt
 	}
 	berlin, _ := time.LoadLocation("Europe/Berlin")
 	f.clock = clocktest.New(time.Date(2026, 11, 22, 13, 5, 0, 0, time.UTC))
+	f.reg = reg
 	f.agent, err = agent.New(agent.Config{Model: f.model, Prompts: set, Tools: reg, Store: f.store, Location: berlin, Clock: f.clock})
 	if err != nil {
 		t.Fatal(err)

@@ -13,13 +13,15 @@ import (
 // with the time heading the newest message of a person, so that everything
 // before it keeps the same bytes from turn to turn and Ollama can reuse its
 // cache.
-func (a *Agent) Prompt(in Input) ([]ryo.ModelMessage, error) {
+func (a *Agent) Prompt(in Input) ([]ryo.ModelMessage, error) { return a.prompt(in, a.toolsFor(in)) }
+
+func (a *Agent) prompt(in Input, tools []prompts.Tool) ([]ryo.ModelMessage, error) {
 	system, err := a.cfg.Prompts.System(prompts.System{
 		BotName:     in.Bot.FirstName,
 		BotUsername: in.Bot.Username,
 		ChatType:    string(in.Chat.Type),
 		InTopic:     in.Place.Thread != 0,
-		Tools:       a.toolsFor(in),
+		Tools:       tools,
 	})
 	if err != nil {
 		return nil, err
