@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"sync"
 	"time"
@@ -60,23 +59,8 @@ func fetchDocument(ctx context.Context, where string) (doc []byte, docURL string
 		doc, err = readCapped(f)
 		return doc, "", err
 	}
-	ctx, cancel := context.WithTimeout(ctx, documentTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, where, nil)
-	if err != nil {
-		return nil, "", fmt.Errorf("document URL: %w", err)
-	}
-	req.Header.Set("Accept", "application/json, application/yaml;q=0.9, */*;q=0.5")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, "", fmt.Errorf("cannot fetch the document: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, "", fmt.Errorf("cannot fetch the document: %s", resp.Status)
-	}
-	doc, err = readCapped(resp.Body)
-	return doc, resp.Request.URL.String(), err
+	f, err := fetchIf(ctx, where, apiState{})
+	return f.doc, f.url, err
 }
 
 func readCapped(r io.Reader) ([]byte, error) {

@@ -64,6 +64,7 @@ type Config struct {
 	Tiers             string        // which tools each tier unlocks: "name=tool,category,…;…"
 	DefaultTier       string        // the tier of people not given another
 	APIs              []APIConfig   // services whose OpenAPI documents become tools (RYO_APIS)
+	APIsRefresh       time.Duration // how often documents at URLs are asked for again; 0 never
 
 	// How long what is kept only for a while is kept; 0 keeps it forever.
 	RetainUpdates time.Duration // inbox updates after they were done
@@ -82,7 +83,7 @@ var settingNames = []string{
 	"RYO_MAX_ROUNDS", "RYO_TURN_TIMEOUT", "RYO_NOTIFY_AFTER", "RYO_DRAFTS",
 	"RYO_CONFIRM", "RYO_CONFIRM_TTL", "RYO_ADMINS_DECIDE", "RYO_ACCESS", "RYO_EMBED_MODEL",
 	"RYO_IMAGE_URL", "RYO_IMAGE_MODEL", "RYO_IMAGE_API_KEY", "RYO_IMAGE_TIMEOUT",
-	"RYO_PERSON_RATE", "RYO_PERSON_BURST", "RYO_TIERS", "RYO_DEFAULT_TIER", "RYO_APIS",
+	"RYO_PERSON_RATE", "RYO_PERSON_BURST", "RYO_TIERS", "RYO_DEFAULT_TIER", "RYO_APIS", "RYO_APIS_REFRESH",
 	"RYO_RETAIN_UPDATES", "RYO_RETAIN_VIEWS", "RYO_RETAIN_ACTIONS", "RYO_RETAIN_CONTEXT",
 }
 
@@ -142,6 +143,7 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		Tiers:             r.str("RYO_TIERS", ""),
 		DefaultTier:       r.str("RYO_DEFAULT_TIER", toolbus.DefaultTier),
 		APIs:              r.apis("RYO_APIS"),
+		APIsRefresh:       r.every("RYO_APIS_REFRESH", time.Hour, time.Minute),
 
 		RetainUpdates: r.retention("RYO_RETAIN_UPDATES", 7*day, day), // Telegram may send an update again within a day
 		RetainViews:   r.retention("RYO_RETAIN_VIEWS", day, time.Minute),
@@ -343,6 +345,24 @@ func (r *reader) duration(name string, def, min time.Duration) time.Duration {
 }
 
 const day = 24 * time.Hour
+
+// every reads how often something is done: a duration of at least min, or
+// 0 or off for never, which is returned as 0.
+func (r *reader) every(name string, def, min time.Duration) time.Duration {
+	v, ok := r.get(name)
+	if !ok {
+		return def
+	}
+	if v == "0" || strings.EqualFold(v, "off") {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < min {
+		r.fail(name, "want a duration of at least %v such as 1h, or off, got %q", min, v)
+		return def
+	}
+	return d
+}
 
 // retention reads how long something is kept: a number of days (7d), a
 // duration (36h), or 0 or forever to keep it forever, which is returned

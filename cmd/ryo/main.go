@@ -118,6 +118,7 @@ type Main struct {
 	// Set by Run while it runs.
 	DB       *memory.DB
 	HTTPAddr net.Addr // where /healthz and /metrics listen, nil when switched off
+	APIs     *apiSync // keeps the APIs' tools in step with their documents
 	ready    chan struct{}
 }
 
@@ -158,7 +159,8 @@ func (m *Main) Run(ctx context.Context) error {
 	if cfg.EmbedModel != "" {
 		recall.Embedder = model
 	}
-	apis := loadAPIs(ctx, cfg.APIs)
+	m.APIs = newAPISync(cfg.APIs, db, m.Clock, cfg.APIsRefresh, log)
+	apis := m.APIs.load(ctx)
 	logAPIs(log, apis)
 	registry, err := newRegistry(cfg, m.Clock, log, append(tools.Memory(recall, m.Clock), m.Tools...), apis)
 	if err != nil {
@@ -173,6 +175,8 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 		return &ConfigError{Name: name, Problem: err.Error()}
 	}
+	tiers = tiers.Follow(registry) // an API's category unlocks its tools as they are now
+	m.APIs.use(registry)
 	answerer, err := agent.New(agent.Config{Model: stats.Model(model), Prompts: set, Tools: registry, Store: db,
 		Location: cfg.Timezone, MaxRounds: cfg.MaxRounds, Clock: m.Clock})
 	if err != nil {
@@ -196,6 +200,10 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	defer stopHTTP()
+	synced := make(chan struct{})
+	syncCtx, stopSync := context.WithCancel(ctx)
+	go func() { m.APIs.run(syncCtx); close(synced) }()
+	defer func() { stopSync(); <-synced }()
 	close(m.ready)
 	return b.Run(ctx)
 }
