@@ -159,7 +159,7 @@ func TestAPIRefresh(t *testing.T) {
 
 	docs.publish(weatherAPIv2, `"wx-2"`, "Thu, 26 Nov 2026 12:30:00 GMT")
 	hour(2)
-	want := []string{"weather_create_alert", "weather_get_air_quality", "weather_get_forecast", "weather_get_stations_by_station"}
+	want := []string{"weather_get_air_quality", "weather_create_alert", "weather_get_forecast", "weather_get_stations_by_station"}
 	if got := toolNames(reg); !slices.Equal(got, want) {
 		t.Errorf("tools after the change: %v; want %v", got, want)
 	}
