@@ -160,7 +160,22 @@ func (c *call) place(args map[string]json.RawMessage) (string, []string, http.He
 			header.Set(p.name, h)
 		}
 	}
+	if dotSegment(path) {
+		return "", nil, nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "a path argument cannot be . or ..")
+	}
 	return path, query, header, nil
+}
+
+// dotSegment reports whether path has a segment "." or "..": servers and
+// proxies read it as a step up the path (RFC 3986 5.2.4), so an argument
+// could call another endpoint than the operation's.
+func dotSegment(path string) bool {
+	for _, seg := range strings.Split(path, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // payload encodes the body argument in the body's media type.

@@ -1,0 +1,76 @@
+package openapi_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ryo-bot/ryo/openapi"
+	"github.com/ryo-bot/ryo/toolbus"
+)
+
+// wire is a server that records each request's raw URI and answers with
+// what answer gives.
+func wire(t *testing.T, answer func(w http.ResponseWriter, r *http.Request)) (*httptest.Server, func() []string) {
+	var mu sync.Mutex
+	var uris []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		uris = append(uris, r.RequestURI)
+		mu.Unlock()
+		answer(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), uris...) }
+}
+
+func registryOf(t *testing.T, api openapi.API) *toolbus.Registry {
+	t.Helper()
+	cat, err := openapi.Generate(api)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := toolbus.NewRegistry()
+	for _, s := range cat.Specs() {
+		if err := reg.Register(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return reg
+}
+
+const accountsDoc = `
+openapi: 3.0.3
+info: {title: Accounts, version: '1'}
+paths:
+  /accounts/{id}/statement:
+    get:
+      operationId: getStatement
+      summary: Gets an account's statement.
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      responses: {'200': {description: OK}}
+`
+
+// TestPathArgumentsStayInTheirSegment: a path argument of "." or ".."
+// would be read by any server or proxy on the way as a step up the path
+// (RFC 3986 5.2.4), so that /accounts/{id}/statement with id ".." calls
+// /statement. It is refused before any request.
+func TestPathArgumentsStayInTheirSegment(t *testing.T) {
+	srv, uris := wire(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{}`) })
+	reg := registryOf(t, openapi.API{Name: "accounts", Document: []byte(accountsDoc), BaseURL: srv.URL + "/v1"})
+	for _, id := range []string{"..", ".", "../..", "a/../b"} {
+		res := run(reg, "accounts_get_statement", `{"id":"`+id+`"}`)
+		for _, u := range uris() {
+			if strings.Contains(u, "/../") || strings.Contains(u, "/./") || strings.HasSuffix(u, "/..") {
+				t.Fatalf("id %q went out as %s (%s %+v)", id, u, res.Status, res.Error)
+			}
+		}
+		if (id == "." || id == "..") && (res.Error == nil || res.Error.Code != toolbus.CodeInvalidArgs) {
+			t.Errorf("id %q: %s %+v, want invalid_arguments", id, res.Status, res.Error)
+		}
+	}
+}
