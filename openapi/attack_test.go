@@ -1,6 +1,8 @@
 package openapi_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -8,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/openapi"
 	"github.com/ryo-bot/ryo/toolbus"
 )
@@ -71,6 +74,48 @@ func TestPathArgumentsStayInTheirSegment(t *testing.T) {
 		}
 		if (id == "." || id == "..") && (res.Error == nil || res.Error.Code != toolbus.CodeInvalidArgs) {
 			t.Errorf("id %q: %s %+v, want invalid_arguments", id, res.Status, res.Error)
+		}
+	}
+}
+
+// TestEchoedKeyIsRedactedInEveryEncoding: an API that quotes the key it
+// was sent, as JSON encoders write it (PHP escapes "/" as "\/", others
+// write any character as \uXXXX), or only the token of an
+// "Authorization: Bearer <token>" value, has it redacted from results
+// and errors alike.
+func TestEchoedKeyIsRedactedInEveryEncoding(t *testing.T) {
+	const key = "q1w2/e3r4+t5y6=="
+	srv, _ := wire(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		status := http.StatusOK
+		if strings.Contains(r.URL.Path, "-401") {
+			status = http.StatusUnauthorized
+		}
+		w.WriteHeader(status)
+		switch {
+		case strings.Contains(r.URL.Path, "slash"):
+			io.WriteString(w, `{"message":"key `+strings.ReplaceAll(got, "/", `\/`)+` refused"}`)
+		case strings.Contains(r.URL.Path, "unicode"):
+			io.WriteString(w, `{"message":"key `+strings.ReplaceAll(got, "q", `\u0071`)+` refused"}`)
+		default:
+			io.WriteString(w, `{"message":"token `+got+` refused"}`)
+		}
+	})
+	for _, value := range []string{key, "Bearer " + key} {
+		reg := registryOf(t, openapi.API{Name: "accounts", Document: []byte(accountsDoc), BaseURL: srv.URL,
+			Auth: openapi.Auth{In: openapi.InHeader, Name: "Authorization", Value: ryo.Secret(value)}})
+		for _, id := range []string{"slash", "unicode", "plain", "slash-401", "unicode-401", "plain-401"} {
+			res := run(reg, "accounts_get_statement", `{"id":"`+id+`"}`)
+			out := string(res.Output)
+			if res.Error != nil {
+				out += res.Error.Message
+			}
+			var decoded any
+			json.Unmarshal(res.Output, &decoded)
+			if strings.Contains(out, key) || strings.Contains(fmt.Sprint(decoded), key) || strings.Contains(out, `q1w2\/e3r4`) || strings.Contains(out, `\u0071`) {
+				t.Errorf("value %q, %s: the key reaches the model: %s", value[:6], id, out)
+			}
 		}
 	}
 }
