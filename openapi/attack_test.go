@@ -119,3 +119,36 @@ func TestEchoedKeyIsRedactedInEveryEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestRedirectsStayOnTheOrigin: a redirect to the same host name on
+// another port reaches another service, whatever the scheme: it is
+// refused, and the key does not reach it. (The https service here is
+// trusted by the client, as a real certificate would be.)
+func TestRedirectsStayOnTheOrigin(t *testing.T) {
+	var reached []string
+	other := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached = append(reached, r.RequestURI+" key="+r.Header.Get("X-Api-Key"))
+		io.WriteString(w, `{"admin":true}`)
+	}))
+	defer other.Close()
+	otherPlain := httptest.NewServer(other.Config.Handler)
+	defer otherPlain.Close()
+	srv, _ := wire(t, func(w http.ResponseWriter, r *http.Request) {
+		to := other.URL
+		if strings.Contains(r.URL.Path, "plain") {
+			to = otherPlain.URL
+		}
+		http.Redirect(w, r, to+"/internal", http.StatusFound)
+	})
+	reg := registryOf(t, openapi.API{Name: "accounts", Document: []byte(accountsDoc), BaseURL: srv.URL,
+		Client: other.Client(), Auth: openapi.Auth{In: openapi.InHeader, Name: "X-Api-Key", Value: "k-9f8e7d6c"}})
+	for _, id := range []string{"tls", "plain"} {
+		res := run(reg, "accounts_get_statement", `{"id":"`+id+`"}`)
+		if res.Error == nil || res.Error.Code != openapi.CodeRedirect {
+			t.Errorf("%s: %s %+v, want redirect_refused", id, res.Status, res.Error)
+		}
+	}
+	if len(reached) > 0 {
+		t.Fatalf("the other port was reached: %v", reached)
+	}
+}

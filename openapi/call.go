@@ -228,7 +228,8 @@ type redirectError struct{ to string }
 func (e *redirectError) Error() string { return "redirect to another host refused" }
 
 // newClient is base (or a client of its own) that follows redirects only
-// on the same host, at most five.
+// on the same host and port (or from http to https on the default ports),
+// at most five.
 func newClient(base *http.Client) *http.Client {
 	c := &http.Client{}
 	if base != nil {
@@ -240,7 +241,10 @@ func newClient(base *http.Client) *http.Client {
 		}
 		from, to := via[0].URL, req.URL
 		same := to.Scheme == from.Scheme && strings.EqualFold(to.Host, from.Host)
-		upgrade := from.Scheme == "http" && to.Scheme == "https" && strings.EqualFold(to.Hostname(), from.Hostname())
+		// http to https on the same name, from the default port to the
+		// default port: another port is another service.
+		upgrade := from.Scheme == "http" && to.Scheme == "https" && strings.EqualFold(to.Hostname(), from.Hostname()) &&
+			(from.Port() == "" || from.Port() == "80") && (to.Port() == "" || to.Port() == "443")
 		if !same && !upgrade {
 			return &redirectError{to: req.URL.Host}
 		}
