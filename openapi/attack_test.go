@@ -152,3 +152,44 @@ func TestRedirectsStayOnTheOrigin(t *testing.T) {
 		t.Fatalf("the other port was reached: %v", reached)
 	}
 }
+
+// TestArgumentsNeverChangeTheHost: a document whose path does not start
+// with "/" ("{region}/data") would put the argument right after the
+// server's host: ".attacker.example" would call another host. Every
+// request goes to the server's host.
+func TestArgumentsNeverChangeTheHost(t *testing.T) {
+	const doc = `
+openapi: 3.0.3
+info: {title: Regions, version: '1'}
+paths:
+  '{region}/data':
+    get:
+      operationId: getData
+      summary: Gets a region's data.
+      parameters:
+        - {name: region, in: path, required: true, schema: {type: string}}
+      responses: {'200': {description: OK}}
+`
+	var hosts []string
+	client := &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
+		hosts = append(hosts, r.URL.Host)
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: io.NopCloser(strings.NewReader(`{}`)), Request: r}, nil
+	})}
+	cat, err := openapi.Generate(openapi.API{Name: "regions", Document: []byte(doc), BaseURL: "https://api.example.com", Client: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := toolbus.NewRegistry()
+	for _, s := range cat.Specs() {
+		if err := reg.Register(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(reg, "regions_get_data", `{"region":".attacker.example"}`)
+	for _, h := range hosts {
+		if h != "api.example.com" {
+			t.Fatalf("a request went to %s", h)
+		}
+	}
+}

@@ -120,7 +120,8 @@ func (c *call) request(ctx context.Context, args map[string]json.RawMessage) (*h
 		return nil, err
 	}
 	req, err := http.NewRequestWithContext(ctx, c.method, target, payload)
-	if err != nil {
+	if err != nil || !strings.HasPrefix(target, c.server+"/") && target != c.server && !strings.HasPrefix(target, c.server+"?") {
+		// The arguments go after the server's URL, never into its host.
 		return nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "the arguments do not make a valid request")
 	}
 	req.Header = header
