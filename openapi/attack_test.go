@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/openapi"
@@ -191,5 +192,20 @@ paths:
 		if h != "api.example.com" {
 			t.Fatalf("a request went to %s", h)
 		}
+	}
+}
+
+// TestResultsAreUTF8: JSON must be UTF-8 (RFC 8259 section 8.1); an API
+// that answers Latin-1 bytes in its JSON strings gives a result whose
+// bad bytes are replaced, so that whatever reads it next can.
+func TestResultsAreUTF8(t *testing.T) {
+	srv, _ := wire(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, "{\"city\":\"S\xe3o Paulo\",\"n\":1}")
+	})
+	reg := registryOf(t, openapi.API{Name: "accounts", Document: []byte(accountsDoc), BaseURL: srv.URL})
+	res := run(reg, "accounts_get_statement", `{"id":"1"}`)
+	if res.Status != toolbus.StatusOK || !utf8.Valid(res.Output) || string(res.Output) != "{\"city\":\"S\ufffdo Paulo\",\"n\":1}" {
+		t.Fatalf("%s %q %+v", res.Status, res.Output, res.Error)
 	}
 }

@@ -37,7 +37,9 @@ func (c *call) answer(ctx context.Context, resp *http.Response) (any, error) {
 		return map[string]any{"status": resp.StatusCode}, nil
 	}
 	if isJSON(resp.Header.Get("Content-Type"), data) {
-		return jsonResult(data, cut, c.api)
+		// Bad bytes can only be inside strings: replacing them keeps
+		// the JSON as it was, and makes it UTF-8 as JSON must be.
+		return jsonResult(bytes.ToValidUTF8(data, []byte("\uFFFD")), cut, c.api)
 	}
 	return c.textResult(resp.Header.Get("Content-Type"), data, cut), nil
 }
