@@ -120,7 +120,8 @@ func (c *call) request(ctx context.Context, args map[string]json.RawMessage) (*h
 		return nil, err
 	}
 	req, err := http.NewRequestWithContext(ctx, c.method, target, payload)
-	if err != nil {
+	if err != nil || !strings.HasPrefix(target, c.server+"/") && target != c.server && !strings.HasPrefix(target, c.server+"?") {
+		// The arguments go after the server's URL, never into its host.
 		return nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "the arguments do not make a valid request")
 	}
 	req.Header = header
@@ -160,7 +161,22 @@ func (c *call) place(args map[string]json.RawMessage) (string, []string, http.He
 			header.Set(p.name, h)
 		}
 	}
+	if dotSegment(path) {
+		return "", nil, nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "a path argument cannot be . or ..")
+	}
 	return path, query, header, nil
+}
+
+// dotSegment reports whether path has a segment "." or "..": servers and
+// proxies read it as a step up the path (RFC 3986 5.2.4), so an argument
+// could call another endpoint than the operation's.
+func dotSegment(path string) bool {
+	for _, seg := range strings.Split(path, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // payload encodes the body argument in the body's media type.
@@ -213,7 +229,8 @@ type redirectError struct{ to string }
 func (e *redirectError) Error() string { return "redirect to another host refused" }
 
 // newClient is base (or a client of its own) that follows redirects only
-// on the same host, at most five.
+// on the same host and port (or from http to https on the default ports),
+// at most five.
 func newClient(base *http.Client) *http.Client {
 	c := &http.Client{}
 	if base != nil {
@@ -225,7 +242,10 @@ func newClient(base *http.Client) *http.Client {
 		}
 		from, to := via[0].URL, req.URL
 		same := to.Scheme == from.Scheme && strings.EqualFold(to.Host, from.Host)
-		upgrade := from.Scheme == "http" && to.Scheme == "https" && strings.EqualFold(to.Hostname(), from.Hostname())
+		// http to https on the same name, from the default port to the
+		// default port: another port is another service.
+		upgrade := from.Scheme == "http" && to.Scheme == "https" && strings.EqualFold(to.Hostname(), from.Hostname()) &&
+			(from.Port() == "" || from.Port() == "80") && (to.Port() == "" || to.Port() == "443")
 		if !same && !upgrade {
 			return &redirectError{to: req.URL.Host}
 		}

@@ -47,7 +47,7 @@
 // that cannot be reached, unavailable. The credential never appears in a
 // schema, a result or an error: the transport's errors, which quote the
 // URL, are not passed on, and an answer that quotes the key has it
-// redacted.
+// redacted, in whatever escape it comes (see redact.go).
 //
 // The parser is github.com/getkin/kin-openapi: one document model for
 // OpenAPI 3.0, 3.1 and 3.2, a converter from Swagger 2.0 into that same

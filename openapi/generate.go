@@ -162,6 +162,10 @@ func (g *generator) tool(o *docOp) (Generated, []Skipped, error) {
 		}
 		description = d
 	}
+	if !strings.HasPrefix(o.path, "/") {
+		// Its arguments would follow the server's host name.
+		return gen, nil, errors.New(`its path does not start with "/"`)
+	}
 	server, err := g.server(o)
 	if err != nil {
 		return gen, nil, err

@@ -32,27 +32,16 @@ func (c *call) answer(ctx context.Context, resp *http.Response) (any, error) {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, c.statusError(resp, data)
 	}
+	data = c.redactJSON(data)
 	if len(bytes.TrimSpace(data)) == 0 || c.method == http.MethodHead {
 		return map[string]any{"status": resp.StatusCode}, nil
 	}
 	if isJSON(resp.Header.Get("Content-Type"), data) {
-		return jsonResult(data, cut, c.api)
+		// Bad bytes can only be inside strings: replacing them keeps
+		// the JSON as it was, and makes it UTF-8 as JSON must be.
+		return jsonResult(bytes.ToValidUTF8(data, []byte("\uFFFD")), cut, c.api)
 	}
-	return textResult(resp.Header.Get("Content-Type"), data, cut), nil
-}
-
-// redact removes the credential from what the API sent back: some APIs
-// quote the key they refused.
-func (c *call) redact(data []byte) []byte {
-	secret := c.auth.Value.Reveal()
-	if len(secret) < 4 || c.auth.In == "" {
-		return data
-	}
-	data = bytes.ReplaceAll(data, []byte(secret), []byte("[redacted]"))
-	if esc := queryEscape(secret, false); esc != secret {
-		data = bytes.ReplaceAll(data, []byte(esc), []byte("[redacted]"))
-	}
-	return data
+	return c.textResult(resp.Header.Get("Content-Type"), data, cut), nil
 }
 
 // isJSON reports whether the answer says it is JSON, or looks like it
@@ -141,11 +130,12 @@ func partial(data []byte, cut bool) truncated {
 }
 
 // textResult is a text answer (HTML stripped) cut to fit.
-func textResult(contentType string, data []byte, cut bool) any {
+func (c *call) textResult(contentType string, data []byte, cut bool) any {
 	s := strings.ToValidUTF8(string(data), "")
 	if m := baseMedia(contentType); m == "text/html" || strings.HasSuffix(m, "xml") {
 		s = plainText(s)
 	}
+	s = c.redactText(s)
 	limit := MaxResult - 300
 	if len(s) > limit {
 		for !utf8.ValidString(s[:limit]) {
@@ -175,7 +165,7 @@ const maxMessage = 200
 // API's own message, and what to do.
 func (c *call) statusError(resp *http.Response, data []byte) error {
 	code := fmt.Sprintf("http_%d", resp.StatusCode)
-	msg := apiMessage(resp.Header.Get("Content-Type"), data)
+	msg := c.redactText(apiMessage(resp.Header.Get("Content-Type"), data))
 	status := strings.TrimSpace(strings.TrimPrefix(resp.Status, fmt.Sprint(resp.StatusCode)))
 	if status == "" {
 		status = http.StatusText(resp.StatusCode)

@@ -69,6 +69,11 @@ type (
 
 var apiName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,23}$`)
 
+// varName is what an environment variable's name looks like, and a key
+// rarely does: upper case, with an underscore or short. A key written
+// in place of the name (hex, mixed case, AKIA…) is not quoted back.
+var varName = regexp.MustCompile(`^(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z][A-Z0-9]{0,11})$`)
+
 // readAPIs reads the RYO_APIS file at path; the credentials' values come
 // through lookup. Its errors are one line that names the file's line.
 func readAPIs(path string, lookup func(string) (string, bool)) ([]APIConfig, error) {
@@ -194,6 +199,10 @@ func (e *authEntry) auth(api string, lookup func(string) (string, bool)) (openap
 	}
 	v, ok := lookup(e.Env)
 	if v = strings.TrimSpace(v); !ok || v == "" {
+		if !varName.MatchString(e.Env) {
+			// It may be the key itself, written in by mistake: not quoted.
+			return a, fmt.Errorf("%s: auth's env is not set; it names the environment variable that holds the value (such as WEATHER_KEY), never the value", api)
+		}
 		return a, fmt.Errorf("%s: auth reads %s, which is not set", api, e.Env)
 	}
 	a.Value = ryo.Secret(v)
