@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -198,8 +200,12 @@ func fetchIf(ctx context.Context, where string, st apiState) (fetched, error) {
 	if st.lastModified != "" {
 		req.Header.Set("If-Modified-Since", st.lastModified)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := documentClient().Do(req)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) { // its text holds the URL, which may carry a key
+			err = ue.Err
+		}
 		return fetched{}, fmt.Errorf("cannot fetch the document: %w", err)
 	}
 	defer resp.Body.Close()
@@ -214,5 +220,21 @@ func fetchIf(ctx context.Context, where string, st apiState) (fetched, error) {
 		return fetched{}, err
 	}
 	return fetched{apiState: apiState{doc: doc, etag: resp.Header.Get("ETag"), lastModified: resp.Header.Get("Last-Modified")},
-		url: resp.Request.URL.String()}, nil
+		url: where}, nil
+}
+
+// documentClient fetches documents, following redirects only on the
+// document's own scheme and host: a document that moved elsewhere must
+// be configured there, or its relative servers would point wherever the
+// redirect went.
+func documentClient() *http.Client {
+	return &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return errors.New("too many redirects")
+		}
+		if req.URL.Scheme != via[0].URL.Scheme || req.URL.Host != via[0].URL.Host {
+			return fmt.Errorf("the document redirects to another host (%s); configure its new address", req.URL.Host)
+		}
+		return nil
+	}}
 }

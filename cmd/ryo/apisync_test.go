@@ -229,3 +229,38 @@ func TestAPIStartsFromTheKeptDocument(t *testing.T) {
 		t.Errorf("asked %q, answered %v; want the kept ETag and a 304", asked, answered)
 	}
 }
+
+// A document is fetched only from where it was configured: a redirect to
+// another host is refused (its relative servers would follow it there),
+// one on the same host is followed, and no error quotes the address,
+// which may carry a key.
+func TestDocumentFetchStaysOnItsHost(t *testing.T) {
+	elsewhere := newDocServer(t, weatherAPI, `"x"`)
+	home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/moved":
+			http.Redirect(w, r, "/openapi.yaml", http.StatusFound)
+		case "/openapi.yaml":
+			w.Write([]byte(weatherAPI))
+		default:
+			http.Redirect(w, r, elsewhere.URL+"/openapi.yaml", http.StatusFound)
+		}
+	}))
+	t.Cleanup(home.Close)
+	got, err := fetchIf(context.Background(), home.URL+"/moved?key=s3cret", apiState{})
+	if err != nil || string(got.doc) != weatherAPI || got.url != home.URL+"/moved?key=s3cret" {
+		t.Fatalf("same-host redirect: %v, url %q", err, got.url)
+	}
+	_, err = fetchIf(context.Background(), home.URL+"/away?key=s3cret", apiState{})
+	if err == nil || !strings.Contains(err.Error(), "redirects to another host") || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("cross-host redirect: %v", err)
+	}
+	if len(elsewhere.asked) != 0 {
+		t.Fatal("the other host was asked")
+	}
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	if _, err = fetchIf(context.Background(), closed.URL+"/doc?key=s3cret", apiState{}); err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("unreachable: %v", err)
+	}
+}
