@@ -419,3 +419,19 @@ func TestAttachedFilesAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// A read-only tool that reaches its deadline is not tried again: the
+// person would wait twice the deadline, and the service be asked twice.
+func TestTimeoutIsNotRetried(t *testing.T) {
+	var ran atomic.Int32
+	s := spec("hanging", toolbus.ReadOnly, func(ctx context.Context, _ json.RawMessage) (any, error) {
+		ran.Add(1)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	s.Timeout = 20 * time.Millisecond
+	res := call(registry(t, s), "hanging", `{"text":"x"}`)
+	if res.Error == nil || res.Error.Code != toolbus.CodeTimeout || res.Attempts != 1 || ran.Load() != 1 {
+		t.Fatalf("Run = %+v, ran %d times; want one timeout", res, ran.Load())
+	}
+}
