@@ -196,7 +196,8 @@ func (r *Registry) run(ctx context.Context, c Call) Result {
 }
 
 // attempts calls the tool, once more after a failure when it changes
-// nothing.
+// nothing. A call that reached its deadline is not tried again: that
+// would double the wait and ask a slow service twice.
 func (r *Registry) attempts(ctx context.Context, e *entry, args json.RawMessage, res *Result) (any, error) {
 	tries := 1
 	if e.spec.Effect == ReadOnly {
@@ -207,7 +208,7 @@ func (r *Registry) attempts(ctx context.Context, e *entry, args json.RawMessage,
 	for res.Attempts = 1; res.Attempts <= tries; res.Attempts++ {
 		out, err = callOnce(ctx, e.spec, args)
 		var modelErr *Error
-		if err == nil || errors.As(err, &modelErr) || ctx.Err() != nil {
+		if err == nil || errors.As(err, &modelErr) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 			break
 		}
 	}
