@@ -321,3 +321,27 @@ func TestInterruptedActionIsSettledBySweep(t *testing.T) {
 		t.Fatalf("UnsettledActions = %+v, %v; want the interrupted act1", unsettled, err)
 	}
 }
+
+// A held call's arguments come back as the model wrote them: the key
+// order, the spacing and the digits of a JSON body are what the API is
+// sent once the person confirms.
+func TestActionKeepsTheArgumentsAsWritten(t *testing.T) {
+	db := memorytest.Open(t)
+	c := ctx(t)
+	place := ryo.Place{ChatID: group.ID}
+	if _, err := db.StoreUpdates(c, []memory.InboxUpdate{{ID: 1, ChatID: group.ID, Kind: "message", Raw: json.RawMessage(`{}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	say(t, db, place, 1, "add Rex")
+	args := `{"body":{"name":"Rex","photoUrls":["https://petshop.example/photos/rex.jpg"],"status":"pending","price":1.50e2}}`
+	a, err := db.SaveHeldAnswer(c, 1, place, "I'll add Rex once you confirm.", json.RawMessage(`{}`), ryo.Action{
+		ID: "act1", Requester: alice.ID, CallID: "c1", Tool: "petshop_add_pet", Args: json.RawMessage(args), ArgsHash: "h",
+		Key: "k1", Reason: "policy", ExpiresAt: time.Now().Add(time.Hour),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := db.Action(c, a.ID); err != nil || string(got.Args) != args {
+		t.Fatalf("stored arguments %s, %v; want %s", got.Args, err, args)
+	}
+}

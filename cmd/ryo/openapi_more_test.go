@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -215,12 +213,6 @@ func TestPetShopAPI(t *testing.T) {
 		wire := shop.requests()
 		if len(wire) != i+1 {
 			t.Fatalf("%s: the shop got %d requests; want %d: %+v", s.tool, len(wire), i+1, wire)
-		}
-		// A confirmed call's arguments come back from PostgreSQL's jsonb,
-		// which orders an object's keys by length: the body is compared
-		// as JSON until the actions keep the model's bytes.
-		if got, want := wire[i], s.wire; got.Body != "" && want.Body != "" && jsonEqual(got.Body, want.Body) {
-			wire[i].Body = want.Body
 		}
 		if wire[i] != s.wire {
 			t.Errorf("%s on the wire:\n got %+v\nwant %+v", s.tool, wire[i], s.wire)
@@ -452,10 +444,4 @@ func TestPetShopTenChatsAtOnce(t *testing.T) {
 	if timeouts != people {
 		t.Errorf("the model read %d tracking results; want %d timeouts", timeouts, people)
 	}
-}
-
-// jsonEqual reports whether a and b are the same JSON value.
-func jsonEqual(a, b string) bool {
-	var x, y any
-	return json.Unmarshal([]byte(a), &x) == nil && json.Unmarshal([]byte(b), &y) == nil && reflect.DeepEqual(x, y)
 }
