@@ -40,7 +40,7 @@ func result(key, status string) ryo.Message {
 func TestHeldAnswerStoresTheActionOnce(t *testing.T) {
 	db := memorytest.Open(t)
 	a := held(t, db, 1, "act1", "k1", time.Now().Add(time.Hour))
-	if a.State != ryo.ActionPending || a.RequesterName != "Alice" || string(a.Args) != `{"what": "notes"}` || a.CreatedAt.IsZero() {
+	if a.State != ryo.ActionPending || a.RequesterName != "Alice" || string(a.Args) != `{"what":"notes"}` || a.CreatedAt.IsZero() {
 		t.Fatalf("held action = %+v", a)
 	}
 	again, err := db.SaveHeldAnswer(ctx(t), 1, ryo.Place{ChatID: group.ID}, "again", nil, ryo.Action{

@@ -266,7 +266,7 @@ func TestExport(t *testing.T) {
 	if len(e.Memories) != 2 || e.Memories[0].Scope != "user" || e.Memories[1].ChatID != group.ID {
 		t.Errorf("memories = %+v", e.Memories)
 	}
-	if len(e.Actions) != 3 || e.Actions[0].ID != "Alice-executed" || len(e.Actions[0].Events) != 4 || string(e.Actions[1].Arguments) != `{"memory_id": 1}` {
+	if len(e.Actions) != 3 || e.Actions[0].ID != "Alice-executed" || len(e.Actions[0].Events) != 4 || string(e.Actions[1].Arguments) != `{"memory_id":1}` {
 		t.Errorf("actions = %+v", e.Actions)
 	}
 	if e.LeftOut != (memory.ExportLeftOut{}) {
