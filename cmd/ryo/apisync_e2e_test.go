@@ -123,3 +123,34 @@ func TestHeldToolThatBecameDestructiveDoesNotRun(t *testing.T) {
 		t.Errorf("the model was shown %q; want tool_changed", shown)
 	}
 }
+
+// A tier names an API whose document cannot be fetched at the first
+// start, with no copy kept: ryo starts without the API's tools, as it does
+// without a tier, and once the document can be fetched the tier unlocks
+// them.
+func TestTierNamingAnAPIThatIsDownAtStart(t *testing.T) {
+	h := newHarness(t)
+	api := newWeatherServer(t)
+	docs := newDocServer(t, weatherAPI, `"wx-1"`)
+	docs.setDown(true)
+	dir := t.TempDir()
+	config := "apis:\n  - name: weather\n    document: " + docs.URL + "/openapi.yaml\n    base_url: " + api.URL + "\n" +
+		"    auth: {header: X-Api-Key, env: WEATHER_KEY}\n"
+	os.WriteFile(filepath.Join(dir, "apis.yaml"), []byte(config), 0o600)
+	h.env["RYO_APIS"] = filepath.Join(dir, "apis.yaml")
+	h.env["WEATHER_KEY"] = weatherKey
+	h.env["RYO_TIERS"] = "family=calculate,weather"
+	h.env["RYO_DEFAULT_TIER"] = "family"
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Hello.")})
+	h.start()
+
+	docs.setDown(false)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	h.main.APIs.Refresh(ctx)
+	q := h.tg.SendText(dm, alice, "hi")
+	h.answer(dm, q.ID, "Hello.")
+	if system := h.llm.Requests()[0].Messages[0].Content; !strings.Contains(system, "weather_get_forecast") {
+		t.Errorf("the family tier does not unlock the weather tools once their document is back")
+	}
+}
