@@ -161,6 +161,11 @@ func (s *apiSync) refresh(ctx context.Context, a APIConfig) {
 		s.log.Error("API document changed but cannot be read; its tools stay as they are", "api", a.Name, "err", err)
 		return
 	}
+	if len(catalog.Tools) == 0 { // more likely a deploy gone wrong than an API with nothing left
+		s.log.Error("API document changed to one that gives no tool; its tools stay as they are (remove the API from RYO_APIS to drop them)",
+			"api", a.Name, "skipped", len(catalog.Skipped))
+		return
+	}
 	s.mu.Lock()
 	reg := s.reg
 	s.mu.Unlock()
