@@ -77,7 +77,7 @@ func (s *apiSync) loadOne(ctx context.Context, a APIConfig) loadedAPI {
 		}
 	}
 	kept, ok, kerr := s.docs.APIDocumentOf(ctx, a.Name)
-	if kerr != nil || !ok {
+	if kerr != nil || !ok || kept.URL != a.Document { // one kept from another address names servers the operator moved from
 		l.Err = err
 		return l
 	}

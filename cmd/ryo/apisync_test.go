@@ -297,3 +297,26 @@ func TestAPIRefreshToNoToolsKeepsTheTools(t *testing.T) {
 		t.Errorf("the log does not say why the tools stayed:\n%s", logs.String())
 	}
 }
+
+// The API's document is configured at a new address, whose server is down
+// at start: the copy kept from the old address is not used, since its
+// servers (and the key sent to them) are those the operator moved away
+// from; the API is left out until its new document comes.
+func TestKeptDocumentOfAnotherAddressIsNotUsed(t *testing.T) {
+	db := memorytest.Open(t)
+	old := newDocServer(t, weatherAPI, `"wx-1"`)
+	moved := newDocServer(t, weatherAPIv2, `"wx-2"`)
+	moved.setDown(true)
+	log := slog.New(slog.NewTextHandler(&syncBuffer{}, nil))
+	clock := clocktest.New(time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	first := newAPISync([]APIConfig{{Name: "weather", Document: old.URL + "/openapi.yaml"}}, db, clock, time.Hour, log).load(ctx)
+	if first[0].Err != nil {
+		t.Fatal(first[0].Err)
+	}
+	loaded := newAPISync([]APIConfig{{Name: "weather", Document: moved.URL + "/openapi.yaml"}}, db, clock, time.Hour, log).load(ctx)
+	if loaded[0].Err == nil {
+		t.Errorf("tools %v made from the document kept from %s; the API is now at %s", toolNames(registryOf(t, loaded)), old.URL, moved.URL)
+	}
+}
