@@ -154,11 +154,19 @@ func (b *Bot) runAction(ctx context.Context, a ryo.Action, allowed []string, obs
 	spec, _ := b.toolsFor(a.Origin).Lookup(a.Tool)
 	observe(ryo.Step{Kind: ryo.StepTool, Tool: a.Tool, Args: a.Args, Doing: spec.Doing})
 	var res toolbus.Result
-	if toolbus.ArgsHash(a.Args) != a.ArgsHash {
+	switch {
+	case toolbus.ArgsHash(a.Args) != a.ArgsHash:
 		b.log.Error("an action's stored arguments differ from those shown; not running it", "action", a.ID, "tool", a.Tool)
 		res = toolbus.Result{CallID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Status: toolbus.StatusDenied,
 			Error: toolbus.Errorf("arguments_changed", "the arguments changed after the person saw them, so %s was not done", a.Tool)}
-	} else {
+	case a.Reason != toolbus.HoldDestructive &&
+		b.toolsFor(a.Origin).Hold(toolbus.Call{Tool: a.Tool, Args: a.Args, Allowed: allowed}) == toolbus.HoldDestructive:
+		// The tool was replaced (its API's document changed) and now does
+		// what cannot be undone: the person confirmed a lesser thing.
+		b.log.Warn("an action's tool became destructive after the person saw it; not running it", "action", a.ID, "tool", a.Tool)
+		res = toolbus.Result{CallID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Status: toolbus.StatusDenied,
+			Error: toolbus.Errorf("tool_changed", "%s changed after the person saw it and now cannot be undone, so it was not done; ask again if it should still be done", a.Tool)}
+	default:
 		res = b.toolsFor(a.Origin).Run(ctx, toolbus.Call{ID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Confirmed: true, Allowed: allowed})
 	}
 	observe(ryo.Step{Kind: ryo.StepToolDone, Tool: a.Tool, Status: res.Status, Took: res.Latency})

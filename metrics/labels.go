@@ -43,9 +43,14 @@ func normalCode(code string) string {
 
 // maxCodes is how many different error codes are counted apart; those
 // that come after are counted as other. The tool bus's own codes and the
-// built-in tools' take about twenty; an API's tools add an http_<status>
-// code or two each.
+// built-in tools' take about twenty.
 const maxCodes = 100
+
+// maxHTTPCodes is how many different http_<status> codes, which an API's
+// tools make of its answers, are counted apart, on a budget of their own:
+// an API that answers with every status there is must not crowd out the
+// other codes.
+const maxHTTPCodes = 40
 
 // bounded is a set of label values that stops growing at its limit.
 type bounded struct {

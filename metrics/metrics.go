@@ -15,6 +15,7 @@ type Metrics struct {
 	toolDuration *prometheus.HistogramVec
 	toolErrors   *prometheus.CounterVec
 	codes        *bounded // the error codes seen, at most maxCodes
+	httpCodes    *bounded // the http_<status> codes seen, at most maxHTTPCodes
 
 	turns  *prometheus.CounterVec
 	phases *prometheus.HistogramVec
@@ -43,7 +44,8 @@ func New(reg prometheus.Registerer) *Metrics {
 			Help: "How long tools ran, by tool; calls refused before running are not timed.", Buckets: toolBuckets}, []string{"tool"}),
 		toolErrors: f.NewCounterVec(prometheus.CounterOpts{Name: "ryo_tool_errors_total",
 			Help: "Tool calls that did not end ok, by tool and error code."}, []string{"tool", "code"}),
-		codes: newBounded(maxCodes),
+		codes:     newBounded(maxCodes),
+		httpCodes: newBounded(maxHTTPCodes),
 
 		turns: f.NewCounterVec(prometheus.CounterOpts{Name: "ryo_turns_total",
 			Help: "Runs of turns, by how they ended (answered, held, failed, interrupted)."}, []string{"outcome"}),

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"strings"
+
 	"github.com/ryo-bot/ryo/toolbus"
 )
 
@@ -19,5 +21,14 @@ func (m *Metrics) ToolCalled(tool string, res toolbus.Result) {
 	if res.Error != nil {
 		code = res.Error.Code
 	}
-	m.toolErrors.WithLabelValues(tool, m.codes.admit(normalCode(code))).Inc()
+	m.toolErrors.WithLabelValues(tool, m.code(code)).Inc()
+}
+
+// code is an error code as a label, bounded.
+func (m *Metrics) code(code string) string {
+	code = normalCode(code)
+	if strings.HasPrefix(code, "http_") {
+		return m.httpCodes.admit(code)
+	}
+	return m.codes.admit(code)
 }

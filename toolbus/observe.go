@@ -19,13 +19,14 @@ const UnknownTool = "(unknown)"
 // while building the registry.
 func (r *Registry) SetObserver(o Observer) { r.observer = o }
 
-// observe tells the observer of res.
-func (r *Registry) observe(res Result) {
+// observe tells the observer of res, whose tool the registry held when
+// the call began if known.
+func (r *Registry) observe(res Result, known bool) {
 	if r.observer == nil {
 		return
 	}
 	tool := res.Tool
-	if _, ok := r.entry(tool); !ok {
+	if !known {
 		tool = UnknownTool
 	}
 	r.observer.ToolCalled(tool, res)

@@ -63,3 +63,31 @@ func TestUnknownToolIsNoToolName(t *testing.T) {
 		t.Fatalf("a tool named %q was registered", toolbus.UnknownTool)
 	}
 }
+
+// A tool removed while it runs (its API's document changed) is counted
+// under its own name, the tool that ran, not as a name the model made up.
+func TestToolRemovedWhileRunningKeepsItsName(t *testing.T) {
+	started, finish := make(chan struct{}), make(chan struct{})
+	slow := spec("weather_get_radar", toolbus.ReadOnly, func(context.Context, json.RawMessage) (any, error) {
+		close(started)
+		<-finish
+		return map[string]string{"radar": "clear"}, nil
+	})
+	slow.Category = "weather"
+	r := registry(t, slow)
+	rec := &recorder{}
+	r.SetObserver(rec)
+	done := make(chan toolbus.Result)
+	go func() { done <- call(r, "weather_get_radar", `{"text":"Lisbon"}`) }()
+	<-started
+	if _, err := r.Replace("weather", nil); err != nil {
+		t.Fatal(err)
+	}
+	close(finish)
+	if res := <-done; res.Status != toolbus.StatusOK {
+		t.Fatalf("the call: %+v", res)
+	}
+	if want := []string{"weather_get_radar ok  1"}; fmt.Sprint(rec.seen) != fmt.Sprint(want) {
+		t.Fatalf("observed %q; want %q", rec.seen, want)
+	}
+}

@@ -152,8 +152,9 @@ func (r *Registry) Run(ctx context.Context, c Call) Result {
 	if res, ok := r.remembered(c.Key); ok {
 		return res
 	}
+	_, known := r.entry(c.Tool) // before it runs: a tool replaced meanwhile keeps its name
 	res := r.run(ctx, c)
-	r.observe(res)
+	r.observe(res, known)
 	if res.Status != StatusCancelled && (len(res.Attachments) == 0 || r.changes(c.Tool)) {
 		// The files of a tool that changes nothing are not kept here:
 		// they may be large, and it can make them again; the store

@@ -34,8 +34,11 @@ var tierName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
 // defines tiers and def is not DefaultTier, which is taken for a misspelt
 // name rather than hand everyone every tool. An empty spec is one default
 // tier with every tool. It refuses unknown tools and categories, bad and
-// repeated names, and a tier that unlocks nothing, saying which.
-func ParseTiers(spec, def string, specs []Spec) (*Tiers, error) {
+// repeated names, and a tier that unlocks nothing, saying which. The
+// categories are known besides those of specs, though none of their tools
+// is there yet: an API's, whose document could not be loaded at start and
+// may be later.
+func ParseTiers(spec, def string, specs []Spec, categories ...Category) (*Tiers, error) {
 	written := def                                // for messages, as the person wrote it
 	def = strings.ToLower(strings.TrimSpace(def)) // as the names in spec
 	if def == "" {
@@ -64,7 +67,9 @@ func ParseTiers(spec, def string, specs []Spec) (*Tiers, error) {
 			if item = strings.TrimSpace(item); item == "" {
 				continue
 			}
-			if len(unlocked([]string{item}, specs)) == 0 {
+			if len(unlocked([]string{item}, specs)) == 0 && !slices.ContainsFunc(categories, func(c Category) bool {
+				return strings.EqualFold(string(c), item)
+			}) {
 				return nil, fmt.Errorf("tier %q: %q is neither a tool nor a category of tools (tools: %s)", name, item, specNames(specs))
 			}
 			written = append(written, item)

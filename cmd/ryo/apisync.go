@@ -77,7 +77,7 @@ func (s *apiSync) loadOne(ctx context.Context, a APIConfig) loadedAPI {
 		}
 	}
 	kept, ok, kerr := s.docs.APIDocumentOf(ctx, a.Name)
-	if kerr != nil || !ok {
+	if kerr != nil || !ok || kept.URL != a.Document { // one kept from another address names servers the operator moved from
 		l.Err = err
 		return l
 	}
@@ -159,6 +159,11 @@ func (s *apiSync) refresh(ctx context.Context, a APIConfig) {
 	catalog, err := openapi.Generate(a.API(f.doc, f.url))
 	if err != nil {
 		s.log.Error("API document changed but cannot be read; its tools stay as they are", "api", a.Name, "err", err)
+		return
+	}
+	if len(catalog.Tools) == 0 { // more likely a deploy gone wrong than an API with nothing left
+		s.log.Error("API document changed to one that gives no tool; its tools stay as they are (remove the API from RYO_APIS to drop them)",
+			"api", a.Name, "skipped", len(catalog.Skipped))
 		return
 	}
 	s.mu.Lock()

@@ -264,3 +264,59 @@ func TestDocumentFetchStaysOnItsHost(t *testing.T) {
 		t.Fatalf("unreachable: %v", err)
 	}
 }
+
+// The document's server starts serving one with no operations (a deploy
+// gone wrong, a placeholder): the API's tools stay as they were, the copy
+// kept for the next start too, and the log says why.
+func TestAPIRefreshToNoToolsKeepsTheTools(t *testing.T) {
+	db := memorytest.Open(t)
+	docs := newDocServer(t, weatherAPI, `"wx-1"`)
+	logs := &syncBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, nil))
+	clock := clocktest.New(time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC))
+	s := newAPISync([]APIConfig{{Name: "weather", Document: docs.URL + "/openapi.yaml"}}, db, clock, time.Hour, log)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	loaded := s.load(ctx)
+	if loaded[0].Err != nil {
+		t.Fatal(loaded[0].Err)
+	}
+	reg := registryOf(t, loaded)
+	s.use(reg)
+	before := toolNames(reg)
+
+	docs.publish("openapi: 3.1.0\ninfo: {title: Weather, version: '2.0'}\npaths: {}\n", `"wx-empty"`, "Thu, 26 Nov 2026 12:30:00 GMT")
+	s.Refresh(ctx)
+	if got := toolNames(reg); !slices.Equal(got, before) {
+		t.Errorf("tools after a document with no operations: %v; want %v", got, before)
+	}
+	if kept, _, _ := db.APIDocumentOf(ctx, "weather"); string(kept.Document) != weatherAPI {
+		t.Errorf("the copy kept for the next start is now %q", kept.Document)
+	}
+	if !strings.Contains(logs.String(), "gives no tool") {
+		t.Errorf("the log does not say why the tools stayed:\n%s", logs.String())
+	}
+}
+
+// The API's document is configured at a new address, whose server is down
+// at start: the copy kept from the old address is not used, since its
+// servers (and the key sent to them) are those the operator moved away
+// from; the API is left out until its new document comes.
+func TestKeptDocumentOfAnotherAddressIsNotUsed(t *testing.T) {
+	db := memorytest.Open(t)
+	old := newDocServer(t, weatherAPI, `"wx-1"`)
+	moved := newDocServer(t, weatherAPIv2, `"wx-2"`)
+	moved.setDown(true)
+	log := slog.New(slog.NewTextHandler(&syncBuffer{}, nil))
+	clock := clocktest.New(time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	first := newAPISync([]APIConfig{{Name: "weather", Document: old.URL + "/openapi.yaml"}}, db, clock, time.Hour, log).load(ctx)
+	if first[0].Err != nil {
+		t.Fatal(first[0].Err)
+	}
+	loaded := newAPISync([]APIConfig{{Name: "weather", Document: moved.URL + "/openapi.yaml"}}, db, clock, time.Hour, log).load(ctx)
+	if loaded[0].Err == nil {
+		t.Errorf("tools %v made from the document kept from %s; the API is now at %s", toolNames(registryOf(t, loaded)), old.URL, moved.URL)
+	}
+}

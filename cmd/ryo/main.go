@@ -167,7 +167,11 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	registry.SetObserver(stats)
-	tiers, err := toolbus.ParseTiers(cfg.Tiers, cfg.DefaultTier, registry.Specs())
+	var categories []toolbus.Category // each API's, though its document may not have loaded
+	for _, a := range cfg.APIs {
+		categories = append(categories, toolbus.Category(a.Name))
+	}
+	tiers, err := toolbus.ParseTiers(cfg.Tiers, cfg.DefaultTier, registry.Specs(), categories...)
 	if err != nil {
 		name := "RYO_TIERS"
 		if strings.HasPrefix(err.Error(), "default tier") {

@@ -28,10 +28,14 @@ func newMetrics(db *memory.DB, log *slog.Logger) (*prometheus.Registry, *metrics
 }
 
 // metricsHandler serves reg in Prometheus's text format. A metric that
-// cannot be gathered is logged and left out; the others are served.
+// cannot be gathered is logged and left out; the others are served. One
+// scrape is served at a time, and one that comes meanwhile is answered 503
+// at once: each scrape asks the database, and a flood of them must not
+// take the connections the turns need.
 func metricsHandler(reg *prometheus.Registry, log *slog.Logger) http.Handler {
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{
-		ErrorLog:      slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		ErrorHandling: promhttp.ContinueOnError,
+		ErrorLog:            slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ErrorHandling:       promhttp.ContinueOnError,
+		MaxRequestsInFlight: 1,
 	})
 }
