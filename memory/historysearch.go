@@ -1,0 +1,165 @@
+package memory
+
+import (
+	"context"
+	"strings"
+	"unicode"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ryo-bot/ryo"
+)
+
+// MaxExcerpt is the longest excerpt of a found message, in characters.
+const MaxExcerpt = 300
+
+// SearchHistory finds the stored messages at place p — what people wrote,
+// group messages kept as context included, and the bot's answers; never
+// tool results or notes for the model — that best match query, at most
+// limit, best first; skip is a message row left out (the one the search is
+// asked from). Words match as Recall's do, by the start of the messages'
+// words in any language; in scripts written without spaces (Chinese,
+// Japanese, Thai) the query's characters are matched two at a time inside
+// the text. A message scores the summed rarity of the query's words it
+// holds, times a recency factor that falls from 1 today to ½ for the
+// distant past: of two equal matches the newer wins, and a much better old
+// match still beats a poor new one.
+func (db *DB) SearchHistory(ctx context.Context, p ryo.Place, query string, skip int64, limit int) ([]ryo.Hit, error) {
+	terms, inside := historyTerms(query)
+	if len(terms) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	rows, err := db.pool.Query(ctx, searchHistorySQL, p.ChatID, p.Thread, terms, inside, skip, db.Now(), limit)
+	if err != nil {
+		return nil, db.fail("search history", err)
+	}
+	msgs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ryo.Message, error) {
+		return scanMessage(row, p)
+	})
+	if err != nil {
+		return nil, db.fail("search history", err)
+	}
+	hits := make([]ryo.Hit, len(msgs))
+	for i, m := range msgs {
+		hits[i] = ryo.Hit{Message: m, Excerpt: excerpt(m.Text, terms)}
+	}
+	return hits, nil
+}
+
+// searchHistorySQL ranks a place's messages by the terms in $3 ($4 true:
+// matched inside the text, else by the start of a word), BM25's inverse
+// document frequency for each term summed, times the recency factor.
+const searchHistorySQL = `with
+	place as (select m.id, m.text, m.created_at from messages m
+		where m.chat_id = $1::bigint and m.thread_id = $2::bigint and m.kind in ('user', 'assistant')
+			and m.id <> $5::bigint),
+	n as (select count(*)::float8 as n from place),
+	q as (select t.term, t.inside, to_tsquery('simple', quote_literal(t.term) || ':*') as tsq
+		from unnest($3::text[], $4::bool[]) as t(term, inside)),
+	matches as (
+		select q.term, m.id, m.created_at from q join messages m
+			on m.chat_id = $1::bigint and m.thread_id = $2::bigint and m.kind in ('user', 'assistant')
+			and m.id <> $5::bigint and not q.inside and to_tsvector('simple', m.text) @@ q.tsq
+		union
+		select q.term, p.id, p.created_at from q join place p on q.inside and strpos(lower(p.text), q.term) > 0),
+	df as (select term, count(*)::float8 as df from matches group by term),
+	scored as (
+		select mt.id, sum(ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5)))
+			* (0.5 + 0.5 / (1 + greatest(extract(epoch from $6::timestamptz - min(mt.created_at)), 0) / 2592000)) as score
+		from matches mt join df using (term) cross join n group by mt.id, n.n
+		order by score desc, mt.id desc limit $7::bigint)
+	select m.id, m.kind, m.text, coalesce(m.telegram_message_id, 0), coalesce(m.reply_to_message_id, 0),
+		coalesce(m.update_id, 0), m.metadata, m.created_at,
+		u.id, coalesce(u.username, ''), coalesce(u.first_name, ''), coalesce(u.last_name, ''), coalesce(u.role, '')
+	from scored s join messages m on m.id = s.id left join users u on u.id = m.sender_id
+	order by s.score desc, m.id desc`
+
+// historyTerms are the terms a history search looks for, each with
+// whether it is matched inside the text: words of scripts written with
+// spaces become Recall's stems, matched at the start of a word; runs of a
+// script written without them (where PostgreSQL's parser takes a whole
+// sentence for one word) become their overlapping pairs of characters, or
+// the one character, matched anywhere.
+func historyTerms(query string) ([]string, []bool) {
+	var spaced strings.Builder
+	var terms []string
+	var inside []bool
+	seen := map[string]bool{}
+	add := func(t string, in bool) {
+		if !seen[t] {
+			seen[t] = true
+			terms, inside = append(terms, t), append(inside, in)
+		}
+	}
+	var run []rune
+	flush := func() {
+		if len(run) == 1 {
+			add(string(run), true)
+		}
+		for i := 0; i+1 < len(run); i++ {
+			add(string(run[i:i+2]), true)
+		}
+		run = run[:0]
+	}
+	for _, r := range strings.ToLower(query) {
+		if unspaced(r) {
+			run = append(run, r)
+			continue
+		}
+		flush()
+		spaced.WriteRune(r)
+	}
+	flush()
+	for _, stem := range queryStems(spaced.String()) {
+		add(stem, false)
+	}
+	return terms, inside
+}
+
+// unspaced reports whether r belongs to a script whose words are written
+// without spaces between them.
+func unspaced(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai, unicode.Lao,
+		unicode.Khmer, unicode.Myanmar)
+}
+
+// excerpt is text, its runs of white space made one space, cut to at most
+// MaxExcerpt characters around the first of terms it holds; "…" marks
+// where it was cut.
+func excerpt(text string, terms []string) string {
+	runes := []rune(strings.Join(strings.Fields(text), " "))
+	if len(runes) <= MaxExcerpt {
+		return string(runes)
+	}
+	pos := firstMatch(runes, terms)
+	start := max(0, pos-MaxExcerpt/4)
+	switch {
+	case start == 0:
+		return string(runes[:MaxExcerpt-1]) + "…"
+	case start+MaxExcerpt-1 >= len(runes):
+		return "…" + string(runes[len(runes)-(MaxExcerpt-1):])
+	}
+	return "…" + string(runes[start:start+MaxExcerpt-2]) + "…"
+}
+
+// firstMatch is where in runes the first of terms starts, compared in
+// lower case; 0 when none does.
+func firstMatch(runes []rune, terms []string) int {
+	lower := make([]rune, len(runes))
+	for i, r := range runes {
+		lower[i] = unicode.ToLower(r)
+	}
+	best := -1
+	for _, t := range terms {
+		tr := []rune(t)
+		for i := 0; i+len(tr) <= len(lower) && (best < 0 || i < best); i++ {
+			if string(lower[i:i+len(tr)]) == t {
+				best = i
+				break
+			}
+		}
+	}
+	return max(best, 0)
+}
