@@ -1,0 +1,111 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/toolbus"
+)
+
+// History is the stored conversation history_search looks through;
+// *memory.DB is one.
+type History interface {
+	SearchHistory(ctx context.Context, p ryo.Place, query string, skip int64, limit int) ([]ryo.Hit, error)
+}
+
+// maxHits is the most messages one history search returns.
+const maxHits = 10
+
+// HistorySearch returns history_search: the conversation it is called
+// from — the chat, or the forum topic inside it, which it learns from its
+// context (ryo.CallerOf) — searched by words; no argument can name another
+// chat or topic.
+func HistorySearch(h History) toolbus.Spec {
+	return readOnly("history_search",
+		"Search this chat's earlier messages and your answers by words; returns the best matches with date, author, excerpt and link.",
+		toolbus.Memory, `{"type":"object","properties":{
+			"query":{"type":"string","minLength":1,"maxLength":200,"description":"the words to look for, in any language"},
+			"limit":{"type":"integer","minimum":1,"maximum":10,"description":"how many messages at most; 5 when left out"}},
+			"required":["query"],"additionalProperties":false}`,
+		func(ctx context.Context, args json.RawMessage) (any, error) {
+			return searchHistory(ctx, h, args)
+		},
+		example("What did we decide about the deploy date last month?", `{"query":"deploy date"}`),
+		example("Find where Anna posted the wifi password.", `{"query":"wifi password","limit":3}`))
+}
+
+// hit is one found message as the model is shown it.
+type hit struct {
+	Date    string `json:"date"`
+	Author  string `json:"author"`
+	Excerpt string `json:"excerpt"`
+	Link    string `json:"link"`
+}
+
+func searchHistory(ctx context.Context, h History, raw json.RawMessage) (any, error) {
+	var args struct {
+		Query string `json:"query"`
+		Limit int    `json:"limit"`
+	}
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return nil, err
+	}
+	c, ok := ryo.CallerOf(ctx)
+	if !ok {
+		return nil, errNoCaller
+	}
+	if strings.TrimSpace(args.Query) == "" || utf8.RuneCountInString(args.Query) > 200 {
+		return nil, toolbus.Errorf("bad_query", "query must be 1 to 200 characters of words to look for")
+	}
+	if args.Limit <= 0 || args.Limit > maxHits {
+		args.Limit = 5
+	}
+	found, err := h.SearchHistory(ctx, c.Place, args.Query, c.Message, args.Limit)
+	if err != nil {
+		return nil, err
+	}
+	hits := []hit{}
+	for _, f := range found {
+		m := f.Message
+		hits = append(hits, hit{Date: m.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"), Author: author(m),
+			Excerpt: f.Excerpt, Link: MessageLink(c.Chat, m.Place, m.TelegramID)})
+	}
+	out := map[string]any{"messages": hits}
+	if len(hits) == 0 {
+		out["note"] = "no earlier message here matches; say so rather than guess"
+	}
+	return out, nil
+}
+
+// author is who wrote m, as the model is shown it.
+func author(m ryo.Message) string {
+	switch {
+	case m.Kind == ryo.KindAssistant:
+		return "ryo"
+	case m.Sender == nil:
+		return "someone"
+	}
+	return m.Sender.Name()
+}
+
+// supergroupBase is what Telegram adds to a supergroup's own id, negated,
+// to make its chat id: -100 followed by the id.
+const supergroupBase = -1_000_000_000_000
+
+// MessageLink is the t.me link to Telegram message id at place p of chat
+// c, or "no link" where Telegram has none: in private chats and basic
+// groups, and for a message without a Telegram id.
+func MessageLink(c ryo.Chat, p ryo.Place, id int) string {
+	if c.Type != ryo.ChatSupergroup || c.ID > supergroupBase || id <= 0 {
+		return "no link"
+	}
+	internal := supergroupBase - c.ID
+	if p.Thread != 0 {
+		return fmt.Sprintf("https://t.me/c/%d/%d/%d", internal, p.Thread, id)
+	}
+	return fmt.Sprintf("https://t.me/c/%d/%d", internal, id)
+}
