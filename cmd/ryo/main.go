@@ -162,7 +162,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.APIs = newAPISync(cfg.APIs, db, m.Clock, cfg.APIsRefresh, log)
 	apis := m.APIs.load(ctx)
 	logAPIs(log, apis)
-	registry, err := newRegistry(cfg, m.Clock, log, append(tools.Memory(recall, m.Clock), m.Tools...), apis)
+	registry, err := newRegistry(cfg, m.Clock, log, append(append(tools.Memory(recall, m.Clock), tools.HistorySearch(db)), m.Tools...), apis)
 	if err != nil {
 		return err
 	}
