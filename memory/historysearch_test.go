@@ -38,6 +38,10 @@ func TestSearchHistory(t *testing.T) {
 	say(t, db, topic, 3, "Встреча завтра в Москве")
 	say(t, db, topic, 4, "明日の会議は東京で行います")
 	say(t, db, other, 5, "Another topic's deploy")
+	if _, err := db.SaveContextMessage(ctx(t), group, ryo.Message{Place: topic, Sender: &alice, Kind: ryo.KindUser,
+		Text: "chatter about the rollback", TelegramID: 2147483647}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := db.SaveUserMessage(ctx(t), ryo.Chat{ID: -1009876543210, Type: ryo.ChatSupergroup},
 		ryo.Message{Place: ryo.Place{ChatID: -1009876543210, Thread: 4294967301}, Sender: &alice, Kind: ryo.KindUser,
 			Text: "Another chat's deploy", TelegramID: 6}); err != nil {
@@ -53,6 +57,7 @@ func TestSearchHistory(t *testing.T) {
 		{"встречи в Москве", "Встреча завтра в Москве"},
 		{"東京", "明日の会議は東京で行います"},
 		{"会議", "明日の会議は東京で行います"},
+		{"rollback", "chatter about the rollback"},
 		{"nothing here", ""},
 		{"!!", ""},
 	} {
