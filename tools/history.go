@@ -25,7 +25,7 @@ const maxHits = 10
 // context (ryo.CallerOf) — searched by words; no argument can name another
 // chat or topic.
 func HistorySearch(h History) toolbus.Spec {
-	return readOnly("history_search",
+	s := readOnly("history_search",
 		"Search this chat's earlier messages and your answers by words; returns the best matches with date, author, excerpt and link.",
 		toolbus.Memory, `{"type":"object","properties":{
 			"query":{"type":"string","minLength":1,"maxLength":200,"description":"the words to look for, in any language"},
@@ -36,6 +36,8 @@ func HistorySearch(h History) toolbus.Spec {
 		},
 		example("What did we decide about the deploy date last month?", `{"query":"deploy date"}`),
 		example("Find where Anna posted the wifi password.", `{"query":"wifi password","limit":3}`))
+	s.Doing = "🔎 searching this chat's past"
+	return s
 }
 
 // hit is one found message as the model is shown it.

@@ -95,3 +95,10 @@ func TestMessageLink(t *testing.T) {
 		}
 	}
 }
+
+// While it runs, the status message says what it does, not its JSON.
+func TestHistorySearchSaysWhatItDoes(t *testing.T) {
+	if s := tools.HistorySearch(nil); s.Doing != "🔎 searching this chat's past" {
+		t.Fatalf("Doing = %q", s.Doing)
+	}
+}
