@@ -17,7 +17,8 @@
 // (U+0000, bytes that are not UTF-8, lone surrogates) is stored as U+FFFD.
 //
 // Every statement takes Telegram's 64-bit ids: a parameter PostgreSQL
-// would type from a literal (nullif($1, 0), $1 = 0) is cast to bigint, and
+// would type from a literal beside it (compared with 0, or inside nullif
+// with 0) is cast to bigint, and
 // the stores tests open check every statement they run (ParamCheck).
 //
 // Tool results (tool.go) are stored under their call's idempotency key,

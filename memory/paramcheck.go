@@ -12,8 +12,9 @@ import (
 )
 
 // ParamCheck catches the statement that would stop the bot on Telegram's
-// real ids. PostgreSQL gives each parameter a type from where it stands: in
-// `nullif($2, 0)` or `$2 = 0` the literal makes it a 32-bit integer, and pgx
+// real ids. PostgreSQL gives each parameter a type from where it stands: a
+// parameter compared with the literal 0, or put in nullif with it, becomes a
+// 32-bit integer, and pgx
 // then refuses any value beyond 2³¹ — a supergroup's id, a new account's —
 // while tests with small ids pass. A store opened WithParamCheck notes every
 // statement it runs with a 64-bit integer argument; Verify asks PostgreSQL

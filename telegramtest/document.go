@@ -36,16 +36,9 @@ func (s *Server) sendDocument(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, ok := r.files["document"]
-	switch {
-	case !ok && r.str("document") != "":
-		return nil, badRequest("wrong remote file identifier specified: the fake takes uploads only")
-	case !ok:
-		return nil, badRequest("there is no document in the request")
-	case len(f.data) == 0:
-		return nil, badRequest("file must be non-empty")
-	case len(f.data) > maxUploadBytes:
-		return nil, APIError{Code: http.StatusRequestEntityTooLarge, Description: "Request Entity Too Large"}
+	f, err := r.upload("document")
+	if err != nil {
+		return nil, err
 	}
 	shown, err := formatCaption(r.str("caption"), r.str("parse_mode"), r.str("caption_entities"))
 	if err != nil {
@@ -86,4 +79,21 @@ func formatCaption(caption, parseMode, entities string) (formatted, error) {
 func documentJSON(chat int64, id int, d *Document) *wireDocument {
 	fileID := fmt.Sprintf("doc-%d-%d", chat, id)
 	return &wireDocument{FileID: fileID, FileUniqueID: "u" + strconv.Itoa(id), FileName: d.FileName, MimeType: d.MimeType, FileSize: len(d.Data)}
+}
+
+// upload is the file uploaded as the parameter field, refused as Telegram
+// refuses a missing, empty or too large one; the fake takes no file ids.
+func (r *request) upload(field string) (upload, error) {
+	f, ok := r.files[field]
+	switch {
+	case !ok && r.str(field) != "":
+		return upload{}, badRequest("wrong remote file identifier specified: the fake takes uploads only")
+	case !ok:
+		return upload{}, badRequest("there is no %s in the request", field)
+	case len(f.data) == 0:
+		return upload{}, badRequest("file must be non-empty")
+	case len(f.data) > maxUploadBytes:
+		return upload{}, APIError{Code: http.StatusRequestEntityTooLarge, Description: "Request Entity Too Large"}
+	}
+	return f, nil
 }

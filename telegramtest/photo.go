@@ -7,7 +7,6 @@ import (
 	_ "image/gif" // the formats Telegram reads a photo in
 	_ "image/jpeg"
 	_ "image/png"
-	"net/http"
 	"strconv"
 
 	_ "golang.org/x/image/webp"
@@ -48,16 +47,11 @@ func (s *Server) sendPhoto(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, ok := r.files["photo"]
+	f, err := r.upload("photo")
+	if err != nil {
+		return nil, err
+	}
 	switch {
-	case !ok && r.str("photo") != "":
-		return nil, badRequest("wrong remote file identifier specified: the fake takes uploads only")
-	case !ok:
-		return nil, badRequest("there is no photo in the request")
-	case len(f.data) == 0:
-		return nil, badRequest("file must be non-empty")
-	case len(f.data) > maxUploadBytes:
-		return nil, APIError{Code: http.StatusRequestEntityTooLarge, Description: "Request Entity Too Large"}
 	case len(f.data) > maxPhotoBytes:
 		return nil, badRequest("PHOTO_SAVE_FILE_INVALID")
 	}
