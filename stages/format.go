@@ -18,6 +18,7 @@ import (
 const (
 	maxArgValue = 40
 	maxArgs     = 80
+	maxDoing    = 100 // characters of what a running tool says it does
 )
 
 // summarize turns a tool's JSON arguments into one short line such as

@@ -87,6 +87,9 @@ type Spec struct {
 	// runs, such as "📊 drawing a chart"; without it, the tool's name and
 	// a summary of its arguments.
 	Doing string
+	// DoingWith, when set, says it for one call, such as "🔎 searching the
+	// web for kernel 6.12"; Doing stands when it returns "".
+	DoingWith func(args json.RawMessage) string
 	// Tags are added to the turn's tags when a call succeeds, such as
 	// "memory:remember".
 	Tags []string
@@ -99,6 +102,17 @@ type Spec struct {
 	// (a crash, a stop) before its outcome was recorded, so that the call
 	// is neither run twice nor given up when the tool can tell.
 	Happened func(ctx context.Context, args json.RawMessage) Happening
+}
+
+// DoingOf is what the status message shows while a call with args runs:
+// DoingWith's words for it, else Doing.
+func (s Spec) DoingOf(args json.RawMessage) string {
+	if s.DoingWith != nil {
+		if d := s.DoingWith(args); d != "" {
+			return d
+		}
+	}
+	return s.Doing
 }
 
 // Happening is what a tool can tell of a call whose run was cut short.

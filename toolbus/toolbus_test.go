@@ -435,3 +435,23 @@ func TestTimeoutIsNotRetried(t *testing.T) {
 		t.Fatalf("Run = %+v, ran %d times; want one timeout", res, ran.Load())
 	}
 }
+
+func TestDoingOfSaysItPerCall(t *testing.T) {
+	s := toolbus.Spec{Doing: "🔎 searching the web", DoingWith: func(args json.RawMessage) string {
+		var a struct{ Query string }
+		_ = json.Unmarshal(args, &a)
+		if a.Query == "" {
+			return ""
+		}
+		return "🔎 searching the web for " + a.Query
+	}}
+	if got := s.DoingOf(json.RawMessage(`{"query":"kernel 6.12"}`)); got != "🔎 searching the web for kernel 6.12" {
+		t.Errorf("DoingOf(query) = %q", got)
+	}
+	if got := s.DoingOf(json.RawMessage(`{}`)); got != "🔎 searching the web" {
+		t.Errorf("DoingOf(no query) = %q; want Doing", got)
+	}
+	if got := (toolbus.Spec{Doing: "📊 drawing"}).DoingOf(nil); got != "📊 drawing" {
+		t.Errorf("DoingOf without DoingWith = %q", got)
+	}
+}
