@@ -1,0 +1,135 @@
+package knowledge
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+)
+
+// ErrUnsupported is a file of a kind the knowledge base cannot read.
+var ErrUnsupported = errors.New("the knowledge base reads .txt, .md, .html and .pdf files")
+
+// Kind is what a file holds, from its content type, else its name: "text",
+// "markdown", "html", "pdf", or "" for anything else.
+func Kind(name, contentType string) string {
+	ct := strings.ToLower(strings.TrimSpace(strings.Split(contentType, ";")[0]))
+	switch ct {
+	case "text/plain":
+		return "text"
+	case "text/markdown", "text/x-markdown":
+		return "markdown"
+	case "text/html", "application/xhtml+xml":
+		return "html"
+	case "application/pdf":
+		return "pdf"
+	}
+	switch strings.ToLower(path.Ext(name)) {
+	case ".txt", ".text":
+		return "text"
+	case ".md", ".markdown":
+		return "markdown"
+	case ".html", ".htm":
+		return "html"
+	case ".pdf":
+		return "pdf"
+	}
+	return ""
+}
+
+// Text reads a plain text, Markdown or HTML file as the text Split cuts:
+// HTML becomes Markdown-like, its h1…h6 "#" headings. title is the HTML's
+// <title>, "" otherwise. A PDF, or any other kind, is ErrUnsupported here:
+// reading those is the page reader's part.
+func Text(data []byte, name, contentType string) (title, text string, err error) {
+	switch Kind(name, contentType) {
+	case "text", "markdown":
+		if !utf8.Valid(data) && bytes.IndexByte(data, 0) >= 0 {
+			return "", "", fmt.Errorf("%s is not text: %w", name, ErrUnsupported)
+		}
+		return "", string(data), nil
+	case "html":
+		return fromHTML(data)
+	}
+	return "", "", ErrUnsupported
+}
+
+// fromHTML is an HTML page's title and its text with Markdown headings,
+// without its scripts, styles and navigation.
+func fromHTML(data []byte) (title, text string, err error) {
+	root, err := html.Parse(bytes.NewReader(data))
+	if err != nil {
+		return "", "", fmt.Errorf("read HTML: %w", err)
+	}
+	var b strings.Builder
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			words := strings.Join(strings.Fields(n.Data), " ")
+			if words != "" && strings.TrimLeft(n.Data, " \t\n") != n.Data {
+				words = " " + words
+			}
+			b.WriteString(words + spaceAfter(n.Data))
+			return
+		}
+		if n.Type == html.ElementNode {
+			switch n.Data {
+			case "script", "style", "noscript", "nav", "template", "svg", "head":
+				if n.Data == "head" {
+					title = titleOf(n)
+				}
+				return
+			case "h1", "h2", "h3", "h4", "h5", "h6":
+				b.WriteString("\n\n" + strings.Repeat("#", int(n.Data[1]-'0')) + " " + strings.Join(strings.Fields(textOf(n)), " ") + "\n\n")
+				return
+			case "li":
+				b.WriteString("\n- ")
+			case "br":
+				b.WriteString("\n")
+			case "p", "div", "section", "article", "table", "tr", "ul", "ol", "pre", "blockquote", "dl", "dt", "dd":
+				b.WriteString("\n\n")
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+		if n.Type == html.ElementNode && (n.Data == "p" || n.Data == "div" || n.Data == "tr") {
+			b.WriteString("\n\n")
+		}
+	}
+	walk(root)
+	return title, b.String(), nil
+}
+
+// spaceAfter keeps the space a text node ends with, which separates it
+// from the next node's words.
+func spaceAfter(s string) string {
+	if strings.TrimSpace(s) != "" && strings.TrimRight(s, " \t\n") != s {
+		return " "
+	}
+	return ""
+}
+
+func titleOf(head *html.Node) string {
+	for c := head.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.Data == "title" {
+			return strings.Join(strings.Fields(textOf(c)), " ")
+		}
+	}
+	return ""
+}
+
+func textOf(n *html.Node) string {
+	if n.Type == html.TextNode {
+		return n.Data + " "
+	}
+	var s strings.Builder
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		s.WriteString(textOf(c))
+	}
+	return s.String()
+}
