@@ -1,0 +1,193 @@
+package memory_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/knowledge"
+	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/memory/memorytest"
+)
+
+// addDocument splits text and stores it as name, for chat (0: global).
+func addDocument(t testing.TB, db *memory.DB, chat int64, name, text string) ryo.Document {
+	t.Helper()
+	chunks, title, err := knowledge.Split(text, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _, err := db.AddDocument(ctx(t.(*testing.T)), ryo.Document{Chat: chat, Name: name, Title: title, Source: name, AddedBy: 7_000_000_001,
+		Bytes: int64(len(text))}, chunks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// loadHandbook adds the retrieval fixture's documents globally.
+func loadHandbook(t *testing.T, db *memory.DB) {
+	t.Helper()
+	files, _ := filepath.Glob("testdata/knowledge/*.*")
+	for _, f := range files {
+		if strings.HasSuffix(f, ".json") {
+			continue
+		}
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addDocument(t, db, 0, filepath.Base(f), string(text))
+	}
+}
+
+// For every question of the fixture the chunk that answers it ranks first,
+// by words alone.
+func TestKnowledgeRetrievalFixture(t *testing.T) {
+	db := memorytest.Open(t)
+	loadHandbook(t, db)
+	raw, err := os.ReadFile("testdata/knowledge/questions.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var questions []struct{ Question, Document, Contains string }
+	if err := json.Unmarshal(raw, &questions); err != nil {
+		t.Fatal(err)
+	}
+	if len(questions) < 10 {
+		t.Fatalf("%d questions; the fixture needs at least ten", len(questions))
+	}
+	for _, q := range questions {
+		found, err := db.SearchKnowledge(ctx(t), -1, q.Question, nil, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(found) == 0 || found[0].Document.Name != q.Document || !strings.Contains(found[0].Text, q.Contains) {
+			var got []string
+			for _, p := range found {
+				got = append(got, p.Document.Name+" › "+p.Heading+": "+p.Text[:min(40, len(p.Text))])
+			}
+			t.Errorf("%q found first %q; want the chunk of %s holding %q", q.Question, got, q.Document, q.Contains)
+		}
+	}
+}
+
+// A chat sees the global documents and its own, never another group's;
+// a document of the same name there replaces the old one.
+func TestKnowledgeScopesAndReplaces(t *testing.T) {
+	db := memorytest.Open(t)
+	const team, other = -1001234567890, -1009876543210
+	global := addDocument(t, db, 0, "Rules.md", "# Rules\n\nThe shop opens at nine.")
+	mine := addDocument(t, db, team, "team.md", "The team's lunch is at noon.")
+	theirs := addDocument(t, db, other, "theirs.md", "The other team's secret lunch is at one.")
+	for chat, want := range map[int64][]int64{team: {mine.ID, global.ID}, other: {theirs.ID, global.ID}, 42: {global.ID}} {
+		docs, total, err := db.Documents(ctx(t), chat, 0, 10)
+		var ids []int64
+		for _, d := range docs {
+			ids = append(ids, d.ID)
+		}
+		if err != nil || total != len(want) || !slices.Equal(ids, want) {
+			t.Errorf("Documents(%d) = %v, %d, %v; want %v", chat, ids, total, err, want)
+		}
+	}
+	if found, _ := db.SearchKnowledge(ctx(t), team, "lunch", nil, 5); len(found) != 1 || found[0].Document.ID != mine.ID {
+		t.Errorf("the team's search for lunch = %+v; want its own document only", found)
+	}
+	if _, _, ok, _ := db.Document(ctx(t), team, theirs.ID, 10); ok {
+		t.Error("a group sees another group's document")
+	}
+	if _, ok, _ := db.DeleteDocument(ctx(t), team, theirs.ID); ok {
+		t.Error("a group deleted another group's document")
+	}
+
+	chunks, _, _ := knowledge.Split("# Rules\n\n## Hours\n\nThe shop opens at ten now.", 0)
+	again, replaced, err := db.AddDocument(ctx(t), ryo.Document{Name: "rules.MD", AddedBy: 1, Bytes: 10}, chunks)
+	if err != nil || replaced.ID != global.ID || again.ID == global.ID {
+		t.Fatalf("AddDocument of the same name = %+v replacing %+v, %v", again, replaced, err)
+	}
+	found, err := db.SearchKnowledge(ctx(t), 42, "shop opens", nil, 5)
+	if err != nil || len(found) != 1 || !strings.Contains(found[0].Text, "ten") || found[0].Heading != "Rules › Hours" {
+		t.Fatalf("search after the replacement = %+v, %v; want the new text only", found, err)
+	}
+	d, o, ok, err := db.Document(ctx(t), 42, again.ID, 10)
+	if err != nil || !ok || d.Chunks != 1 || !slices.Equal(o.Sections, []string{"Rules › Hours"}) || o.First.Text != "The shop opens at ten now." {
+		t.Fatalf("Document = %+v, %+v, %v, %v", d, o, ok, err)
+	}
+	if gone, ok, err := db.DeleteDocument(ctx(t), 42, again.ID); err != nil || !ok || gone.Name != "rules.MD" {
+		t.Fatalf("DeleteDocument = %+v, %v, %v", gone, ok, err)
+	}
+	if found, _ := db.SearchKnowledge(ctx(t), 42, "shop", nil, 5); len(found) != 0 {
+		t.Fatalf("the deleted document's chunks are still found: %+v", found)
+	}
+}
+
+// A chunk that shares no word with the question is found by its meaning
+// when the chunks and the query have embeddings.
+func TestKnowledgeFindsByMeaning(t *testing.T) {
+	db := memorytest.Open(t)
+	chunks := []ryo.Chunk{
+		{Ord: 0, Heading: "Pets", Text: "Dogs are allowed in the office on Fridays.", Embedding: []float32{1, 0, 0}},
+		{Ord: 1, Heading: "Parking", Text: "Bicycles go in the basement.", Embedding: []float32{0, 1, 0}},
+	}
+	if _, _, err := db.AddDocument(ctx(t), ryo.Document{Name: "office.md", AddedBy: 1}, chunks); err != nil {
+		t.Fatal(err)
+	}
+	found, err := db.SearchKnowledge(ctx(t), 5, "can I bring my puppy", []float32{0.9, 0.1, 0}, 1)
+	if err != nil || len(found) != 1 || found[0].Heading != "Pets" {
+		t.Fatalf("SearchKnowledge by meaning = %+v, %v; want the Pets chunk", found, err)
+	}
+	if found, _ := db.SearchKnowledge(ctx(t), 5, "can I bring my puppy", nil, 1); len(found) != 0 {
+		t.Fatalf("by words alone = %+v; want nothing (no word in common)", found)
+	}
+}
+
+// Searches the knowledge base over 10,000 chunks of 150 words, by words:
+// p50 and p99 of one search are reported (the README quotes them). The
+// words are drawn from 5,000 by Zipf's law, as a language's are, so that a
+// few are in nearly every chunk and most in a few.
+func BenchmarkKnowledgeSearch(b *testing.B) {
+	db := memorytest.Open(b)
+	c := b.Context()
+	rng := rand.New(rand.NewPCG(1, 2))
+	zipf := rand.NewZipf(rng, 1.1, 2, 4999)
+	word := func(i uint64) string { return fmt.Sprintf("w%dx", i) }
+	sentence := func(n int) string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = word(zipf.Uint64())
+		}
+		return strings.Join(s, " ")
+	}
+	for d := range 20 {
+		chunks := make([]ryo.Chunk, 500)
+		for i := range chunks {
+			chunks[i] = ryo.Chunk{Ord: i, Heading: sentence(3), Text: sentence(150)}
+		}
+		if _, _, err := db.AddDocument(c, ryo.Document{Name: fmt.Sprintf("doc%d.md", d), AddedBy: 1}, chunks); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var queries []string
+	for i := range 50 { // a common word, and two rarer ones
+		queries = append(queries, word(uint64(i%10))+" "+word(uint64(20+i*7))+" "+word(uint64(300+i*53)))
+	}
+	var took []time.Duration
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		if _, err := db.SearchKnowledge(c, 1, queries[i%len(queries)], nil, 5); err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(start))
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(took[len(took)*99/100].Microseconds())/1000, "p99-ms")
+}
