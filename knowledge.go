@@ -23,7 +23,7 @@ func (d Document) Global() bool { return d.Chat == 0 }
 // it.
 type Chunk struct {
 	Ord       int
-	Heading   string    // "Install › Docker"; "" before the first heading
+	Heading   string // "Install › Docker"; "" before the first heading
 	Text      string
 	Embedding []float32 // nil without an embedding model
 }
