@@ -60,6 +60,7 @@ const (
 	Charts      Category = "Charts"
 	Images      Category = "Images"
 	Memory      Category = "Memory"
+	Knowledge   Category = "Knowledge"
 	TimeUnits   Category = "Time & Units"
 	YourData    Category = "Your data" // the bot's own commands' tools, never the model's
 )
