@@ -11,9 +11,11 @@ type Document struct {
 	Title   string
 	Source  string // the file's name or the page's URL
 	AddedBy int64
-	AddedAt time.Time
-	Bytes   int64
-	Chunks  int
+	// AddedByName is who added it, as lists show it ("" when unknown).
+	AddedByName string
+	AddedAt     time.Time
+	Bytes       int64
+	Chunks      int
 }
 
 // Global reports whether d is for every conversation.

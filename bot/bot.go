@@ -48,6 +48,8 @@ type Config struct {
 	// commands: PersonBurst at once, then PersonRate a minute (12 and 6
 	// when zero).
 	PersonRate, PersonBurst int
+	// Knowledge is how /knowledge add reads documents, and its bounds.
+	Knowledge KnowledgeConfig
 	// Metrics is told what the bot does; nothing is told when nil.
 	Metrics Metrics
 }
@@ -118,7 +120,7 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 	cmds := toolbus.NewRegistry()
 	cmds.SetClock(cfg.Clock)
 	cmds.SetObserver(cfg.Metrics)
-	for _, s := range []toolbus.Spec{tools.Forget(cfg.Recall), tools.AdminForget(cfg.Recall), forgetMeTool(db)} {
+	for _, s := range []toolbus.Spec{tools.Forget(cfg.Recall), tools.AdminForget(cfg.Recall), forgetMeTool(db), knowledgeDeleteTool(db)} {
 		if err := cmds.Register(s); err != nil {
 			return nil, err
 		}

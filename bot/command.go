@@ -77,6 +77,7 @@ func (b *Bot) commands() []command {
 		b.memoryCommand(),
 		b.forgetCommand(),
 		b.forgetMeCommand(),
+		b.knowledgeCommand(),
 		b.exportCommand(),
 		b.tagsCommand(),
 		b.approvalsCommand(),
@@ -111,16 +112,18 @@ type parsedCommand struct {
 
 // parseCommand finds a command meant for this bot at the start of m.
 // Commands addressed to another bot (/start@otherbot) are not the bot's.
+// A file's caption may be a command, as /knowledge add is.
 func (b *Bot) parseCommand(m *models.Message) (parsedCommand, bool) {
-	if len(m.Entities) == 0 || m.Entities[0].Type != models.MessageEntityTypeBotCommand || m.Entities[0].Offset != 0 {
+	text, entities := textOf(m)
+	if len(entities) == 0 || entities[0].Type != models.MessageEntityTypeBotCommand || entities[0].Offset != 0 {
 		return parsedCommand{}, false
 	}
-	word := entityText(m.Text, m.Entities[0])
+	word := entityText(text, entities[0])
 	name, target, direct := strings.Cut(strings.TrimPrefix(word, "/"), "@")
 	if direct && !strings.EqualFold(target, b.me.Username) {
 		return parsedCommand{}, false
 	}
-	args := strings.TrimSpace(strings.TrimPrefix(m.Text, word))
+	args := strings.TrimSpace(strings.TrimPrefix(text, word))
 	return parsedCommand{name: strings.ToLower(name), args: args, direct: direct}, true
 }
 

@@ -45,13 +45,14 @@ type viewKind string
 
 // View kinds.
 const (
-	viewMemories viewKind = "memories" // a shelf's memories
-	viewSearch   viewKind = "search"   // memories of every shelf that match a query (admins)
-	viewTags     viewKind = "tags"     // the most used tags (admins)
-	viewTagged   viewKind = "tagged"   // the messages and memories with one tag (admins)
-	viewUsers    viewKind = "users"    // the people the bot knows (admins)
-	viewDead     viewKind = "dead"     // the updates the bot could not handle (admins)
-	viewTools    viewKind = "tools"    // the catalog of tools, browsed by category
+	viewMemories  viewKind = "memories"  // a shelf's memories
+	viewSearch    viewKind = "search"    // memories of every shelf that match a query (admins)
+	viewTags      viewKind = "tags"      // the most used tags (admins)
+	viewTagged    viewKind = "tagged"    // the messages and memories with one tag (admins)
+	viewUsers     viewKind = "users"     // the people the bot knows (admins)
+	viewDead      viewKind = "dead"      // the updates the bot could not handle (admins)
+	viewTools     viewKind = "tools"     // the catalog of tools, browsed by category
+	viewKnowledge viewKind = "knowledge" // the documents of a chat's knowledge base
 )
 
 // viewSubject is what a view lists.
@@ -291,6 +292,9 @@ func (b *Bot) renderPage(ctx context.Context, v memory.View, n int, screen strin
 			return page{}, err
 		}
 		return b.toolsPage(v.ID, n, screen, tools), nil
+	case viewKnowledge:
+		title, footer = s.Label+", newest first", "/knowledge show <id> shows one."
+		lines, total, err = b.knowledgeLines(ctx, s.ID, n)
 	case viewDead:
 		title, footer = "📮 Updates I could not handle, newest first", "/deadletter retry <id> or /deadletter retry all runs them again."
 		lines, total, err = b.deadLines(ctx, n)

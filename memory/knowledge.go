@@ -84,12 +84,17 @@ func (db *DB) Documents(ctx context.Context, chat int64, offset, limit int) ([]r
 	if err := db.pool.QueryRow(ctx, `select count(*) from knowledge_documents d where `+sees("$1"), chat).Scan(&total); err != nil {
 		return nil, 0, db.fail("count documents", err)
 	}
-	rows, err := db.pool.Query(ctx, `select `+documentColumns+` from knowledge_documents d where `+sees("$1")+`
+	rows, err := db.pool.Query(ctx, `select `+documentColumns+`,
+			coalesce(nullif(trim(coalesce(u.first_name, '') || ' ' || coalesce(u.last_name, '')), ''), u.username, '')
+		from knowledge_documents d left join users u on u.id = d.added_by where `+sees("$1")+`
 		order by d.id desc offset $2 limit $3`, chat, offset, limit)
 	if err != nil {
 		return nil, 0, db.fail("list documents", err)
 	}
-	docs, err := pgx.CollectRows(rows, scanDocument)
+	docs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ryo.Document, error) {
+		var d ryo.Document
+		return d, row.Scan(append(documentFields(&d), &d.AddedByName)...)
+	})
 	if err != nil {
 		return nil, 0, db.fail("list documents", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/bot"
 	"github.com/ryo-bot/ryo/toolbus"
 )
 
@@ -54,7 +55,9 @@ type Config struct {
 	ConfirmTTL        time.Duration // how long an action waits for its yes
 	AdminsDecide      bool          // admins may confirm or cancel anyone's actions
 	Access            string        // open, or allowlist: only admins and the people they let in
-	EmbedModel        string        // for recall of memories by meaning; "" for words alone
+	EmbedModel        string        // for recall of memories and the knowledge base by meaning; "" for words alone
+	KnowledgeBytes    int64         // the largest document /knowledge add takes
+	KnowledgeChunks   int           // the most passages of one document
 	ImageURL          *url.URL      // an OpenAI-compatible image generator's API; nil: no generate_image
 	ImageModel        string        // the generator's model; "" for its default
 	ImageAPIKey       ryo.Secret    // the generator's key; "" for none
@@ -82,6 +85,7 @@ var settingNames = []string{
 	"RYO_MODEL_NUM_CTX", "RYO_MODEL_NUM_PREDICT", "RYO_MODEL_CONNECT_TIMEOUT", "RYO_MODEL_FIRST_TOKEN_TIMEOUT", "RYO_MODEL_TIMEOUT",
 	"RYO_MAX_ROUNDS", "RYO_TURN_TIMEOUT", "RYO_NOTIFY_AFTER", "RYO_DRAFTS",
 	"RYO_CONFIRM", "RYO_CONFIRM_TTL", "RYO_ADMINS_DECIDE", "RYO_ACCESS", "RYO_EMBED_MODEL",
+	"RYO_KNOWLEDGE_MAX_BYTES", "RYO_KNOWLEDGE_MAX_CHUNKS",
 	"RYO_IMAGE_URL", "RYO_IMAGE_MODEL", "RYO_IMAGE_API_KEY", "RYO_IMAGE_TIMEOUT",
 	"RYO_PERSON_RATE", "RYO_PERSON_BURST", "RYO_TIERS", "RYO_DEFAULT_TIER", "RYO_APIS", "RYO_APIS_REFRESH",
 	"RYO_RETAIN_UPDATES", "RYO_RETAIN_VIEWS", "RYO_RETAIN_ACTIONS", "RYO_RETAIN_CONTEXT",
@@ -134,6 +138,8 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		AdminsDecide:      r.oneOf("RYO_ADMINS_DECIDE", "off", "on", "off") == "on",
 		Access:            r.oneOf("RYO_ACCESS", "open", "open", "allowlist"),
 		EmbedModel:        r.str("RYO_EMBED_MODEL", ""),
+		KnowledgeBytes:    int64(r.integer("RYO_KNOWLEDGE_MAX_BYTES", bot.DefaultKnowledgeBytes, 1024)),
+		KnowledgeChunks:   r.integer("RYO_KNOWLEDGE_MAX_CHUNKS", bot.DefaultKnowledgeChunks, 1),
 		ImageURL:          r.optionalURL("RYO_IMAGE_URL", "http://127.0.0.1:7860/v1"),
 		ImageModel:        r.str("RYO_IMAGE_MODEL", ""),
 		ImageAPIKey:       ryo.Secret(r.str("RYO_IMAGE_API_KEY", "")),

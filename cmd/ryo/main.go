@@ -162,7 +162,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.APIs = newAPISync(cfg.APIs, db, m.Clock, cfg.APIsRefresh, log)
 	apis := m.APIs.load(ctx)
 	logAPIs(log, apis)
-	registry, err := newRegistry(cfg, m.Clock, log, append(append(tools.Memory(recall, m.Clock), tools.HistorySearch(db)), m.Tools...), apis)
+	registry, err := newRegistry(cfg, m.Clock, log, append(append(tools.Memory(recall, m.Clock), tools.HistorySearch(db), tools.KnowledgeSearch(db, recall.Vector)), m.Tools...), apis)
 	if err != nil {
 		return err
 	}
@@ -194,6 +194,7 @@ func (m *Main) Run(ctx context.Context) error {
 		Tools: registry, Tiers: tiers, ConfirmTTL: cfg.ConfirmTTL, AdminsDecide: cfg.AdminsDecide, Location: cfg.Timezone, Access: cfg.Access,
 		PersonRate: cfg.PersonRate, PersonBurst: cfg.PersonBurst,
 		Recall: recall, Clock: m.Clock, Metrics: stats,
+		Knowledge: bot.KnowledgeConfig{MaxBytes: cfg.KnowledgeBytes, MaxChunks: cfg.KnowledgeChunks},
 		Retention: memory.Retention{Updates: cfg.RetainUpdates, Views: cfg.RetainViews, Actions: cfg.RetainActions, Context: cfg.RetainContext},
 	}, log, db, answerer, cfg.Model)
 	if err != nil {

@@ -1,0 +1,412 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/bot/delivery"
+	"github.com/ryo-bot/ryo/knowledge"
+	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/toolbus"
+)
+
+// The knowledge base: admins add documents — a file sent with /knowledge
+// add as its caption or answered with it, or a page by its URL — which
+// knowledge_search then finds. A document added in a group is that
+// group's; one added in a private chat is for every conversation.
+
+// KnowledgeConfig is how /knowledge add reads documents, and its bounds.
+type KnowledgeConfig struct {
+	MaxBytes  int64 // the largest file or page added; DefaultKnowledgeBytes when 0
+	MaxChunks int   // the most chunks of one document; DefaultKnowledgeChunks when 0
+	// Extract reads a file's bytes as text with Markdown headings;
+	// knowledge.Text (plain text, Markdown, HTML) when nil.
+	Extract func(data []byte, name, contentType string) (title, text string, err error)
+	// Pages reads the page at a URL for /knowledge add <url>; with none,
+	// only files are added.
+	Pages PageReader
+	// EmbedTimeout bounds the embedding of one document's chunks; two
+	// minutes when 0.
+	EmbedTimeout time.Duration
+}
+
+// PageReader reads a web page as text with Markdown headings, refusing
+// addresses the bot must not reach; the web fetcher is one.
+type PageReader interface {
+	Read(ctx context.Context, url string) (title, text string, err error)
+}
+
+// Default bounds of the knowledge base.
+const (
+	DefaultKnowledgeBytes  = 10 << 20
+	DefaultKnowledgeChunks = 2000
+)
+
+// knowledgeCommand is /knowledge.
+func (b *Bot) knowledgeCommand() command {
+	return command{name: "knowledge", help: "the documents I answer from: /knowledge show <id>; admins add and delete them", run: b.knowledgeCmd}
+}
+
+const usageKnowledge = "Usage:\n/knowledge — the documents I answer from here\n/knowledge show <id>\n" +
+	"Admins: send a .txt, .md, .html or .pdf file with /knowledge add as its caption (or answer one with it), " +
+	"or /knowledge add <url>; /knowledge delete <id>. Added in a group, a document is the group's; in our private chat, everyone's."
+
+// knowledgeCmd is /knowledge: the list, one document, and for admins
+// adding and deleting.
+func (b *Bot) knowledgeCmd(ctx context.Context, c call) error {
+	args := strings.Fields(c.args)
+	if len(args) == 0 {
+		return b.sendView(ctx, c, viewKnowledge, viewSubject{ID: c.chat.ID, Label: "📚 Knowledge base"},
+			"The knowledge base is empty here. Admins add documents with /knowledge add.")
+	}
+	rest := strings.TrimSpace(strings.TrimPrefix(c.args, args[0]))
+	switch strings.ToLower(args[0]) {
+	case "show":
+		id, ok := documentID(rest)
+		if !ok {
+			return b.reply(ctx, c, usageKnowledge)
+		}
+		return b.showDocument(ctx, c, id)
+	case "add", "delete":
+		if !b.isAdmin(c.user) {
+			return b.reply(ctx, c, "Only admins add and delete the knowledge base's documents.")
+		}
+		if strings.ToLower(args[0]) == "add" {
+			return b.addDocument(ctx, c, rest)
+		}
+		id, ok := documentID(rest)
+		if !ok {
+			return b.reply(ctx, c, usageKnowledge)
+		}
+		return b.askToDelete(ctx, c, id)
+	}
+	return b.reply(ctx, c, usageKnowledge)
+}
+
+func documentID(s string) (int64, bool) {
+	id, err := strconv.ParseInt(strings.TrimPrefix(strings.TrimSpace(s), "#"), 10, 64)
+	return id, err == nil && id > 0
+}
+
+// knowledgeChat is the chat whose documents a conversation adds: the
+// group, or 0 — every conversation's — in a private chat.
+func knowledgeChat(c ryo.Chat) int64 {
+	if c.Type.IsGroup() {
+		return c.ID
+	}
+	return 0
+}
+
+// source is a document to add, read.
+type source struct {
+	name, title, text, from string
+	bytes                   int64
+}
+
+// addDocument is /knowledge add: the document the message carries, the
+// one it answers, or the page at the URL given.
+func (b *Bot) addDocument(ctx context.Context, c call, arg string) error {
+	var src source
+	var problem string
+	var err error
+	switch doc := documentOf(c.msg); {
+	case arg != "":
+		src, problem, err = b.readPage(ctx, arg)
+	case doc != nil:
+		src, problem, err = b.readFile(ctx, doc)
+	default:
+		return b.reply(ctx, c, usageKnowledge)
+	}
+	if err != nil || problem != "" {
+		return b.replyProblem(ctx, c, problem, err)
+	}
+	chunks, title, err := knowledge.Split(src.text, b.knowledgeChunks())
+	var tooMany *knowledge.TooManyChunksError
+	switch {
+	case errors.Is(err, knowledge.ErrEmpty):
+		return b.reply(ctx, c, fmt.Sprintf("I found no text in “%s” — a scanned PDF holds only pictures of its pages.", src.name))
+	case errors.As(err, &tooMany):
+		return b.reply(ctx, c, fmt.Sprintf("“%s” is too long for me: it makes %d passages, and a document may have at most %d. Split it into smaller files.",
+			src.name, tooMany.Chunks, tooMany.Max))
+	case err != nil:
+		return err
+	}
+	if src.title == "" {
+		src.title = title
+	}
+	b.embedChunks(ctx, c, src.name, chunks)
+	d, old, err := b.db.AddDocument(ctx, ryo.Document{Chat: knowledgeChat(c.chat), Name: src.name, Title: src.title, Source: src.from,
+		AddedBy: c.user.ID, Bytes: src.bytes}, chunks)
+	if err != nil {
+		return err
+	}
+	b.log.Info("document added to the knowledge base", "update_id", c.update, "chat_id", c.chat.ID, "by", c.user.ID,
+		"document", d.ID, "chunks", d.Chunks, "replaced", old.ID)
+	text := fmt.Sprintf("📚 Added “%s” as #%d for %s: %d passages.", d.Name, d.ID, scopeOf(d), d.Chunks)
+	if old.ID != 0 {
+		text += fmt.Sprintf(" It replaces #%d, of the same name.", old.ID)
+	}
+	return b.reply(ctx, c, text)
+}
+
+// documentOf is the file a /knowledge add carries, or answers.
+func documentOf(m *models.Message) *models.Document {
+	if m.Document != nil {
+		return m.Document
+	}
+	if r := repliedTo(m); r != nil {
+		return r.Document
+	}
+	return nil
+}
+
+// replyProblem answers an add that could not read its document: with the
+// problem when there is one, else saying that reading failed, and logging
+// why.
+func (b *Bot) replyProblem(ctx context.Context, c call, problem string, err error) error {
+	if problem == "" {
+		b.log.Warn("could not read a document to add", "update_id", c.update, "chat_id", c.chat.ID, "err", err)
+		problem = "I could not download that file from Telegram just now — try again in a moment."
+	}
+	return b.reply(ctx, c, problem)
+}
+
+func (b *Bot) knowledgeBytes() int64 {
+	if b.cfg.Knowledge.MaxBytes > 0 {
+		return b.cfg.Knowledge.MaxBytes
+	}
+	return DefaultKnowledgeBytes
+}
+
+func (b *Bot) knowledgeChunks() int {
+	if b.cfg.Knowledge.MaxChunks > 0 {
+		return b.cfg.Knowledge.MaxChunks
+	}
+	return DefaultKnowledgeChunks
+}
+
+// readFile downloads and reads a document someone sent; problem says
+// what is wrong with it, for the admin.
+func (b *Bot) readFile(ctx context.Context, doc *models.Document) (src source, problem string, err error) {
+	name := strings.TrimSpace(doc.FileName)
+	if name == "" {
+		name = "document"
+	}
+	name = clip(name, 200)
+	kind := knowledge.Kind(name, doc.MimeType)
+	limit := b.knowledgeBytes()
+	switch {
+	case kind == "":
+		return src, fmt.Sprintf("I add .txt, .md, .html and .pdf files to the knowledge base; “%s” is none of them.", name), nil
+	case doc.FileSize > limit:
+		return src, tooBig(name, doc.FileSize, limit), nil
+	}
+	data, err := b.tg.Download(ctx, doc.FileID, limit)
+	switch {
+	case errors.Is(err, delivery.ErrFileTooBig):
+		return src, tooBig(name, doc.FileSize, limit), nil
+	case err != nil:
+		return src, "", err
+	}
+	extract := b.cfg.Knowledge.Extract
+	if extract == nil {
+		extract = knowledge.Text
+	}
+	title, text, err := extract(data, name, doc.MimeType)
+	if err != nil {
+		b.log.Info("a document to add could not be read", "file", name, "err", err)
+		return src, fmt.Sprintf("I could not read “%s”: %s.", name, clip(err.Error(), 300)), nil
+	}
+	return source{name: name, title: title, text: text, from: name, bytes: int64(len(data))}, "", nil
+}
+
+// readPage reads the page at the URL an admin gave.
+func (b *Bot) readPage(ctx context.Context, raw string) (src source, problem string, err error) {
+	u, perr := url.Parse(raw)
+	switch {
+	case perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.ContainsAny(raw, " \n"):
+		return src, "Send /knowledge add with a web address (https://…), or as the caption of a file.", nil
+	case b.cfg.Knowledge.Pages == nil:
+		return src, "I cannot read web pages here; send the document as a file with /knowledge add as its caption.", nil
+	}
+	title, text, err := b.cfg.Knowledge.Pages.Read(ctx, raw)
+	if err != nil {
+		b.log.Info("a page to add could not be read", "url", raw, "err", err)
+		return src, fmt.Sprintf("I could not read %s: %s.", raw, clip(err.Error(), 300)), nil
+	}
+	if limit := b.knowledgeBytes(); int64(len(text)) > limit {
+		return src, tooBig(raw, int64(len(text)), limit), nil
+	}
+	return source{name: clip(raw, 200), title: title, text: text, from: raw, bytes: int64(len(text))}, "", nil
+}
+
+func tooBig(name string, size, limit int64) string {
+	if size > 0 {
+		return fmt.Sprintf("“%s” is %s; a document may be at most %s.", name, megabytes(size), megabytes(limit))
+	}
+	return fmt.Sprintf("“%s” is too big: a document may be at most %s.", name, megabytes(limit))
+}
+
+func megabytes(n int64) string { return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MB" }
+
+// embedChunks gives chunks their embeddings when an embedding model is
+// configured; when it fails, the document is kept for its words alone,
+// and the log says so.
+func (b *Bot) embedChunks(ctx context.Context, c call, name string, chunks []ryo.Chunk) {
+	if b.cfg.Recall.Embedder == nil {
+		return
+	}
+	timeout := b.cfg.Knowledge.EmbedTimeout
+	if timeout == 0 {
+		timeout = 2 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := knowledge.Embed(ctx, b.cfg.Recall.Embedder, chunks); err != nil {
+		b.log.Warn("could not embed a document's passages; it is found by its words alone", "update_id", c.update,
+			"document", name, "err", err)
+	}
+}
+
+func scopeOf(d ryo.Document) string {
+	if d.Global() {
+		return "everyone"
+	}
+	return "this group"
+}
+
+// showDocument is /knowledge show <id>.
+func (b *Bot) showDocument(ctx context.Context, c call, id int64) error {
+	d, o, ok, err := b.db.Document(ctx, c.chat.ID, id, 20)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return b.reply(ctx, c, fmt.Sprintf("There is no document #%d here — /knowledge lists them with their ids.", id))
+	}
+	var s strings.Builder
+	fmt.Fprintf(&s, "📚 #%d %s", d.ID, d.Name)
+	if d.Title != "" && d.Title != d.Name {
+		fmt.Fprintf(&s, " — %s", d.Title)
+	}
+	fmt.Fprintf(&s, "\nSource: %s\n%d passages · %s · for %s · added %s", d.Source, d.Chunks, kilobytes(d.Bytes), scopeOf(d),
+		d.AddedAt.In(b.cfg.Location).Format("2 Jan 2006"))
+	if len(o.Sections) > 0 {
+		s.WriteString("\n\nSections:")
+		for _, sec := range o.Sections {
+			s.WriteString("\n• " + clip(sec, 120))
+		}
+	}
+	fmt.Fprintf(&s, "\n\nFirst passage:\n%s", clip(o.First.Text, 800))
+	return b.reply(ctx, c, s.String())
+}
+
+func kilobytes(n int64) string {
+	if n >= 1<<20 {
+		return megabytes(n)
+	}
+	return strconv.FormatInt((n+1023)/1024, 10) + " KB"
+}
+
+// knowledgeLines is a page of the documents chat sees.
+func (b *Bot) knowledgeLines(ctx context.Context, chat int64, n int) ([]string, int, error) {
+	list, total, err := b.db.Documents(ctx, chat, n*pageSize, pageSize)
+	if err != nil {
+		return nil, 0, err
+	}
+	lines := make([]string, len(list))
+	for i, d := range list {
+		lines[i] = fmt.Sprintf("#%d · %s · %d passages · for %s · %s, %s", d.ID, clip(d.Name, 80), d.Chunks, scopeOf(d),
+			orSomeone(d.AddedByName), d.AddedAt.In(b.cfg.Location).Format("2 Jan 2006"))
+	}
+	return lines, total, nil
+}
+
+// askToDelete asks the admin to confirm deleting document id.
+func (b *Bot) askToDelete(ctx context.Context, c call, id int64) error {
+	if _, _, ok, err := b.db.Document(ctx, c.chat.ID, id, 0); err != nil || !ok {
+		if err != nil {
+			return err
+		}
+		return b.reply(ctx, c, fmt.Sprintf("There is no document #%d here — /knowledge lists them with their ids.", id))
+	}
+	args, _ := json.Marshal(map[string]int64{"document_id": id})
+	return b.askCommand(ctx, c, "knowledge_delete", args, ryo.OriginAdmin)
+}
+
+const knowledgeDeleteSchema = `{"type":"object","properties":{"document_id":{"type":"integer","minimum":1}},
+	"required":["document_id"],"additionalProperties":false}`
+
+// knowledgeDeleteTool is the tool behind /knowledge delete: a document of
+// the chat it is asked in (or a global one) deleted with its passages,
+// once the admin confirms.
+func knowledgeDeleteTool(db *memory.DB) toolbus.Spec {
+	return toolbus.Spec{Name: "knowledge_delete", Effect: toolbus.Destructive, Tags: []string{"knowledge:delete"}, Category: toolbus.Knowledge,
+		Examples:    []toolbus.Example{{Question: "/knowledge delete 12", Arguments: json.RawMessage(`{"document_id":12}`)}},
+		Description: "Delete a document and its passages from the knowledge base, by its id; for admins, after they confirm.",
+		Schema:      json.RawMessage(knowledgeDeleteSchema),
+		Tool: toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) {
+			chat, id, err := knowledgeDeleteArgs(ctx, args)
+			if err != nil {
+				return nil, err
+			}
+			d, ok, err := db.DeleteDocument(ctx, chat, id)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, toolbus.Errorf("not_found", "there is no document #%d here", id)
+			}
+			return map[string]any{"deleted": d.ID, "name": d.Name}, nil
+		}),
+		Explain: func(ctx context.Context, args json.RawMessage) string {
+			chat, id, err := knowledgeDeleteArgs(ctx, args)
+			if err != nil {
+				return ""
+			}
+			d, _, ok, err := db.Document(ctx, chat, id, 0)
+			switch {
+			case err != nil:
+				return ""
+			case !ok:
+				return fmt.Sprintf("There is no document #%d here, so this would change nothing.", id)
+			}
+			return fmt.Sprintf("Delete “%s” (#%d, %d passages, for %s) from the knowledge base.", d.Name, d.ID, d.Chunks, scopeOf(d))
+		},
+		Happened: func(ctx context.Context, args json.RawMessage) toolbus.Happening {
+			chat, id, err := knowledgeDeleteArgs(ctx, args)
+			if err != nil {
+				return toolbus.Unknown
+			}
+			switch _, _, ok, err := db.Document(ctx, chat, id, 0); {
+			case err != nil:
+				return toolbus.Unknown
+			case ok:
+				return toolbus.NotHappened
+			}
+			return toolbus.Happened
+		}}
+}
+
+func knowledgeDeleteArgs(ctx context.Context, raw json.RawMessage) (chat, id int64, err error) {
+	var args struct {
+		ID int64 `json:"document_id"`
+	}
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return 0, 0, err
+	}
+	c, ok := ryo.CallerOf(ctx)
+	if !ok {
+		return 0, 0, errors.New("knowledge_delete called without a caller")
+	}
+	return c.Chat.ID, args.ID, nil
+}
