@@ -251,9 +251,9 @@ func (b *Bot) readPage(ctx context.Context, raw string) (src source, problem str
 
 func tooBig(name string, size, limit int64) string {
 	if size > 0 {
-		return fmt.Sprintf("“%s” is %s; a document may be at most %s.", name, megabytes(size), megabytes(limit))
+		return fmt.Sprintf("“%s” is %s; a document may be at most %s.", name, kilobytes(size), kilobytes(limit))
 	}
-	return fmt.Sprintf("“%s” is too big: a document may be at most %s.", name, megabytes(limit))
+	return fmt.Sprintf("“%s” is too big: a document may be at most %s.", name, kilobytes(limit))
 }
 
 func megabytes(n int64) string { return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MB" }
