@@ -57,6 +57,7 @@ func TestStoreTakesTelegramIDs(t *testing.T) {
 			checkMemories(t, db, e, row)
 			checkTagsAndViews(t, db, e)
 			checkDeadLetter(t, db, e)
+			checkKnowledge(t, db, e)
 		})
 	}
 }
@@ -383,5 +384,28 @@ func checkDeadLetter(t *testing.T, db *memory.DB, e edge) {
 	sameJSON(t, "the dead update", letters[0].Raw, raw)
 	if u, err := db.Revive(c, id); err != nil || u.ID != id || u.ChatID != e.chat.ID {
 		t.Fatalf("Revive = %+v, %v", u, err)
+	}
+}
+
+func checkKnowledge(t *testing.T, db *memory.DB, e edge) {
+	c := ctx(t)
+	chunks := []ryo.Chunk{{Ord: 0, Heading: "Parrots", Text: "The parrot is called Kiwi.", Embedding: []float32{1, 0}}}
+	for _, chat := range []int64{e.chat.ID, 0} {
+		d, _, err := db.AddDocument(c, ryo.Document{Chat: chat, Name: "pets.md", AddedBy: e.user, Bytes: maxSafe}, chunks)
+		if err != nil || d.Chat != chat || d.AddedBy != e.user {
+			t.Fatalf("AddDocument for chat %d = %+v, %v", chat, d, err)
+		}
+		if docs, total, err := db.Documents(c, e.chat.ID, 0, 10); err != nil || total == 0 || docs[0].ID != d.ID || docs[0].Bytes != maxSafe {
+			t.Fatalf("Documents = %+v, %d, %v", docs, total, err)
+		}
+		if got, _, ok, err := db.Document(c, e.chat.ID, d.ID, 5); err != nil || !ok || got.AddedBy != e.user {
+			t.Fatalf("Document = %+v, %v, %v", got, ok, err)
+		}
+		if found, err := db.SearchKnowledge(c, e.chat.ID, "parrot 東京", []float32{1, 0}, 3); err != nil || len(found) == 0 || found[0].Document.ID != d.ID {
+			t.Fatalf("SearchKnowledge = %+v, %v", found, err)
+		}
+		if gone, ok, err := db.DeleteDocument(c, e.chat.ID, d.ID); err != nil || !ok || gone.Chat != chat {
+			t.Fatalf("DeleteDocument = %+v, %v, %v", gone, ok, err)
+		}
 	}
 }
