@@ -229,15 +229,15 @@ func knowledgeByWords(ctx context.Context, tx pgx.Tx, chat int64, terms []string
 const knowledgeByWordsSQL = `with
 	docs as (select d.id, d.chunks from knowledge_documents d where ` + `(d.chat_id is null or d.chat_id = $1::bigint)` + `),
 	n as (select coalesce(sum(chunks), 0)::float8 as n from docs),
-	q as (select t.term, t.inside, to_tsquery('simple', quote_literal(t.term) || ':*') as tsq,
-			to_tsquery('simple', quote_literal(t.term) || ':*A') as head
+	q as (select t.term, t.inside, to_tsquery('simple', quote_literal(t.term) || ':*') as tsq
 		from unnest($3::text[], $4::bool[]) as t(term, inside)),
 	matches as (
-		select q.term, c.id, c.search @@ q.head as in_heading from q join knowledge_chunks c
+		select q.term, c.id, c.heading_search @@ q.tsq as in_heading from q join knowledge_chunks c
 			on not q.inside and c.search @@ q.tsq and c.document_id in (select id from docs)
 		union all
 		select q.term, c.id, strpos(lower(c.heading), q.term) > 0 from q join knowledge_chunks c
-			on q.inside and c.document_id in (select id from docs) and strpos(lower(c.heading || ' ' || c.text), q.term) > 0),
+			on q.inside and c.document_id in (select id from docs) and strpos(lower(c.heading || ' ' || c.text), q.term) > 0
+		where (select bool_or(inside) from q)),
 	df as (select term, count(*)::float8 as df from matches group by term)
 	select m.id from matches m join df using (term) cross join n
 	group by m.id

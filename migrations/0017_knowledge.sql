@@ -19,16 +19,18 @@ create index knowledge_documents_chat_idx on knowledge_documents (chat_id, id de
 
 -- A chunk is one passage of a document, with the path of headings above
 -- it ("Install › Docker"). search is its words and its headings' in any
--- language ('simple': no stemming, no stop words), the headings weighted
--- higher; embedding, when an embedding model is configured.
+-- language ('simple': no stemming, no stop words); heading_search its
+-- headings' alone, small, which tells a match in them (it counts double)
+-- without reading the whole text's vector again; embedding, when an
+-- embedding model is configured.
 create table knowledge_chunks (
     id          bigserial primary key,
     document_id bigint not null references knowledge_documents (id) on delete cascade,
     ord         integer not null,
     heading     text not null default '',
     text        text not null,
-    search      tsvector generated always as (
-                    setweight(to_tsvector('simple', heading), 'A') || setweight(to_tsvector('simple', text), 'D')) stored,
+    search      tsvector generated always as (to_tsvector('simple', heading || ' ' || text)) stored,
+    heading_search tsvector generated always as (to_tsvector('simple', heading)) stored,
     embedding   real[],
     unique (document_id, ord)
 );
