@@ -83,29 +83,32 @@ func site(u *url.URL) string {
 // space one space. Providers mark the words that matched with <b> or
 // <strong> and escape what they quote.
 func plain(s string) string {
-	var b, tag strings.Builder
-	inTag := false
-	for _, r := range s {
-		switch {
-		case r == '<' && !inTag:
-			inTag = true
-			tag.Reset()
-		case r == '>' && inTag:
-			inTag = false
-			if !inline(tag.String()) {
-				b.WriteByte(' ')
-			}
-		case inTag:
-			tag.WriteRune(r)
-		default:
-			b.WriteRune(r)
+	s = strings.ToValidUTF8(s, "")
+	var b strings.Builder
+	for s != "" {
+		i := strings.IndexByte(s, '<')
+		if i < 0 || i+1 >= len(s) {
+			b.WriteString(s)
+			break
 		}
+		b.WriteString(s[:i])
+		end := strings.IndexByte(s[i:], '>')
+		if !opensTag(s[i+1]) || end < 0 { // a "<" that opens no tag, such as "a < b"
+			b.WriteByte('<')
+			s = s[i+1:]
+			continue
+		}
+		if !inline(s[i+1 : i+end]) {
+			b.WriteByte(' ')
+		}
+		s = s[i+end+1:]
 	}
-	if inTag { // a "<" that opened no tag, such as "a < b"
-		b.WriteString("<" + tag.String())
-	}
-	text := strings.ToValidUTF8(html.UnescapeString(b.String()), "")
-	return strings.Join(strings.Fields(text), " ")
+	return strings.Join(strings.Fields(html.UnescapeString(b.String())), " ")
+}
+
+// opensTag reports whether c, after a "<", starts a tag or a comment.
+func opensTag(c byte) bool {
+	return c == '/' || c == '!' || c == '?' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // inline reports whether a tag marks words inside a line, so that taking
