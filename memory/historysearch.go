@@ -50,23 +50,26 @@ func (db *DB) SearchHistory(ctx context.Context, p ryo.Place, query string, skip
 
 // searchHistorySQL ranks a place's messages by the terms in $3 ($4 true:
 // matched inside the text, else by the start of a word), BM25's inverse
-// document frequency for each term summed, times the recency factor.
+// document frequency for each term summed, times the recency factor. The
+// frequencies are over all the place's rows, tool results and notes
+// included: counted from the place's index alone, they cost a busy topic
+// a fraction of counting only the messages searched, and rank the same.
 const searchHistorySQL = `with
-	place as (select m.id, m.text, m.created_at from messages m
-		where m.chat_id = $1::bigint and m.thread_id = $2::bigint and m.kind in ('user', 'assistant')
-			and m.id <> $5::bigint),
-	n as (select count(*)::float8 as n from place),
+	n as (select count(*)::float8 as n from messages m where m.chat_id = $1::bigint and m.thread_id = $2::bigint),
 	q as (select t.term, t.inside, to_tsquery('simple', quote_literal(t.term) || ':*') as tsq
 		from unnest($3::text[], $4::bool[]) as t(term, inside)),
+	lowered as materialized (select m.id, m.created_at, lower(m.text) as text from messages m
+		where m.chat_id = $1::bigint and m.thread_id = $2::bigint and m.kind in ('user', 'assistant')
+			and m.id <> $5::bigint and true = any($4::bool[])),
 	matches as (
 		select q.term, m.id, m.created_at from q join messages m
 			on m.chat_id = $1::bigint and m.thread_id = $2::bigint and m.kind in ('user', 'assistant')
 			and m.id <> $5::bigint and not q.inside and to_tsvector('simple', m.text) @@ q.tsq
 		union
-		select q.term, p.id, p.created_at from q join place p on q.inside and strpos(lower(p.text), q.term) > 0),
+		select q.term, l.id, l.created_at from q join lowered l on q.inside and strpos(l.text, q.term) > 0),
 	df as (select term, count(*)::float8 as df from matches group by term),
 	scored as (
-		select mt.id, sum(ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5)))
+		select mt.id, sum(ln(1 + (greatest(n.n, df.df) - df.df + 0.5) / (df.df + 0.5)))
 			* (0.5 + 0.5 / (1 + greatest(extract(epoch from $6::timestamptz - min(mt.created_at)), 0) / 2592000)) as score
 		from matches mt join df using (term) cross join n group by mt.id, n.n
 		order by score desc, mt.id desc limit $7::bigint)
