@@ -177,7 +177,7 @@ func braveDate(pageAge, age string, now time.Time) time.Time {
 			n = 1
 		}
 		unit, ok := ageUnits[strings.TrimSuffix(m[2], "s")]
-		if ok {
+		if ok && n <= 10000 { // more would overflow a Duration
 			return plausible(now.Add(-time.Duration(n) * unit))
 		}
 	}
@@ -189,7 +189,7 @@ func braveDate(pageAge, age string, now time.Time) time.Time {
 	return time.Time{}
 }
 
-var agoShape = regexp.MustCompile(`^(\d+|an?) (second|minute|hour|day|week|month|year)s? ago$`)
+var agoShape = regexp.MustCompile(`^(\d{1,9}|an?) (second|minute|hour|day|week|month|year)s? ago$`)
 
 var ageUnits = map[string]time.Duration{
 	"second": time.Second, "minute": time.Minute, "hour": time.Hour, "day": 24 * time.Hour,

@@ -3,6 +3,7 @@ package websearch
 import (
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -33,6 +34,22 @@ func FuzzPlain(f *testing.F) {
 		}
 		if c := clip(got, 10); utf8.RuneCountInString(c) > 10 {
 			t.Fatalf("clip(%q) = %q", got, c)
+		}
+	})
+}
+
+// Whatever a provider writes as a date, it is read as a plausible time or
+// as unknown.
+func FuzzDates(f *testing.F) {
+	for _, s := range []string{"2026-11-25T00:00:00", "2026-11-26T09:30:00+02:00", "3 hours ago", "an hour ago", "May 1, 2024", "0001-01-01", "999999 years ago"} {
+		f.Add(s)
+	}
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, d := range []time.Time{searxngDate(&s), braveDate(s, s, now), braveDate("", s, now)} {
+			if !d.IsZero() && (d.Year() < 1990 || d.Year() > 2200 || d.Location() != time.UTC) {
+				t.Fatalf("%q read as %v", s, d)
+			}
 		}
 	})
 }

@@ -172,29 +172,7 @@ func (s *Server) searxng(w http.ResponseWriter, r *http.Request) {
 	v := r.URL.Query()
 	q := Query{Provider: "searxng", Q: v.Get("q"), TimeRange: v.Get("time_range")}
 	f, pages, ok := s.take(r, q)
-	if !ok {
-		return
-	}
-	switch f {
-	case RateLimited, QuotaSpent:
-		http.Error(w, "Too Many Requests", http.StatusTooManyRequests)
-		return
-	case JSONDisabled:
-		forbidden(w)
-		return
-	case Unauthorized:
-		w.Header().Set("WWW-Authenticate", `Basic realm="searxng"`)
-		http.Error(w, "Unauthorized", http.StatusUnauthorized)
-		return
-	case ServerError:
-		badGateway(w)
-		return
-	case Malformed:
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `{"query": "`+v.Get("q")+`", "results": [{"url": "https://exa`)
-		return
-	case WrongShape:
-		writeJSON(w, http.StatusOK, map[string]any{"query": q.Q, "results": "none"})
+	if !ok || searxngFailure(w, f, q) {
 		return
 	}
 	if v.Get("format") != "json" { // the instance would answer its HTML page
@@ -212,20 +190,53 @@ func (s *Server) searxng(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "search error"})
 		return
 	}
-	results := []map[string]any{}
 	unresponsive := [][]string{}
 	if f == EnginesFailed {
 		unresponsive = [][]string{{"google", "Suspended: too many requests"}, {"duckduckgo", "timeout"}}
 		pages = nil
 	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"query": q.Q, "number_of_results": 0, "results": searxngResults(pages), "answers": []any{},
+		"corrections": []any{}, "infoboxes": []any{}, "suggestions": []string{q.Q + " today"},
+		"unresponsive_engines": unresponsive,
+	})
+}
+
+// searxngFailure answers f the way SearxNG fails, and reports whether it
+// did; EnginesFailed is an answer, not a failure of the request.
+func searxngFailure(w http.ResponseWriter, f Failure, q Query) bool {
+	switch f {
+	case RateLimited, QuotaSpent:
+		http.Error(w, "Too Many Requests", http.StatusTooManyRequests)
+	case JSONDisabled:
+		forbidden(w)
+	case Unauthorized:
+		w.Header().Set("WWW-Authenticate", `Basic realm="searxng"`)
+		http.Error(w, "Unauthorized", http.StatusUnauthorized)
+	case ServerError:
+		badGateway(w)
+	case Malformed:
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"query": "`+q.Q+`", "results": [{"url": "https://exa`)
+	case WrongShape:
+		writeJSON(w, http.StatusOK, map[string]any{"query": q.Q, "results": "none"})
+	default:
+		return false
+	}
+	return true
+}
+
+// searxngResults are pages as SearxNG's results, with the fields its
+// JSON carries besides the ones ryo reads.
+func searxngResults(pages []Page) []map[string]any {
+	results := []map[string]any{}
 	for i, p := range pages {
 		var published any
 		if p.Published != "" {
 			published = p.Published
 		}
-		u, _ := url.Parse(p.URL)
 		parsed := []string{"", "", "", "", "", ""}
-		if u != nil {
+		if u, err := url.Parse(p.URL); err == nil {
 			parsed = []string{u.Scheme, u.Host, u.Path, "", u.RawQuery, u.Fragment}
 		}
 		results = append(results, map[string]any{
@@ -235,11 +246,7 @@ func (s *Server) searxng(w http.ResponseWriter, r *http.Request) {
 			"category": "general", "priority": "",
 		})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"query": q.Q, "number_of_results": 0, "results": results, "answers": []any{},
-		"corrections": []any{}, "infoboxes": []any{}, "suggestions": []string{q.Q + " today"},
-		"unresponsive_engines": unresponsive,
-	})
+	return results
 }
 
 // brave answers as Brave's web search endpoint does.
@@ -252,35 +259,7 @@ func (s *Server) brave(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("X-RateLimit-Limit", "1, 15000")
 	w.Header().Set("X-RateLimit-Policy", "1;w=1, 15000;w=2592000")
-	switch f {
-	case RateLimited:
-		w.Header().Set("X-RateLimit-Remaining", "0, 14990")
-		w.Header().Set("X-RateLimit-Reset", "1, 1419704")
-		braveError(w, http.StatusTooManyRequests, "RATE_LIMITED", "Request rate limit exceeded for plan.", "rate_limiter")
-		return
-	case QuotaSpent:
-		w.Header().Set("X-RateLimit-Remaining", "1, 0")
-		w.Header().Set("X-RateLimit-Reset", "1, 1419704")
-		braveError(w, http.StatusTooManyRequests, "RATE_LIMITED", "Request rate limit exceeded for plan.", "rate_limiter")
-		return
-	case JSONDisabled:
-		braveError(w, http.StatusForbidden, "SUBSCRIPTION_TOKEN_INVALID", "The provided subscription token is blocked.", "authentication")
-		return
-	case Unauthorized:
-		braveError(w, http.StatusUnauthorized, "UNAUTHORIZED", "Unauthorized.", "authentication")
-		return
-	case ServerError:
-		badGateway(w)
-		return
-	case EnginesFailed:
-		braveError(w, http.StatusInternalServerError, "INTERNAL_ERROR", "Something went wrong.", "search")
-		return
-	case Malformed:
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `{"type": "search", "web": {"results": [`)
-		return
-	case WrongShape:
-		writeJSON(w, http.StatusOK, map[string]any{"type": "search", "web": map[string]any{"results": "none"}})
+	if braveFailure(w, f) {
 		return
 	}
 	if q.Token == "" || (s.opts.BraveKey != "" && q.Token != s.opts.BraveKey) {
@@ -302,30 +281,66 @@ func (s *Server) brave(w http.ResponseWriter, r *http.Request) {
 		"query": map[string]any{"original": q.Q, "show_strict_warning": false, "is_navigational": false, "is_news_breaking": false, "spellcheck_off": true, "country": "us", "bad_results": false, "should_fallback": false, "more_results_available": len(pages) > count},
 		"mixed": map[string]any{"type": "mixed", "main": []any{map[string]any{"type": "web", "index": 0, "all": true}}, "top": []any{}, "side": []any{}},
 	}
-	if len(pages) > 0 {
-		results := []map[string]any{}
-		for _, p := range pages[:min(len(pages), count)] {
-			host := ""
-			if u, err := url.Parse(p.URL); err == nil {
-				host = u.Hostname()
-			}
-			res := map[string]any{
-				"title": p.Title, "url": p.URL, "is_source_local": false, "is_source_both": false,
-				"description": p.Content, "profile": map[string]any{"name": host, "url": p.URL, "long_name": host, "img": ""},
-				"language": "en", "family_friendly": true, "type": "search_result", "subtype": "generic",
-				"meta_url": map[string]any{"scheme": "https", "netloc": host, "hostname": host, "favicon": "", "path": ""},
-			}
-			if p.Published != "" {
-				res["page_age"] = p.Published
-			}
-			if p.Age != "" {
-				res["age"] = p.Age
-			}
-			results = append(results, res)
-		}
-		answer["web"] = map[string]any{"type": "search", "results": results, "family_friendly": true}
+	if len(pages) > 0 { // Brave leaves web out when it found nothing
+		answer["web"] = map[string]any{"type": "search", "results": braveResults(pages[:min(len(pages), count)]), "family_friendly": true}
 	}
 	writeJSON(w, http.StatusOK, answer)
+}
+
+// braveFailure answers f the way Brave fails, and reports whether it did.
+func braveFailure(w http.ResponseWriter, f Failure) bool {
+	switch f {
+	case RateLimited:
+		w.Header().Set("X-RateLimit-Remaining", "0, 14990")
+		w.Header().Set("X-RateLimit-Reset", "1, 1419704")
+		braveError(w, http.StatusTooManyRequests, "RATE_LIMITED", "Request rate limit exceeded for plan.", "rate_limiter")
+	case QuotaSpent:
+		w.Header().Set("X-RateLimit-Remaining", "1, 0")
+		w.Header().Set("X-RateLimit-Reset", "1, 1419704")
+		braveError(w, http.StatusTooManyRequests, "RATE_LIMITED", "Request rate limit exceeded for plan.", "rate_limiter")
+	case JSONDisabled:
+		braveError(w, http.StatusForbidden, "SUBSCRIPTION_TOKEN_INVALID", "The provided subscription token is blocked.", "authentication")
+	case Unauthorized:
+		braveError(w, http.StatusUnauthorized, "UNAUTHORIZED", "Unauthorized.", "authentication")
+	case ServerError:
+		badGateway(w)
+	case EnginesFailed:
+		braveError(w, http.StatusInternalServerError, "INTERNAL_ERROR", "Something went wrong.", "search")
+	case Malformed:
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"type": "search", "web": {"results": [`)
+	case WrongShape:
+		writeJSON(w, http.StatusOK, map[string]any{"type": "search", "web": map[string]any{"results": "none"}})
+	default:
+		return false
+	}
+	return true
+}
+
+// braveResults are pages as Brave's web results, with the fields its
+// JSON carries besides the ones ryo reads.
+func braveResults(pages []Page) []map[string]any {
+	results := []map[string]any{}
+	for _, p := range pages {
+		host := ""
+		if u, err := url.Parse(p.URL); err == nil {
+			host = u.Hostname()
+		}
+		res := map[string]any{
+			"title": p.Title, "url": p.URL, "is_source_local": false, "is_source_both": false,
+			"description": p.Content, "profile": map[string]any{"name": host, "url": p.URL, "long_name": host, "img": ""},
+			"language": "en", "family_friendly": true, "type": "search_result", "subtype": "generic",
+			"meta_url": map[string]any{"scheme": "https", "netloc": host, "hostname": host, "favicon": "", "path": ""},
+		}
+		if p.Published != "" {
+			res["page_age"] = p.Published
+		}
+		if p.Age != "" {
+			res["age"] = p.Age
+		}
+		results = append(results, res)
+	}
+	return results
 }
 
 // braveParams checks what Brave checks of the parameters ryo sends.
