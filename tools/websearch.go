@@ -61,6 +61,7 @@ func WebSearch(cfg WebSearchConfig) toolbus.Spec {
 		Schema:    json.RawMessage(webSearchSchema),
 		Effect:    toolbus.ReadOnly,
 		Timeout:   cfg.Timeout + 5*time.Second,
+		MaxResult: 24 << 10, // ten results at their longest, whole
 		Doing:     "🔎 searching the web",
 		DoingWith: searchingFor,
 		Tool:      toolbus.ToolFunc(func(ctx context.Context, raw json.RawMessage) (any, error) { return searchWeb(ctx, cfg, raw) }),

@@ -180,3 +180,19 @@ func TestWebSearchFailures(t *testing.T) {
 		}
 	}
 }
+
+// Ten results at their longest reach the model whole, not cut.
+func TestWebSearchLongestResultsFit(t *testing.T) {
+	r, fake, _ := searchBus(t, "searxng")
+	var pages []websearchtest.Page
+	for i := range 10 {
+		pages = append(pages, websearchtest.Page{Title: strings.Repeat("T", 500), URL: fmt.Sprintf("https://example.org/%d/%s", i, strings.Repeat("p", 960)),
+			Content: strings.Repeat("&quot;", 600), Published: "2026-11-26T00:00:00"})
+	}
+	fake.SetPages(pages...)
+	res := search(r, `{"query":"long","count":10}`)
+	var out struct{ Results []map[string]string }
+	if res.Status != "ok" || res.Truncated || json.Unmarshal(res.Output, &out) != nil || len(out.Results) != 10 {
+		t.Fatalf("truncated %v: %d bytes", res.Truncated, len(res.Output))
+	}
+}

@@ -12,7 +12,7 @@ import (
 const (
 	maxTitle   = 200
 	maxSnippet = 400
-	maxURL     = 2048
+	maxURL     = 1000
 )
 
 // recencySlack is how much older than its window a dated result may be and
