@@ -62,6 +62,7 @@ const (
 	Memory      Category = "Memory"
 	Knowledge   Category = "Knowledge"
 	TimeUnits   Category = "Time & Units"
+	Web         Category = "Web"
 	YourData    Category = "Your data" // the bot's own commands' tools, never the model's
 )
 
