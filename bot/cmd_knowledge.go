@@ -151,7 +151,7 @@ func (b *Bot) addDocument(ctx context.Context, c call, arg string) error {
 	}
 	b.log.Info("document added to the knowledge base", "update_id", c.update, "chat_id", c.chat.ID, "by", c.user.ID,
 		"document", d.ID, "chunks", d.Chunks, "replaced", old.ID)
-	text := fmt.Sprintf("📚 Added “%s” as #%d for %s: %d passages.", d.Name, d.ID, scopeOf(d), d.Chunks)
+	text := fmt.Sprintf("📚 Added “%s” as #%d for %s: %s.", d.Name, d.ID, scopeOf(d), passages(d.Chunks))
 	if old.ID != 0 {
 		text += fmt.Sprintf(" It replaces #%d, of the same name.", old.ID)
 	}
@@ -277,6 +277,13 @@ func (b *Bot) embedChunks(ctx context.Context, c call, name string, chunks []ryo
 	}
 }
 
+func passages(n int) string {
+	if n == 1 {
+		return "1 passage"
+	}
+	return strconv.Itoa(n) + " passages"
+}
+
 func scopeOf(d ryo.Document) string {
 	if d.Global() {
 		return "everyone"
@@ -298,7 +305,7 @@ func (b *Bot) showDocument(ctx context.Context, c call, id int64) error {
 	if d.Title != "" && d.Title != d.Name {
 		fmt.Fprintf(&s, " — %s", d.Title)
 	}
-	fmt.Fprintf(&s, "\nSource: %s\n%d passages · %s · for %s · added %s", d.Source, d.Chunks, kilobytes(d.Bytes), scopeOf(d),
+	fmt.Fprintf(&s, "\nSource: %s\n%s · %s · for %s · added %s", d.Source, passages(d.Chunks), kilobytes(d.Bytes), scopeOf(d),
 		d.AddedAt.In(b.cfg.Location).Format("2 Jan 2006"))
 	if len(o.Sections) > 0 {
 		s.WriteString("\n\nSections:")
@@ -325,7 +332,7 @@ func (b *Bot) knowledgeLines(ctx context.Context, chat int64, n int) ([]string, 
 	}
 	lines := make([]string, len(list))
 	for i, d := range list {
-		lines[i] = fmt.Sprintf("#%d · %s · %d passages · for %s · %s, %s", d.ID, clip(d.Name, 80), d.Chunks, scopeOf(d),
+		lines[i] = fmt.Sprintf("#%d · %s · %s · for %s · %s, %s", d.ID, clip(d.Name, 80), passages(d.Chunks), scopeOf(d),
 			orSomeone(d.AddedByName), d.AddedAt.In(b.cfg.Location).Format("2 Jan 2006"))
 	}
 	return lines, total, nil
@@ -380,7 +387,7 @@ func knowledgeDeleteTool(db *memory.DB) toolbus.Spec {
 			case !ok:
 				return fmt.Sprintf("There is no document #%d here, so this would change nothing.", id)
 			}
-			return fmt.Sprintf("Delete “%s” (#%d, %d passages, for %s) from the knowledge base.", d.Name, d.ID, d.Chunks, scopeOf(d))
+			return fmt.Sprintf("Delete “%s” (#%d, %s, for %s) from the knowledge base.", d.Name, d.ID, passages(d.Chunks), scopeOf(d))
 		},
 		Happened: func(ctx context.Context, args json.RawMessage) toolbus.Happening {
 			chat, id, err := knowledgeDeleteArgs(ctx, args)

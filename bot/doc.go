@@ -62,7 +62,8 @@
 // Actions that wait for a person's yes have one home, action.go: the
 // model's (a turn ends with its held call) and the commands' (/forget;
 // /forgetme, which runs forget_me; and an admin's /memory forget, which
-// runs forget_any — tools of the bot's own registry the model never sees)
+// runs forget_any; an admin's /knowledge delete, which runs
+// knowledge_delete — tools of the bot's own registry the model never sees)
 // are made by one newAction and stored with the turn's answer, then shown
 // in a prompt with ✅ Confirm and ❌ Cancel whose buttons carry only an
 // opaque id. Presses run beside their
@@ -81,6 +82,13 @@
 // (retention.go, with memory's Sweep); the log counts what went. A person
 // takes what ryo keeps about them with /export, and has it deleted with
 // /forgetme; both only in a private chat.
+//
+// Admins feed the knowledge base (cmd_knowledge.go): a file sent with
+// /knowledge add as its caption — a caption is read for a command as a
+// text is — or answered with it, downloaded within its bound, read and
+// cut into passages by package knowledge, embedded when an embedding
+// model is configured, and stored for the group it was sent in, or, from
+// a private chat, for everyone.
 //
 // SDK types (models.Update and friends) stay in this package and the two
 // under it: they are translated to ryo types at the edge (convert.go).

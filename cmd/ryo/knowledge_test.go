@@ -68,13 +68,13 @@ func TestKnowledgeScopes(t *testing.T) {
 	h.start()
 	file := h.tg.SendDocument(dm, alice, telegramtest.Document{FileName: "rules.txt", Data: []byte("The office opens at nine.")}, "")
 	q := h.tg.SendText(dm, alice, "/knowledge add", telegramtest.ReplyTo(file.ID))
-	h.reply(dm, q.ID, "for everyone: 1 passages.")
+	h.reply(dm, q.ID, "for everyone: 1 passage.")
 	group := h.tg.SendDocument(team, alice, telegramtest.Document{FileName: "team.md", Data: []byte("Team lunch is at noon.")}, "/knowledge add")
 	h.reply(team, group.ID, "for this group")
 
 	q = h.tg.SendText(bobDM, bob, "/knowledge")
 	list := h.reply(bobDM, q.ID, "📚 Knowledge base, newest first (1)")
-	if !strings.Contains(list.Text, "rules.txt · 1 passages · for everyone · Alice") || strings.Contains(list.Text, "team.md") {
+	if !strings.Contains(list.Text, "rules.txt · 1 passage · for everyone · Alice") || strings.Contains(list.Text, "team.md") {
 		t.Fatalf("Bob's list = %q; want the global document only", list.Text)
 	}
 	q = h.tg.SendText(team, bob, "/knowledge")
