@@ -30,7 +30,7 @@ type KnowledgeConfig struct {
 	MaxChunks int   // the most chunks of one document; DefaultKnowledgeChunks when 0
 	// Extract reads a file's bytes as text with Markdown headings;
 	// knowledge.Text (plain text, Markdown, HTML) when nil.
-	Extract func(data []byte, name, contentType string) (title, text string, err error)
+	Extract func(data []byte, name, contentType string) (knowledge.Reading, error)
 	// Pages reads the page at a URL for /knowledge add <url>; with none,
 	// only files are added.
 	Pages PageReader
@@ -42,7 +42,7 @@ type KnowledgeConfig struct {
 // PageReader reads a web page as text with Markdown headings, refusing
 // addresses the bot must not reach; the web fetcher is one.
 type PageReader interface {
-	Read(ctx context.Context, url string) (title, text string, err error)
+	Read(ctx context.Context, url string) (knowledge.Reading, error)
 }
 
 // Default bounds of the knowledge base.
@@ -108,8 +108,9 @@ func knowledgeChat(c ryo.Chat) int64 {
 
 // source is a document to add, read.
 type source struct {
-	name, title, text, from string
-	bytes                   int64
+	knowledge.Reading
+	name, from string
+	bytes      int64
 }
 
 // addDocument is /knowledge add: the document the message carries, the
@@ -129,7 +130,7 @@ func (b *Bot) addDocument(ctx context.Context, c call, arg string) error {
 	if err != nil || problem != "" {
 		return b.replyProblem(ctx, c, problem, err)
 	}
-	chunks, title, err := knowledge.Split(src.text, b.knowledgeChunks())
+	chunks, title, err := knowledge.Split(src.Text, b.knowledgeChunks())
 	var tooMany *knowledge.TooManyChunksError
 	switch {
 	case errors.Is(err, knowledge.ErrEmpty):
@@ -140,11 +141,11 @@ func (b *Bot) addDocument(ctx context.Context, c call, arg string) error {
 	case err != nil:
 		return err
 	}
-	if src.title == "" {
-		src.title = title
+	if src.Title == "" {
+		src.Title = title
 	}
 	b.embedChunks(ctx, c, src.name, chunks)
-	d, old, err := b.db.AddDocument(ctx, ryo.Document{Chat: knowledgeChat(c.chat), Name: src.name, Title: src.title, Source: src.from,
+	d, old, err := b.db.AddDocument(ctx, ryo.Document{Chat: knowledgeChat(c.chat), Name: src.name, Title: src.Title, Source: src.from,
 		AddedBy: c.user.ID, Bytes: src.bytes}, chunks)
 	if err != nil {
 		return err
@@ -154,6 +155,9 @@ func (b *Bot) addDocument(ctx context.Context, c call, arg string) error {
 	text := fmt.Sprintf("📚 Added “%s” as #%d for %s: %s.", d.Name, d.ID, scopeOf(d), passages(d.Chunks))
 	if old.ID != 0 {
 		text += fmt.Sprintf(" It replaces #%d, of the same name.", old.ID)
+	}
+	if src.Truncated {
+		text += " It was too long to read whole: only its first part was added."
 	}
 	return b.reply(ctx, c, text)
 }
@@ -221,12 +225,15 @@ func (b *Bot) readFile(ctx context.Context, doc *models.Document) (src source, p
 	if extract == nil {
 		extract = knowledge.Text
 	}
-	title, text, err := extract(data, name, doc.MimeType)
+	r, err := extract(data, name, doc.MimeType)
+	if errors.Is(err, knowledge.ErrUnsupported) && kind == "pdf" {
+		return src, fmt.Sprintf("I cannot read PDF files here yet; send “%s” as a .txt, .md or .html file.", name), nil
+	}
 	if err != nil {
 		b.log.Info("a document to add could not be read", "file", name, "err", err)
 		return src, fmt.Sprintf("I could not read “%s”: %s.", name, clip(err.Error(), 300)), nil
 	}
-	return source{name: name, title: title, text: text, from: name, bytes: int64(len(data))}, "", nil
+	return source{Reading: r, name: name, from: name, bytes: int64(len(data))}, "", nil
 }
 
 // readPage reads the page at the URL an admin gave.
@@ -238,15 +245,15 @@ func (b *Bot) readPage(ctx context.Context, raw string) (src source, problem str
 	case b.cfg.Knowledge.Pages == nil:
 		return src, "I cannot read web pages here; send the document as a file with /knowledge add as its caption.", nil
 	}
-	title, text, err := b.cfg.Knowledge.Pages.Read(ctx, raw)
+	r, err := b.cfg.Knowledge.Pages.Read(ctx, raw)
 	if err != nil {
 		b.log.Info("a page to add could not be read", "url", raw, "err", err)
 		return src, fmt.Sprintf("I could not read %s: %s.", raw, clip(err.Error(), 300)), nil
 	}
-	if limit := b.knowledgeBytes(); int64(len(text)) > limit {
-		return src, tooBig(raw, int64(len(text)), limit), nil
+	if limit := b.knowledgeBytes(); int64(len(r.Text)) > limit {
+		return src, tooBig(raw, int64(len(r.Text)), limit), nil
 	}
-	return source{name: clip(raw, 200), title: title, text: text, from: raw, bytes: int64(len(text))}, "", nil
+	return source{Reading: r, name: clip(raw, 200), from: raw, bytes: int64(len(r.Text))}, "", nil
 }
 
 func tooBig(name string, size, limit int64) string {

@@ -41,21 +41,30 @@ func Kind(name, contentType string) string {
 	return ""
 }
 
-// Text reads a plain text, Markdown or HTML file as the text Split cuts:
-// HTML becomes Markdown-like, its h1…h6 "#" headings. title is the HTML's
-// <title>, "" otherwise. A PDF, or any other kind, is ErrUnsupported here:
-// reading those is the page reader's part.
-func Text(data []byte, name, contentType string) (title, text string, err error) {
+// Reading is a document read as text with Markdown headings, as Split
+// cuts it.
+type Reading struct {
+	Title     string // "" when the document names none
+	Text      string
+	Truncated bool // the reader kept only the document's first part
+}
+
+// Text reads a plain text, Markdown or HTML file: HTML becomes
+// Markdown-like, its h1…h6 "#" headings, its title its <title>. A PDF, or
+// any other kind, is ErrUnsupported here: reading those is the web
+// fetcher's part.
+func Text(data []byte, name, contentType string) (Reading, error) {
 	switch Kind(name, contentType) {
 	case "text", "markdown":
 		if !utf8.Valid(data) && bytes.IndexByte(data, 0) >= 0 {
-			return "", "", fmt.Errorf("%s is not text: %w", name, ErrUnsupported)
+			return Reading{}, fmt.Errorf("%s is not text: %w", name, ErrUnsupported)
 		}
-		return "", string(data), nil
+		return Reading{Text: string(data)}, nil
 	case "html":
-		return fromHTML(data)
+		title, text, err := fromHTML(data)
+		return Reading{Title: title, Text: text}, err
 	}
-	return "", "", ErrUnsupported
+	return Reading{}, ErrUnsupported
 }
 
 // fromHTML is an HTML page's title and its text with Markdown headings,

@@ -114,10 +114,11 @@ func TestTextReadsHTMLHeadings(t *testing.T) {
 	page := `<html><head><title>Guide</title><style>p{}</style></head><body><nav>Home | About</nav>
 		<h1>Guide</h1><p>Hello <b>bold</b> world.</p><h2>Install</h2><ul><li>one</li><li>two</li></ul>
 		<script>alert(1)</script></body></html>`
-	title, text, err := knowledge.Text([]byte(page), "guide.html", "")
+	r, err := knowledge.Text([]byte(page), "guide.html", "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	title, text := r.Title, r.Text
 	chunks, _, err := knowledge.Split(text, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +138,7 @@ func TestKind(t *testing.T) {
 			t.Errorf("Kind(%q, %q) = %q; want %q", tc.name, tc.ct, got, tc.want)
 		}
 	}
-	if _, _, err := knowledge.Text([]byte("%PDF-1.4"), "a.pdf", ""); !errors.Is(err, knowledge.ErrUnsupported) {
+	if _, err := knowledge.Text([]byte("%PDF-1.4"), "a.pdf", ""); !errors.Is(err, knowledge.ErrUnsupported) {
 		t.Errorf("Text(pdf) = %v; want ErrUnsupported", err)
 	}
 }

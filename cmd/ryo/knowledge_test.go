@@ -108,6 +108,7 @@ func TestKnowledgeAddRefusals(t *testing.T) {
 		{telegramtest.Document{FileName: "photo.jpg", MimeType: "image/jpeg", Data: []byte{0xff, 0xd8}}, "I add .txt, .md, .html and .pdf files"},
 		{telegramtest.Document{FileName: "big.txt", Data: []byte(strings.Repeat("a ", 2000))}, "“big.txt” is 4 KB; a document may be at most 2 KB."},
 		{telegramtest.Document{FileName: "blank.md", Data: []byte("# Title\n\n   \n")}, "I found no text in “blank.md”"},
+		{telegramtest.Document{FileName: "binary.txt", Data: []byte{0, 1, 0xff, 0xfe}}, "I could not read “binary.txt”: binary.txt is not text"},
 		{telegramtest.Document{FileName: "long.md", Data: []byte(strings.Repeat("## Part\n\ntext\n\n", 4))}, "it makes 4 passages, and a document may have at most 3"},
 	} {
 		q := h.tg.SendDocument(dm, alice, tc.doc, "/knowledge add")
