@@ -227,7 +227,7 @@ func knowledgeByWords(ctx context.Context, tx pgx.Tx, chat int64, terms []string
 }
 
 const knowledgeByWordsSQL = `with
-	docs as (select d.id, d.chunks from knowledge_documents d where ` + `(d.chat_id is null or d.chat_id = $1::bigint)` + `),
+	docs as (select d.id, d.chunks from knowledge_documents d where (d.chat_id is null or d.chat_id = $1::bigint)),
 	n as (select coalesce(sum(chunks), 0)::float8 as n from docs),
 	q as (select t.term, t.inside, to_tsquery('simple', quote_literal(t.term) || ':*') as tsq
 		from unnest($3::text[], $4::bool[]) as t(term, inside)),
@@ -255,26 +255,5 @@ func knowledgeByMeaning(ctx context.Context, tx pgx.Tx, chat int64, vec []float3
 	if err != nil {
 		return nil, err
 	}
-	type near struct {
-		id  int64
-		sim float64
-	}
-	var all []near
-	var id int64
-	var emb []float32
-	_, err = pgx.ForEachRow(rows, []any{&id, &emb}, func() error {
-		all = append(all, near{id, cosine(vec, emb)})
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	slices.SortFunc(all, func(a, b near) int { return cmp.Compare(b.sim, a.sim) })
-	var ids []int64
-	for _, n := range all[:min(limit, len(all))] {
-		if n.sim > 0 {
-			ids = append(ids, n.id)
-		}
-	}
-	return ids, nil
+	return nearest(rows, vec, limit)
 }

@@ -292,6 +292,13 @@ func vectorRanking(ctx context.Context, tx pgx.Tx, s ryo.Shelf, vec []float32, n
 	if err != nil {
 		return nil, err
 	}
+	return nearest(rows, vec, limit)
+}
+
+// nearest reads rows of ids and embeddings, and returns at most limit of
+// the ids, closest to vec first by cosine similarity, leaving out those
+// pointing away from it.
+func nearest(rows pgx.Rows, vec []float32, limit int) ([]int64, error) {
 	type near struct {
 		id  int64
 		sim float64
@@ -299,7 +306,7 @@ func vectorRanking(ctx context.Context, tx pgx.Tx, s ryo.Shelf, vec []float32, n
 	var all []near
 	var id int64
 	var emb []float32
-	_, err = pgx.ForEachRow(rows, []any{&id, &emb}, func() error {
+	_, err := pgx.ForEachRow(rows, []any{&id, &emb}, func() error {
 		all = append(all, near{id, cosine(vec, emb)})
 		return nil
 	})
