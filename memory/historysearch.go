@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/jackc/pgx/v5"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/ryo-bot/ryo"
 )
@@ -84,7 +85,10 @@ const searchHistorySQL = `with
 // spaces become Recall's stems, matched at the start of a word; runs of a
 // script written without them (where PostgreSQL's parser takes a whole
 // sentence for one word) become their overlapping pairs of characters, or
-// the one character, matched anywhere.
+// the one character, matched anywhere. The query is read as written
+// (composed, NFC) and with its compatibility forms folded (NFKC: Latin
+// typed full-width, katakana half-width), and each stem is looked for also
+// with its accents written apart (NFD), as some keyboards send them.
 func historyTerms(query string) ([]string, []bool) {
 	var spaced strings.Builder
 	var terms []string
@@ -106,19 +110,44 @@ func historyTerms(query string) ([]string, []bool) {
 		}
 		run = run[:0]
 	}
-	for _, r := range strings.ToLower(query) {
-		if unspaced(r) {
-			run = append(run, r)
-			continue
+	for _, form := range []norm.Form{norm.NFC, norm.NFKC} {
+		for _, r := range strings.ToLower(form.String(query)) {
+			if unspaced(r) {
+				run = append(run, r)
+				continue
+			}
+			flush()
+			spaced.WriteRune(r)
 		}
 		flush()
-		spaced.WriteRune(r)
+		spaced.WriteRune(' ')
 	}
-	flush()
-	for _, stem := range queryStems(spaced.String()) {
+	for _, stem := range historyStems(spaced.String()) {
 		add(stem, false)
+		add(norm.NFD.String(stem), false)
 	}
 	return terms, inside
+}
+
+// historyStems are the stems of text's words by Recall's rule
+// (queryStems), but with a letter's combining marks — an accent, a Hindi
+// vowel sign — part of its word, not breaks in it: Recall's splitting
+// leaves "किताब" (book) as three single letters, which no search looks for.
+func historyStems(text string) []string {
+	var stems []string
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return notWordRune(r) && !unicode.In(r, unicode.Mn, unicode.Mc) }) {
+		r := []rune(w)
+		switch {
+		case len(r) < 3:
+			continue
+		case len(r) >= 6:
+			r = r[:max(4, len(r)-3)]
+		case len(r) > 3 && r[len(r)-1] == 's':
+			r = r[:len(r)-1]
+		}
+		stems = append(stems, string(r))
+	}
+	return stems
 }
 
 // unspaced reports whether r belongs to a script whose words are written
