@@ -159,7 +159,8 @@ func unspaced(r rune) bool {
 
 // excerpt is text, its runs of white space made one space, cut to at most
 // MaxExcerpt characters around the first of terms it holds; "…" marks
-// where it was cut.
+// where it was cut. A cut falls between two visible characters, never
+// inside one (see joins).
 func excerpt(text string, terms []string) string {
 	runes := []rune(strings.Join(strings.Fields(text), " "))
 	if len(runes) <= MaxExcerpt {
@@ -169,12 +170,63 @@ func excerpt(text string, terms []string) string {
 	start := max(0, pos-MaxExcerpt/4)
 	switch {
 	case start == 0:
-		return string(runes[:MaxExcerpt-1]) + "…"
+		return string(runes[:back(runes, MaxExcerpt-1)]) + "…"
 	case start+MaxExcerpt-1 >= len(runes):
-		return "…" + string(runes[len(runes)-(MaxExcerpt-1):])
+		return "…" + string(runes[ahead(runes, len(runes)-(MaxExcerpt-1)):])
 	}
-	return "…" + string(runes[start:start+MaxExcerpt-2]) + "…"
+	from := ahead(runes, start)
+	return "…" + string(runes[from:max(from, back(runes, start+MaxExcerpt-2))]) + "…"
 }
+
+// ahead is the first place at or after i where runes may be cut.
+func ahead(runes []rune, i int) int {
+	for i < len(runes) && !cuttable(runes, i) {
+		i++
+	}
+	return i
+}
+
+// back is the last place at or before i where runes may be cut.
+func back(runes []rune, i int) int {
+	for i > 0 && !cuttable(runes, i) {
+		i--
+	}
+	return i
+}
+
+// cuttable reports whether runes may be cut before runes[i]: whether it
+// starts a visible character rather than continuing the one before it.
+func cuttable(runes []rune, i int) bool {
+	if i <= 0 || i >= len(runes) {
+		return true
+	}
+	ris := 0
+	for j := i - 1; j >= 0 && isRegional(runes[j]); j-- {
+		ris++
+	}
+	return !joins(runes[i-1], runes[i], ris)
+}
+
+// joins reports whether next belongs to the same visible character as
+// prev: around a zero width joiner (as in 👨‍👩‍👧), before combining marks,
+// variation selectors, skin tones and tag characters, and inside a pair
+// of regional indicators (a flag). ris is how many regional indicators end
+// at prev. The rules are those render cuts long answers by.
+func joins(prev, next rune, ris int) bool {
+	switch {
+	case prev == '\u200d' || next == '\u200d':
+		return true
+	case isRegional(prev) && isRegional(next):
+		return ris%2 == 1
+	case next < 0x300: // before the first combining mark
+		return false
+	case next >= 0x1f3fb && next <= 0x1f3ff, next >= 0xe0020 && next <= 0xe007f: // skin tones; tags
+		return true
+	}
+	return unicode.In(next, unicode.Mn, unicode.Me, unicode.Mc, unicode.Variation_Selector)
+}
+
+func isRegional(r rune) bool { return r >= 0x1f1e6 && r <= 0x1f1ff }
 
 // firstMatch is where in runes the first of terms starts, compared in
 // lower case; 0 when none does.
