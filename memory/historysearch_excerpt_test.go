@@ -34,3 +34,36 @@ func TestSearchHistoryExcerptKeepsCharactersWhole(t *testing.T) {
 		}
 	}
 }
+
+// A message of a megabyte is cut around its match, wherever the match
+// is and whichever of the query's terms it does not hold.
+func TestExcerptOfAMegabyte(t *testing.T) {
+	if ex := memory.Excerpt(megabyte, megabyteTerms); !strings.HasSuffix(ex, "слово needle") {
+		t.Fatalf("excerpt = %.40q…; want it to end with the match", ex)
+	}
+}
+
+// BenchmarkExcerptOfAMegabyte cuts a megabyte's excerpt for a query of
+// 200 terms, all but one absent from it.
+//
+//	go test ./memory -run '^$' -bench ExcerptOfAMegabyte
+func BenchmarkExcerptOfAMegabyte(b *testing.B) {
+	for b.Loop() {
+		memory.Excerpt(megabyte, megabyteTerms)
+	}
+}
+
+var (
+	megabyte      = strings.Repeat("слово ", 170_000) + "needle"
+	megabyteTerms = append(pairs(kanji(201)), "needle")
+)
+
+// pairs are the overlapping pairs of characters of s.
+func pairs(s string) []string {
+	r := []rune(s)
+	var out []string
+	for i := 0; i+1 < len(r); i++ {
+		out = append(out, string(r[i:i+2]))
+	}
+	return out
+}
