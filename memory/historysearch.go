@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/text/unicode/norm"
@@ -229,21 +230,18 @@ func joins(prev, next rune, ris int) bool {
 func isRegional(r rune) bool { return r >= 0x1f1e6 && r <= 0x1f1ff }
 
 // firstMatch is where in runes the first of terms starts, compared in
-// lower case; 0 when none does.
+// lower case; 0 when none does. Each term is looked for once through the
+// whole text, not compared at every character.
 func firstMatch(runes []rune, terms []string) int {
-	lower := make([]rune, len(runes))
-	for i, r := range runes {
-		lower[i] = unicode.ToLower(r)
-	}
+	lower := strings.Map(unicode.ToLower, string(runes)) // one rune for each of runes
 	best := -1
 	for _, t := range terms {
-		tr := []rune(t)
-		for i := 0; i+len(tr) <= len(lower) && (best < 0 || i < best); i++ {
-			if string(lower[i:i+len(tr)]) == t {
-				best = i
-				break
-			}
+		if i := strings.Index(lower, t); i >= 0 && (best < 0 || i < best) {
+			best = i
 		}
 	}
-	return max(best, 0)
+	if best < 0 {
+		return 0
+	}
+	return utf8.RuneCountInString(lower[:best])
 }
