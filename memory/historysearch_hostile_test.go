@@ -1,10 +1,13 @@
 package memory_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/memory/memorytest"
 )
 
@@ -58,6 +61,38 @@ func TestSearchHistoryFindsAWordHoweverItIsEncoded(t *testing.T) {
 	} {
 		if got := strings.Join(search(t, db, p, tt.query), "|"); got != tt.want {
 			t.Errorf("SearchHistory(%q) = %q; want %q", tt.query, got, tt.want)
+		}
+	}
+}
+
+// The longest query the tool lets through is bounded work: 200 different
+// Chinese characters are at most 16 pairs, each a scan of the place's text
+// (199 took 3.7 s over a topic of 100,000 messages), and 200 characters of
+// words at most 32 stems; the query's first words are the ones kept.
+func TestHistoryTermsAreBounded(t *testing.T) {
+	var words []string
+	for i := range 60 {
+		words = append(words, fmt.Sprintf("w%03dx", i))
+	}
+	for _, tt := range []struct {
+		query       string
+		first       string
+		pairs, stem int
+	}{
+		{kanji(200), string([]rune(kanji(2))), 16, 0},
+		{strings.Join(words, " "), "w000x", 0, 32},
+		{kanji(40) + " " + strings.Join(words, " "), "w000x", 16, 32},
+	} {
+		terms, inside := memory.HistoryTerms(tt.query)
+		pairs := 0
+		for _, in := range inside {
+			if in {
+				pairs++
+			}
+		}
+		if pairs != tt.pairs || len(terms)-pairs != tt.stem || !slices.Contains(terms, tt.first) {
+			t.Errorf("HistoryTerms(%.20q…) = %d pairs and %d stems, %q…; want %d and %d, with %q", tt.query, pairs, len(terms)-pairs,
+				terms[:min(3, len(terms))], tt.pairs, tt.stem, tt.first)
 		}
 	}
 }
