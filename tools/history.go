@@ -50,10 +50,10 @@ type hit struct {
 
 func searchHistory(ctx context.Context, h History, raw json.RawMessage) (any, error) {
 	var args struct {
-		Query string `json:"query"`
-		Limit int    `json:"limit"`
+		Query string  `json:"query"`
+		Limit float64 `json:"limit"` // an integer, which JSON may write 5.0 or 1e1
 	}
-	if err := json.Unmarshal(raw, &args); err != nil {
+	if err := decodeArgs(raw, &args); err != nil {
 		return nil, err
 	}
 	c, ok := ryo.CallerOf(ctx)
@@ -63,10 +63,11 @@ func searchHistory(ctx context.Context, h History, raw json.RawMessage) (any, er
 	if strings.TrimSpace(args.Query) == "" || utf8.RuneCountInString(args.Query) > 200 {
 		return nil, toolbus.Errorf("bad_query", "query must be 1 to 200 characters of words to look for")
 	}
-	if args.Limit <= 0 || args.Limit > maxHits {
-		args.Limit = 5
+	limit := int(args.Limit)
+	if limit <= 0 || limit > maxHits {
+		limit = 5
 	}
-	found, err := h.SearchHistory(ctx, c.Place, args.Query, c.Message, args.Limit)
+	found, err := h.SearchHistory(ctx, c.Place, args.Query, c.Message, limit)
 	if err != nil {
 		return nil, err
 	}
