@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ryo-bot/ryo"
@@ -26,7 +27,7 @@ const maxHits = 10
 // chat or topic.
 func HistorySearch(h History) toolbus.Spec {
 	s := readOnly("history_search",
-		"Search this chat's earlier messages and your answers by words; returns the best matches with date, author, excerpt and link.",
+		"Search this chat's earlier messages and your answers by words; returns the best matches with date, who wrote them, excerpt and link.",
 		toolbus.Memory, `{"type":"object","properties":{
 			"query":{"type":"string","minLength":1,"maxLength":200,"description":"the words to look for, in any language"},
 			"limit":{"type":"integer","minimum":1,"maximum":10,"description":"how many messages at most; 5 when left out"}},
@@ -40,9 +41,12 @@ func HistorySearch(h History) toolbus.Spec {
 	return s
 }
 
-// hit is one found message as the model is shown it.
+// hit is one found message as the model is shown it. From says whose it
+// is — "you" for the bot's own answers, "a person" for everyone else's —
+// which no name can change: a person may call themselves "ryo".
 type hit struct {
 	Date    string `json:"date"`
+	From    string `json:"from"`
 	Author  string `json:"author"`
 	Excerpt string `json:"excerpt"`
 	Link    string `json:"link"`
@@ -74,7 +78,11 @@ func searchHistory(ctx context.Context, h History, raw json.RawMessage) (any, er
 	hits := []hit{}
 	for _, f := range found {
 		m := f.Message
-		hits = append(hits, hit{Date: m.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"), Author: author(m),
+		from := "a person"
+		if m.Kind == ryo.KindAssistant {
+			from = "you"
+		}
+		hits = append(hits, hit{Date: m.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"), From: from, Author: author(m),
 			Excerpt: f.Excerpt, Link: MessageLink(c.Chat, m.Place, m.TelegramID)})
 	}
 	out := map[string]any{"messages": hits}
@@ -84,7 +92,8 @@ func searchHistory(ctx context.Context, h History, raw json.RawMessage) (any, er
 	return out, nil
 }
 
-// author is who wrote m, as the model is shown it.
+// author is who wrote m, as the model is shown it: a person's name on one
+// line, without invisible characters, at most maxAuthor characters.
 func author(m ryo.Message) string {
 	switch {
 	case m.Kind == ryo.KindAssistant:
@@ -92,8 +101,28 @@ func author(m ryo.Message) string {
 	case m.Sender == nil:
 		return "someone"
 	}
-	return m.Sender.Name()
+	name := strings.Map(func(r rune) rune {
+		switch {
+		case unicode.Is(unicode.Cf, r):
+			return -1
+		case unicode.IsControl(r), unicode.IsSpace(r):
+			return ' '
+		}
+		return r
+	}, m.Sender.Name())
+	name = strings.Join(strings.Fields(name), " ")
+	if r := []rune(name); len(r) > maxAuthor {
+		name = string(r[:maxAuthor-1]) + "…"
+	}
+	if name == "" {
+		return "someone"
+	}
+	return name
 }
+
+// maxAuthor bounds a name; Telegram allows 64 characters for a first name
+// and as many for a last name.
+const maxAuthor = 80
 
 // supergroupBase is what Telegram adds to a supergroup's own id, negated,
 // to make its chat id: -100 followed by the id.
