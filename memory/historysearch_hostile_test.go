@@ -191,3 +191,27 @@ func TestSearchHistoryWhileWriting(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A query of short words or of emoji alone is looked for, not dropped as
+// no query at all (which the tool reports as nothing found): a word of two
+// letters as a whole word, and a query without words as written, inside
+// the text. Among other words, short ones are left out as before.
+func TestSearchHistoryShortWordsAndEmoji(t *testing.T) {
+	db := memorytest.Open(t)
+	p := ryo.Place{ChatID: group.ID}
+	say(t, db, p, 1, "The AI review is on Monday")
+	say(t, db, p, 2, "She said the main plan is fine")
+	say(t, db, p, 3, "Release done 🎉")
+	say(t, db, p, 4, "Ship it 🚀🎉")
+	for _, tt := range []struct{ query, want string }{
+		{"AI", "The AI review is on Monday"},
+		{"ai?", "The AI review is on Monday"},
+		{"🎉", "Ship it 🚀🎉|Release done 🎉"},
+		{"🚀🎉", "Ship it 🚀🎉"},
+		{"AI plan", "She said the main plan is fine"},
+	} {
+		if got := strings.Join(search(t, db, p, tt.query), "|"); got != tt.want {
+			t.Errorf("SearchHistory(%q) = %q; want %q", tt.query, got, tt.want)
+		}
+	}
+}
