@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -28,12 +29,16 @@ const MaxExcerpt = 300
 // match still beats a poor new one.
 func (db *DB) SearchHistory(ctx context.Context, p ryo.Place, query string, skip int64, limit int) ([]ryo.Hit, error) {
 	terms, inside := historyTerms(query)
+	whole := make([]bool, len(terms))
+	if len(terms) == 0 {
+		terms, inside, whole = shortTerms(query)
+	}
 	if len(terms) == 0 || limit <= 0 {
 		return nil, nil
 	}
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
-	rows, err := db.pool.Query(ctx, searchHistorySQL, p.ChatID, p.Thread, terms, inside, skip, db.Now(), limit)
+	rows, err := db.pool.Query(ctx, searchHistorySQL, p.ChatID, p.Thread, terms, inside, skip, db.Now(), limit, whole)
 	if err != nil {
 		return nil, db.fail("search history", err)
 	}
@@ -51,15 +56,17 @@ func (db *DB) SearchHistory(ctx context.Context, p ryo.Place, query string, skip
 }
 
 // searchHistorySQL ranks a place's messages by the terms in $3 ($4 true:
-// matched inside the text, else by the start of a word), BM25's inverse
+// matched inside the text, else by the start of a word, or as a whole
+// word where $8 is true), BM25's inverse
 // document frequency for each term summed, times the recency factor. The
 // frequencies are over all the place's rows, tool results and notes
 // included: counted from the place's index alone, they cost a busy topic
 // a fraction of counting only the messages searched, and rank the same.
 const searchHistorySQL = `with
 	n as (select count(*)::float8 as n from messages m where m.chat_id = $1::bigint and m.thread_id = $2::bigint),
-	q as (select t.term, t.inside, to_tsquery('simple', quote_literal(t.term) || ':*') as tsq
-		from unnest($3::text[], $4::bool[]) as t(term, inside)),
+	q as (select t.term, t.inside,
+			to_tsquery('simple', quote_literal(t.term) || case when t.whole then '' else ':*' end) as tsq
+		from unnest($3::text[], $4::bool[], $8::bool[]) as t(term, inside, whole)),
 	lowered as materialized (select m.id, m.created_at, lower(m.text) as text from messages m
 		where m.chat_id = $1::bigint and m.thread_id = $2::bigint and m.kind in ('user', 'assistant')
 			and m.id <> $5::bigint and true = any($4::bool[])),
@@ -143,7 +150,7 @@ func historyTerms(query string) ([]string, []bool) {
 // leaves "किताब" (book) as three single letters, which no search looks for.
 func historyStems(text string) []string {
 	var stems []string
-	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return notWordRune(r) && !unicode.In(r, unicode.Mn, unicode.Mc) }) {
+	for _, w := range strings.FieldsFunc(text, notWordOrMark) {
 		r := []rune(w)
 		switch {
 		case len(r) < 3:
@@ -157,6 +164,27 @@ func historyStems(text string) []string {
 	}
 	return stems
 }
+
+// shortTerms are what a query without a term historyTerms looks for —
+// "AI", "🎉" — is looked for by instead, so that it is not taken for no
+// query: its words of two letters, each as a whole word (whole), else
+// the query itself as written, lower case, inside the text.
+func shortTerms(query string) (terms []string, inside, whole []bool) {
+	query = strings.ToLower(norm.NFC.String(query))
+	for _, w := range strings.FieldsFunc(query, notWordOrMark) {
+		if utf8.RuneCountInString(w) == 2 && !slices.Contains(terms, w) {
+			terms, inside, whole = append(terms, w), append(inside, false), append(whole, true)
+		}
+	}
+	if t := strings.Join(strings.Fields(query), " "); len(terms) == 0 && t != "" {
+		return []string{t}, []bool{true}, []bool{false}
+	}
+	return terms, inside, whole
+}
+
+// notWordOrMark reports whether r breaks a word: neither a letter, a digit
+// nor a mark that belongs to a letter.
+func notWordOrMark(r rune) bool { return notWordRune(r) && !unicode.In(r, unicode.Mn, unicode.Mc) }
 
 // maxTerms bounds a search's terms, which the tool's 200 characters could
 // make many: each term matched inside the text is a scan of all the

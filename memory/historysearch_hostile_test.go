@@ -15,20 +15,22 @@ import (
 
 // Whatever a query holds — the syntax of PostgreSQL's text search, quotes,
 // backslashes, a NUL, only punctuation or emoji, invisible marks, 10,000
-// characters — it is words to look for: the search neither fails nor
-// finds what the words do not say.
+// characters — it is words to look for, or without words the characters
+// as written: the search neither fails nor finds what they do not say.
 func TestSearchHistoryQueryIsOnlyWords(t *testing.T) {
 	db := memorytest.Open(t)
 	p := ryo.Place{ChatID: group.ID}
 	say(t, db, p, 1, "The deploy is on Friday")
 	say(t, db, p, 2, "İstanbul trip is booked")
 	say(t, db, p, 3, "Die Straße ist gesperrt")
-	say(t, db, p, 4, "a b c ! & | ( ) : * ' \\ <-> 😀")
+	const symbols = "a b c ! & | ( ) : * ' \\ <-> 😀"
+	say(t, db, p, 4, symbols)
 	for _, tt := range []struct{ query, want string }{
 		{"a & !b", ""},
 		{"deploy:*", "The deploy is on Friday"},
 		{"deploy' | 'trip", "İstanbul trip is booked|The deploy is on Friday"},
-		{"'", ""}, {"\\", ""}, {"(", ""}, {"|", ""}, {"<->", ""}, {"!!!", ""}, {"😀😀", ""},
+		{"'", symbols}, {"\\", symbols}, {"(", symbols}, {"|", symbols}, {"<->", symbols}, {"😀", symbols},
+		{"!!!", ""}, {"😀😀", ""}, {"' OR 1=1 --", ""},
 		{"deploy\\", "The deploy is on Friday"},
 		{"dep\x00loy", "The deploy is on Friday"},
 		{"\u200fdeploy\u200d", "The deploy is on Friday"},
