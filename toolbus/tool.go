@@ -61,6 +61,7 @@ const (
 	Images      Category = "Images"
 	Memory      Category = "Memory"
 	TimeUnits   Category = "Time & Units"
+	Web         Category = "Web"
 	YourData    Category = "Your data" // the bot's own commands' tools, never the model's
 )
 
