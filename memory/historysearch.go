@@ -11,6 +11,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/render"
 )
 
 // MaxExcerpt is the longest excerpt of a found message, in characters.
@@ -227,7 +228,7 @@ func excerpt(text string, terms []string) string {
 
 // ahead is the first place at or after i where runes may be cut.
 func ahead(runes []rune, i int) int {
-	for i < len(runes) && !cuttable(runes, i) {
+	for i < len(runes) && !render.Cuttable(runes, i) {
 		i++
 	}
 	return i
@@ -235,45 +236,11 @@ func ahead(runes []rune, i int) int {
 
 // back is the last place at or before i where runes may be cut.
 func back(runes []rune, i int) int {
-	for i > 0 && !cuttable(runes, i) {
+	for i > 0 && !render.Cuttable(runes, i) {
 		i--
 	}
 	return i
 }
-
-// cuttable reports whether runes may be cut before runes[i]: whether it
-// starts a visible character rather than continuing the one before it.
-func cuttable(runes []rune, i int) bool {
-	if i <= 0 || i >= len(runes) {
-		return true
-	}
-	ris := 0
-	for j := i - 1; j >= 0 && isRegional(runes[j]); j-- {
-		ris++
-	}
-	return !joins(runes[i-1], runes[i], ris)
-}
-
-// joins reports whether next belongs to the same visible character as
-// prev: around a zero width joiner (as in 👨‍👩‍👧), before combining marks,
-// variation selectors, skin tones and tag characters, and inside a pair
-// of regional indicators (a flag). ris is how many regional indicators end
-// at prev. The rules are those render cuts long answers by.
-func joins(prev, next rune, ris int) bool {
-	switch {
-	case prev == '\u200d' || next == '\u200d':
-		return true
-	case isRegional(prev) && isRegional(next):
-		return ris%2 == 1
-	case next < 0x300: // before the first combining mark
-		return false
-	case next >= 0x1f3fb && next <= 0x1f3ff, next >= 0xe0020 && next <= 0xe007f: // skin tones; tags
-		return true
-	}
-	return unicode.In(next, unicode.Mn, unicode.Me, unicode.Mc, unicode.Variation_Selector)
-}
-
-func isRegional(r rune) bool { return r >= 0x1f1e6 && r <= 0x1f1ff }
 
 // firstMatch is where in runes the first of terms starts, compared in
 // lower case; 0 when none does. Each term is looked for once through the
