@@ -69,8 +69,13 @@ func TestKnowledgeScopes(t *testing.T) {
 	file := h.tg.SendDocument(dm, alice, telegramtest.Document{FileName: "rules.txt", Data: []byte("The office opens at nine.")}, "")
 	q := h.tg.SendText(dm, alice, "/knowledge add", telegramtest.ReplyTo(file.ID))
 	h.reply(dm, q.ID, "for everyone: 1 passage.")
-	group := h.tg.SendDocument(team, alice, telegramtest.Document{FileName: "team.md", Data: []byte("Team lunch is at noon.")}, "/knowledge add")
+	group := h.tg.SendDocument(team, alice, telegramtest.Document{FileName: "team.md", Data: []byte("Team lunch is at eleven.")}, "/knowledge add")
 	h.reply(team, group.ID, "for this group")
+	group = h.tg.SendDocument(team, alice, telegramtest.Document{FileName: "Team.md", Data: []byte("Team lunch is at noon.")}, "/knowledge add")
+	h.reply(team, group.ID, "of the same name.")
+	if found, _ := h.db().SearchKnowledge(bg(t), team.ID, "team lunch", nil, 5); len(found) != 1 || found[0].Text != "Team lunch is at noon." {
+		t.Fatalf("after the replacement the group finds %+v; want the new text alone", found)
+	}
 
 	q = h.tg.SendText(bobDM, bob, "/knowledge")
 	list := h.reply(bobDM, q.ID, "📚 Knowledge base, newest first (1)")
@@ -78,7 +83,7 @@ func TestKnowledgeScopes(t *testing.T) {
 		t.Fatalf("Bob's list = %q; want the global document only", list.Text)
 	}
 	q = h.tg.SendText(team, bob, "/knowledge")
-	if got := h.reply(team, q.ID, "(2)"); !strings.Contains(got.Text, "team.md") || !strings.Contains(got.Text, "rules.txt") {
+	if got := h.reply(team, q.ID, "(2)"); !strings.Contains(got.Text, "Team.md") || !strings.Contains(got.Text, "rules.txt") {
 		t.Fatalf("the group's list = %q", got.Text)
 	}
 	docs, _, err := h.db().Documents(bg(t), team.ID, 0, 10)
