@@ -71,7 +71,7 @@ func (b Brave) Search(ctx context.Context, q Query) ([]Result, error) {
 	endpoint.RawQuery = params.Encode()
 	resp, body, err := get(ctx, b.Client, endpoint.String(), http.Header{"X-Subscription-Token": {b.APIKey.Reveal()}})
 	if err != nil {
-		return nil, &Error{Provider: "brave", Kind: Unavailable, Detail: err.Error()}
+		return nil, &Error{Provider: "brave", Kind: failureKind(err), Detail: err.Error()}
 	}
 	if e := braveFailure(resp, body); e != nil {
 		return nil, e

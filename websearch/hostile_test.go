@@ -77,7 +77,9 @@ func TestSearxNGRedirects(t *testing.T) {
 	}
 
 	other := hostile(t, func(w http.ResponseWriter, r *http.Request) { t.Errorf("the other host was asked %s", r.URL) })
-	away := hostile(t, func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, other.String()+"/search", http.StatusFound) })
+	away := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.String()+"/search", http.StatusFound)
+	})
 	away.User = url.UserPassword("ryo", "s3cret")
 	_, err = websearch.SearxNG{BaseURL: away, Timeout: 5 * time.Second}.Search(context.Background(), websearch.Query{Text: "q", Count: 5})
 	var e *websearch.Error
@@ -85,4 +87,3 @@ func TestSearxNGRedirects(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
-

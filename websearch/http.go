@@ -15,13 +15,22 @@ import (
 // results with every engine's extras is well under a megabyte.
 const maxAnswer = 4 << 20
 
+// errOtherHost is a redirect that was not followed: to another host, or
+// from https to http. A key in a header would go with it (the client
+// drops only its own Authorization and cookies on the way), and so
+// would an address's credentials.
+var errOtherHost = errors.New("it redirects to another host, which ryo does not follow")
+
 // get asks for endpoint with header and reads the answer's body. Its error
 // says why there was no answer in a few words, never with the address,
-// which may carry credentials.
+// which may carry credentials. A redirect is followed only within the
+// endpoint's host.
 func get(ctx context.Context, client *http.Client, endpoint string, header http.Header) (*http.Response, []byte, error) {
-	if client == nil {
-		client = &http.Client{}
+	c := http.Client{}
+	if client != nil {
+		c = *client
 	}
+	c.CheckRedirect = sameHost(c.CheckRedirect)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
 	if err != nil {
 		return nil, nil, errors.New("the address is not usable")
@@ -30,7 +39,10 @@ func get(ctx context.Context, client *http.Client, endpoint string, header http.
 		req.Header[k] = v
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := client.Do(req)
+	resp, err := c.Do(req)
+	if errors.Is(err, errOtherHost) {
+		return nil, nil, errOtherHost
+	}
 	if err != nil {
 		return nil, nil, errors.New(transportProblem(ctx, err))
 	}
@@ -43,6 +55,34 @@ func get(ctx context.Context, client *http.Client, endpoint string, header http.
 		return nil, nil, errors.New("the answer is larger than 4 MB")
 	}
 	return resp, body, nil
+}
+
+// sameHost refuses a redirect away from the first request's host and
+// port, or down from https, then asks next, the client's own policy (at
+// most ten redirects when nil).
+func sameHost(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		first := via[0].URL
+		if !strings.EqualFold(req.URL.Host, first.Host) || first.Scheme == "https" && req.URL.Scheme != "https" {
+			return errOtherHost
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+}
+
+// failureKind is the Kind of a request that got no answer: the owner must
+// fix an address that redirects away; anything else may pass.
+func failureKind(err error) Kind {
+	if errors.Is(err, errOtherHost) {
+		return Refused
+	}
+	return Unavailable
 }
 
 // transportProblem says in a few words why a request got no answer.

@@ -58,7 +58,7 @@ func (s SearxNG) Search(ctx context.Context, q Query) ([]Result, error) {
 	endpoint.RawQuery = params.Encode()
 	resp, body, err := get(ctx, s.Client, endpoint.String(), nil)
 	if err != nil {
-		return nil, &Error{Provider: "searxng", Kind: Unavailable, Detail: err.Error()}
+		return nil, &Error{Provider: "searxng", Kind: failureKind(err), Detail: err.Error()}
 	}
 	if e := searxngFailure(resp, body); e != nil {
 		return nil, e
