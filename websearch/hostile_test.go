@@ -87,3 +87,57 @@ func TestSearxNGRedirects(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// What a provider writes in a title or snippet reaches the model as plain
+// text it can quote: characters that reorder or hide text (a right-to-left
+// override that disguises "moc.elppa", zero-width spaces, invisible tag
+// characters that smuggle words to the model, control bytes) are taken
+// out; joiners that build emoji and words stay. Markup that is only text —
+// a Markdown link, an escaped <a> tag, an @mention — stays text: the
+// reply's renderer links only web addresses and shows the rest as it is.
+func TestHostileTextIsPlain(t *testing.T) {
+	base := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"results":[{"url":"https://a.example/",
+		"title":"Pay at \u202Emoc.elppa\u202C now\u2066!\u2069",
+		"content":"zero\u200Bwidth\uFEFF \u2060joined \u00001b\u001b[31m red \uDB40\uDC69\uDB40\uDC67\uDB40\uDC6Eore family 👨\u200D👩\u200D👧 می\u200Cخواهم [click](tg://user?id=1) &lt;a href=\"tg://user?id=1\"&gt;x&lt;/a&gt; @everyone"}]}`))
+	})
+	got, err := websearch.SearxNG{BaseURL: base, Timeout: 5 * time.Second}.Search(context.Background(), websearch.Query{Text: "q", Count: 5})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	if want := "Pay at moc.elppa now!"; got[0].Title != want {
+		t.Errorf("title = %+q; want %+q", got[0].Title, want)
+	}
+	if want := `zerowidth joined 1b[31m red ore family 👨‍👩‍👧 می‌خواهم [click](tg://user?id=1) <a href="tg://user?id=1">x</a> @everyone`; got[0].Snippet != want {
+		t.Errorf("snippet = %+q\nwant %+q", got[0].Snippet, want)
+	}
+}
+
+// Answers that are not results fail as Unavailable with a reason, never a
+// crash: an HTML error page sent as 200, JSON nested past reason, bytes
+// that are not UTF-8 (read as text, with the bad bytes out).
+func TestHostileAnswers(t *testing.T) {
+	for name, tc := range map[string]struct {
+		body   string
+		detail string
+	}{
+		"html page":   {"<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1></body></html>", "not SearxNG's JSON"},
+		"deep":        {`{"results":` + strings.Repeat("[", 200_000) + strings.Repeat("]", 200_000) + `}`, "not SearxNG's JSON"},
+		"empty":       {"", "not SearxNG's JSON"},
+		"results obj": {`{"results":{"url":"https://a.example/"}}`, "not SearxNG's JSON"},
+	} {
+		base := hostile(t, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(tc.body)) })
+		_, err := websearch.SearxNG{BaseURL: base, Timeout: 5 * time.Second}.Search(context.Background(), websearch.Query{Text: "q", Count: 5})
+		var e *websearch.Error
+		if !errors.As(err, &e) || e.Kind != websearch.Unavailable || !strings.Contains(e.Detail, tc.detail) {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+	base := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("{\"results\":[{\"url\":\"https://a.example/\",\"title\":\"caf\xe9 \xff\xfe\",\"content\":\"Gr\xfc\xdfe\"}]}"))
+	})
+	got, err := websearch.SearxNG{BaseURL: base, Timeout: 5 * time.Second}.Search(context.Background(), websearch.Query{Text: "q", Count: 5})
+	if err != nil || len(got) != 1 || got[0].Title != "caf" || got[0].Snippet != "Gre" {
+		t.Fatalf("latin-1: %+q, %v", got, err)
+	}
+}
