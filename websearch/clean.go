@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -79,9 +80,10 @@ func site(u *url.URL) string {
 	return strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
 }
 
-// plain is text without markup: tags dropped, entities read, runs of white
-// space one space. Providers mark the words that matched with <b> or
-// <strong> and escape what they quote.
+// plain is text without markup: tags dropped, entities read, characters
+// that hide or reorder text dropped, runs of white space one space.
+// Providers mark the words that matched with <b> or <strong> and escape
+// what they quote.
 func plain(s string) string {
 	s = strings.ToValidUTF8(s, "")
 	var b strings.Builder
@@ -103,7 +105,23 @@ func plain(s string) string {
 		}
 		s = s[i+end+1:]
 	}
-	return strings.Join(strings.Fields(html.UnescapeString(b.String())), " ")
+	return strings.Join(strings.Fields(strings.Map(visible, html.UnescapeString(b.String()))), " ")
+}
+
+// visible is r, or -1 for a character that hides or reorders text when
+// the model quotes it: format characters (a right-to-left override that
+// turns "moc.elppa" into apple.com, zero-width spaces, invisible tag
+// characters that spell words only a model reads), control bytes other
+// than white space, and U+FFFD, a byte that was not UTF-8. The joiners
+// that build emoji and Persian or Indic words stay.
+func visible(r rune) rune {
+	switch {
+	case r == '\u200c' || r == '\u200d':
+		return r
+	case r == utf8.RuneError || unicode.Is(unicode.Cf, r) || unicode.IsControl(r) && !unicode.IsSpace(r):
+		return -1
+	}
+	return r
 }
 
 // opensTag reports whether c, after a "<", starts a tag or a comment.
