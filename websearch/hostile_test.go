@@ -141,3 +141,40 @@ func TestHostileAnswers(t *testing.T) {
 		t.Fatalf("latin-1: %+q, %v", got, err)
 	}
 }
+
+// Addresses are what they are, in ASCII: a host in another script is
+// given in its punycode form, so that a Cyrillic "аpple.com" reads
+// xn--pple-43d.com, not apple.com; an address with credentials, or of
+// another scheme (javascript:, data:, file:, tg:), is dropped.
+func TestHostileAddresses(t *testing.T) {
+	base := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"results":[
+		{"url":"https://аpple.com/login","title":"Cyrillic a"},
+		{"url":"https://xn--pple-43d.com/other","title":"already punycode"},
+		{"url":"https://bücher.example/a b\u202Efdp.exe","title":"German"},
+		{"url":"https://user:pass@example.com/","title":"credentials"},
+		{"url":"javascript:alert(1)","title":"script"},
+		{"url":"data:text/html,<script>alert(1)</script>","title":"data"},
+		{"url":"file:///etc/passwd","title":"file"},
+		{"url":"tg://user?id=1","title":"mention"},
+		{"url":"https://%zz/","title":"broken"},
+		{"url":"https://-bad-.example\u0000/","title":"nul"}]}`))
+	})
+	got, err := websearch.SearxNG{BaseURL: base, Timeout: 5 * time.Second}.Search(context.Background(), websearch.Query{Text: "q", Count: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]string{
+		{"https://xn--pple-43d.com/login", "xn--pple-43d.com"},
+		{"https://xn--pple-43d.com/other", "xn--pple-43d.com"},
+		{"https://xn--bcher-kva.example/a%20b%E2%80%AEfdp.exe", "xn--bcher-kva.example"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d results: %+v", len(got), got)
+	}
+	for i, w := range want {
+		if got[i].URL != w[0] || got[i].Source != w[1] {
+			t.Errorf("result %d: %s from %s; want %s from %s", i, got[i].URL, got[i].Source, w[0], w[1])
+		}
+	}
+}
