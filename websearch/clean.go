@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 )
 
 // Bounds of what one result may carry, in characters.
@@ -55,7 +57,9 @@ func tidy(found []Result, q Query, now time.Time) []Result {
 }
 
 // webURL parses an address a person can open: absolute http or https with
-// a host, of sane length, without credentials.
+// a host, of sane length, without credentials. A host in another script is
+// given in ASCII, its punycode form, so that a Cyrillic "аpple.com" reads
+// xn--pple-43d.com and cannot pass for apple.com.
 func webURL(s string) (*url.URL, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" || len(s) > maxURL {
@@ -65,7 +69,26 @@ func webURL(s string) (*url.URL, bool) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil {
 		return nil, false
 	}
-	return u, true
+	if host := u.Hostname(); !isASCII(host) {
+		ascii, err := idna.Lookup.ToASCII(host)
+		if err != nil {
+			return nil, false
+		}
+		if port := u.Port(); port != "" {
+			ascii += ":" + port
+		}
+		u.Host = ascii
+	}
+	return u, len(u.String()) <= maxURL
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // sameURL is what two addresses of one page have in common: the host in

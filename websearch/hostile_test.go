@@ -151,6 +151,7 @@ func TestHostileAddresses(t *testing.T) {
 		w.Write([]byte(`{"results":[
 		{"url":"https://аpple.com/login","title":"Cyrillic a"},
 		{"url":"https://xn--pple-43d.com/other","title":"already punycode"},
+		{"url":"http://пример.рф:8080/","title":"with a port"},
 		{"url":"https://bücher.example/a b\u202Efdp.exe","title":"German"},
 		{"url":"https://user:pass@example.com/","title":"credentials"},
 		{"url":"javascript:alert(1)","title":"script"},
@@ -167,6 +168,7 @@ func TestHostileAddresses(t *testing.T) {
 	want := [][2]string{
 		{"https://xn--pple-43d.com/login", "xn--pple-43d.com"},
 		{"https://xn--pple-43d.com/other", "xn--pple-43d.com"},
+		{"http://xn--e1afmkfd.xn--p1ai:8080/", "xn--e1afmkfd.xn--p1ai"},
 		{"https://xn--bcher-kva.example/a%20b%E2%80%AEfdp.exe", "xn--bcher-kva.example"},
 	}
 	if len(got) != len(want) {
