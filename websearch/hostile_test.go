@@ -1,11 +1,14 @@
 package websearch_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -178,5 +181,103 @@ func TestHostileAddresses(t *testing.T) {
 		if got[i].URL != w[0] || got[i].Source != w[1] {
 			t.Errorf("result %d: %s from %s; want %s from %s", i, got[i].URL, got[i].Source, w[0], w[1])
 		}
+	}
+}
+
+// allocated is how many bytes f allocates.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// An answer of a million tiny results — under the size bound, three
+// megabytes — costs little more memory than its bytes: only the first
+// results are read, the rest skipped. The real ones at its head are kept.
+func TestManyResultsStayCheap(t *testing.T) {
+	head := `{"url":"https://a.example/1","title":"one","description":"d"},{"url":"https://a.example/2","title":"two"},`
+	many := strings.Repeat(`{},`, 1_000_000) + `{}`
+	for name, body := range map[string]string{
+		"searxng": `{"results":[` + head + many + `],"unresponsive_engines":[` + strings.Repeat(`["e","x"],`, 100_000) + `["e","x"]]}`,
+		"brave":   `{"type":"search","web":{"type":"search","results":[` + head + many + `]}}`,
+	} {
+		base := hostile(t, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(body)) })
+		var s websearch.Searcher = websearch.SearxNG{BaseURL: base, Timeout: 10 * time.Second}
+		if name == "brave" {
+			s = websearch.Brave{APIKey: "k", BaseURL: base, Timeout: 10 * time.Second}
+		}
+		var got []websearch.Result
+		var err error
+		bytes := allocated(func() { got, err = s.Search(context.Background(), websearch.Query{Text: "q", Count: 5}) })
+		if err != nil || len(got) != 2 || got[1].Title != "two" {
+			t.Fatalf("%s: got %+v, %v", name, got, err)
+		}
+		if bytes > 64<<20 {
+			t.Errorf("%s: reading a %d-byte answer allocated %d MB", name, len(body), bytes>>20)
+		}
+	}
+}
+
+// A compressed answer is read; one that inflates past the size bound is
+// refused when the bound is reached, not after it is all in memory.
+func TestCompressedAnswers(t *testing.T) {
+	compress := func(s string) []byte {
+		var b bytes.Buffer
+		z := gzip.NewWriter(&b)
+		z.Write([]byte(s))
+		z.Close()
+		return b.Bytes()
+	}
+	small := compress(`{"results":[{"url":"https://a.example/","title":"zipped"}]}`)
+	bomb := compress(`{"results":[` + strings.Repeat(" ", 200<<20) + `]}`)
+	for name, body := range map[string][]byte{"small": small, "bomb": bomb} {
+		base := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+			if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+				t.Errorf("asked without gzip: %v", r.Header)
+			}
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(body)
+		})
+		var got []websearch.Result
+		var err error
+		n := allocated(func() {
+			got, err = websearch.SearxNG{BaseURL: base, Timeout: 10 * time.Second}.Search(context.Background(), websearch.Query{Text: "q", Count: 5})
+		})
+		var e *websearch.Error
+		switch {
+		case name == "small" && (err != nil || len(got) != 1 || got[0].Title != "zipped"):
+			t.Errorf("small: %+v, %v", got, err)
+		case name == "bomb" && (!errors.As(err, &e) || e.Kind != websearch.Unavailable || !strings.Contains(e.Detail, "larger than 4 MB")):
+			t.Errorf("bomb: %v", err)
+		case n > 64<<20:
+			t.Errorf("%s: allocated %d MB", name, n>>20)
+		}
+	}
+}
+
+// A provider that sends its headers and the start of a body, then
+// nothing more, never holds a search past its deadline.
+func TestSlowLorisProvider(t *testing.T) {
+	stop := make(chan struct{})
+	base := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"results":[`))
+		w.(http.Flusher).Flush()
+		select {
+		case <-stop:
+		case <-r.Context().Done():
+		}
+	})
+	defer close(stop)
+	start := time.Now()
+	_, err := websearch.SearxNG{BaseURL: base, Timeout: 200 * time.Millisecond}.Search(context.Background(), websearch.Query{Text: "q", Count: 5})
+	var e *websearch.Error
+	if !errors.As(err, &e) || e.Kind != websearch.Unavailable || !strings.Contains(e.Detail, "no answer in time") {
+		t.Fatalf("err = %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("took %v", d)
 	}
 }
