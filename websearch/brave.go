@@ -34,14 +34,16 @@ type Brave struct {
 // web is missing when nothing was found.
 type braveAnswer struct {
 	Web *struct {
-		Results []struct {
-			Title       string `json:"title"`
-			URL         string `json:"url"`
-			Description string `json:"description"`
-			PageAge     string `json:"page_age"`
-			Age         string `json:"age"`
-		} `json:"results"`
+		Results firstOf[braveResult] `json:"results"`
 	} `json:"web"`
+}
+
+type braveResult struct {
+	Title       string `json:"title"`
+	URL         string `json:"url"`
+	Description string `json:"description"`
+	PageAge     string `json:"page_age"`
+	Age         string `json:"age"`
 }
 
 // braveError is Brave's error answer, an ErrorResponse: error.code names

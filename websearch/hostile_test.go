@@ -218,6 +218,9 @@ func TestManyResultsStayCheap(t *testing.T) {
 		if bytes > 64<<20 {
 			t.Errorf("%s: reading a %d-byte answer allocated %d MB", name, len(body), bytes>>20)
 		}
+		if testing.Verbose() {
+			t.Logf("%s: a %d-byte answer allocated %d MB", name, len(body), bytes>>20)
+		}
 	}
 }
 
@@ -279,5 +282,18 @@ func TestSlowLorisProvider(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("took %v", d)
+	}
+}
+
+// A result of another shape (a title or a date that is a number, a result
+// that is a string) is skipped; the others are kept, where before the
+// whole answer was lost.
+func TestOneOddResultLosesNothing(t *testing.T) {
+	base := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"results":[{"url":"https://a.example/1","title":5},"text",null,{"url":"https://a.example/2","title":"kept","publishedDate":7}, {"url":"https://a.example/3","title":"also kept"}]}`))
+	})
+	got, err := websearch.SearxNG{BaseURL: base, Timeout: 5 * time.Second}.Search(context.Background(), websearch.Query{Text: "q", Count: 5})
+	if err != nil || len(got) != 1 || got[0].Title != "also kept" {
+		t.Fatalf("got %+v, %v", got, err)
 	}
 }

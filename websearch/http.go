@@ -1,8 +1,11 @@
 package websearch
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -20,6 +23,43 @@ const maxAnswer = 4 << 20
 // drops only its own Authorization and cookies on the way), and so
 // would an address's credentials.
 var errOtherHost = errors.New("it redirects to another host, which ryo does not follow")
+
+// maxFound is the most results, or failed engines, read from one answer:
+// a provider sends a page of 10 to 40. The rest of a longer list is not
+// read, so that an answer of a million empty results, a few megabytes,
+// costs no more memory than its bytes.
+const maxFound = 100
+
+// firstOf is a JSON array of which the first maxFound elements are read.
+// An element that is not a T is skipped (one result of another shape
+// does not lose the others); null is an empty list.
+type firstOf[T any] []T
+
+func (f *firstOf[T]) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	tok, err := dec.Token()
+	if err != nil || tok == nil {
+		*f = nil
+		return err
+	}
+	if tok != json.Delim('[') {
+		return fmt.Errorf("a list was expected, not %s", b[:min(len(b), 1)])
+	}
+	var out []T
+	for seen := 0; dec.More() && seen < maxFound; seen++ {
+		var v T
+		if err := dec.Decode(&v); err != nil {
+			var typeErr *json.UnmarshalTypeError
+			if !errors.As(err, &typeErr) {
+				return err
+			}
+			continue
+		}
+		out = append(out, v)
+	}
+	*f = out
+	return nil
+}
 
 // get asks for endpoint with header and reads the answer's body. Its error
 // says why there was no answer in a few words, never with the address,
