@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ryo-bot/ryo/toolbus"
@@ -68,6 +70,12 @@ func WebSearch(cfg WebSearchConfig) toolbus.Spec {
 	}
 }
 
+// words is a query as a search engine takes it: control bytes, such as a
+// NUL or an escape, are spaces, and runs of spaces one space.
+func words(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+}
+
 // searchingFor is what the status message shows: the query, in short.
 func searchingFor(raw json.RawMessage) string {
 	var args struct {
@@ -76,7 +84,7 @@ func searchingFor(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &args) != nil {
 		return ""
 	}
-	q := strings.Join(strings.Fields(args.Query), " ")
+	q := words(args.Query)
 	if q == "" {
 		return ""
 	}
@@ -94,14 +102,17 @@ type found struct {
 
 func searchWeb(ctx context.Context, cfg WebSearchConfig, raw json.RawMessage) (any, error) {
 	var args struct {
-		Query   string `json:"query"`
-		Recency string `json:"recency"`
-		Count   int    `json:"count"`
+		Query   string  `json:"query"`
+		Recency string  `json:"recency"`
+		Count   float64 `json:"count"` // the schema takes 5.0 for the integer it is
 	}
 	if err := decodeArgs(raw, &args); err != nil {
 		return nil, err
 	}
-	q := websearch.Query{Text: strings.Join(strings.Fields(args.Query), " "), Count: args.Count, Recency: args.Recency}
+	if args.Count != math.Trunc(args.Count) {
+		return nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "count must be a whole number from 1 to %d", websearch.MaxCount)
+	}
+	q := websearch.Query{Text: words(args.Query), Count: int(args.Count), Recency: args.Recency}
 	if q.Text == "" || utf8.RuneCountInString(q.Text) > maxSearchQuery {
 		return nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "query must be 1 to %d characters of words to search for", maxSearchQuery)
 	}
