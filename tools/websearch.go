@@ -28,6 +28,10 @@ type WebSearchConfig struct {
 // take a few words, not paragraphs.
 const maxSearchQuery = 300
 
+// maxSearchResult is the most bytes of one answer: ten results at their
+// longest, whole, unless JSON writes their characters long (see fitResults).
+const maxSearchResult = 24 << 10
+
 const webSearchSchema = `{
   "type": "object",
   "properties": {
@@ -63,7 +67,7 @@ func WebSearch(cfg WebSearchConfig) toolbus.Spec {
 		Schema:    json.RawMessage(webSearchSchema),
 		Effect:    toolbus.ReadOnly,
 		Timeout:   cfg.Timeout + 5*time.Second,
-		MaxResult: 24 << 10, // ten results at their longest, whole
+		MaxResult: maxSearchResult,
 		Doing:     "🔎 searching the web",
 		DoingWith: searchingFor,
 		Tool:      toolbus.ToolFunc(func(ctx context.Context, raw json.RawMessage) (any, error) { return searchWeb(ctx, cfg, raw) }),
@@ -148,7 +152,24 @@ func searchWeb(ctx context.Context, cfg WebSearchConfig, raw json.RawMessage) (a
 	if len(shown) == 0 {
 		out["note"] = "Nothing found. Try other or fewer words, or a wider recency, or tell the person nothing was found."
 	}
-	return out, nil
+	return fitResults(out, shown), nil
+}
+
+// fitResults leaves out the last results until the answer fits in
+// maxSearchResult bytes as JSON, and says how many went, so that the model
+// reads whole results rather than a cut-off string. JSON writes "&", "<"
+// and ">" as six bytes each, and results full of them would not fit.
+func fitResults(out map[string]any, shown []found) map[string]any {
+	note := out["note"]
+	for n := len(shown); n > 0; n-- {
+		if data, err := json.Marshal(out); err == nil && len(data) <= maxSearchResult {
+			break
+		}
+		left := len(shown) - n + 1
+		out["results"], out["left_out"] = shown[:n-1], left
+		out["note"] = fmt.Sprintf("%s %s did not fit and were left out.", note, plural(left, "more result"))
+	}
+	return out
 }
 
 // searchFailure is what the model is told of a provider's failure, with

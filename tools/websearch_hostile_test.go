@@ -81,6 +81,7 @@ func TestWebSearchEscapedResultsFit(t *testing.T) {
 	if res.Status != "ok" || res.Truncated || json.Unmarshal(res.Output, &out) != nil {
 		t.Fatalf("truncated %v: %d bytes: %.300s", res.Truncated, len(res.Output), res.Output)
 	}
+	t.Logf("%d whole results in %d bytes, %d left out", len(out.Results), len(res.Output), out.LeftOut)
 	if len(out.Results) == 0 || len(out.Results)+out.LeftOut != 10 || !strings.Contains(out.Note, fmt.Sprint(out.LeftOut)) {
 		t.Fatalf("%d results, %d left out; note %q", len(out.Results), out.LeftOut, out.Note)
 	}
