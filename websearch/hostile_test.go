@@ -297,3 +297,20 @@ func TestOneOddResultLosesNothing(t *testing.T) {
 		t.Fatalf("got %+v, %v", got, err)
 	}
 }
+
+// A provider (or a proxy before it) that repeats the key in its error —
+// "invalid token BSA…" — does not put the key in ryo's error, which is
+// logged and shown to the model.
+func TestBraveEchoedKeyIsNotRepeated(t *testing.T) {
+	const key = "BSAechoedkey0123456789"
+	for _, status := range []int{http.StatusUnprocessableEntity, http.StatusTooManyRequests, http.StatusBadGateway} {
+		base := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(status)
+			w.Write([]byte(`{"type":"ErrorResponse","error":{"code":"SUBSCRIPTION_TOKEN_INVALID","detail":"The token ` + r.Header.Get("X-Subscription-Token") + ` is not valid","status":422}}`))
+		})
+		_, err := websearch.Brave{APIKey: key, BaseURL: base, Timeout: 5 * time.Second}.Search(context.Background(), websearch.Query{Text: "q", Count: 5})
+		if err == nil || strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "The token [key] is not valid") {
+			t.Errorf("%d: err = %v", status, err)
+		}
+	}
+}

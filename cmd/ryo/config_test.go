@@ -308,3 +308,22 @@ func TestConfigWebSearchOddValues(t *testing.T) {
 		}
 	}
 }
+
+// A Brave key pasted with a space, a tab or a control byte inside it is
+// refused at start, without quoting it: a header cannot carry it, and the
+// search would otherwise fail later as if Brave were down.
+func TestConfigBraveKeyShape(t *testing.T) {
+	for _, v := range []string{"BSAkey with space", "BSAkey\x00nul", "BSAkey\tTAB", "BSAkey\r\nX-Other: 1"} {
+		vars := minimal()
+		vars["RYO_BRAVE_API_KEY"] = v
+		_, err := LoadConfig(env(vars), true)
+		if err == nil || !strings.HasPrefix(err.Error(), "RYO_BRAVE_API_KEY: ") || strings.Contains(err.Error(), "BSAkey") {
+			t.Errorf("%q: %v", v, err)
+		}
+	}
+	vars := minimal()
+	vars["RYO_BRAVE_API_KEY"] = "  BSA_key-0123456789abcdefXYZ\n"
+	if c, err := LoadConfig(env(vars), true); err != nil || c.BraveAPIKey.Reveal() != "BSA_key-0123456789abcdefXYZ" {
+		t.Errorf("a key with spaces around it: %v", err)
+	}
+}
