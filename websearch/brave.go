@@ -1,6 +1,7 @@
 package websearch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -74,6 +75,9 @@ func (b Brave) Search(ctx context.Context, q Query) ([]Result, error) {
 	resp, body, err := get(ctx, b.Client, endpoint.String(), http.Header{"X-Subscription-Token": {b.APIKey.Reveal()}})
 	if err != nil {
 		return nil, &Error{Provider: "brave", Kind: failureKind(err), Detail: err.Error()}
+	}
+	if key := b.APIKey.Reveal(); key != "" { // a proxy, or Brave, that repeats it
+		body = bytes.ReplaceAll(body, []byte(key), []byte("[key]"))
 	}
 	if e := braveFailure(resp, body); e != nil {
 		return nil, e
