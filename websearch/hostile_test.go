@@ -314,3 +314,37 @@ func TestBraveEchoedKeyIsNotRepeated(t *testing.T) {
 		}
 	}
 }
+
+// A wait a provider names past any quota's month — Retry-After of a
+// hundred billion seconds, a reset in the year 9999 — is not believed
+// (it overflowed to centuries, or to a negative wait): the wait is
+// unknown. A month is believed.
+func TestAbsurdWaits(t *testing.T) {
+	for _, tc := range []struct {
+		header, value string
+		want          time.Duration
+	}{
+		{"Retry-After", "99999999999", 0},
+		{"Retry-After", "18446744073", 0},
+		{"Retry-After", "Fri, 31 Dec 9999 23:59:59 GMT", 0},
+		{"X-RateLimit-Reset", "1, 99999999999999", 0},
+		{"X-RateLimit-Reset", "1, 2678400", 31 * 24 * time.Hour},
+	} {
+		base := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set(tc.header, tc.value)
+			w.Header().Set("X-RateLimit-Remaining", "1, 0")
+			w.WriteHeader(http.StatusTooManyRequests)
+		})
+		searchers := []websearch.Searcher{websearch.Brave{APIKey: "k", BaseURL: base, Timeout: 5 * time.Second}}
+		if tc.header == "Retry-After" {
+			searchers = append(searchers, websearch.SearxNG{BaseURL: base, Timeout: 5 * time.Second})
+		}
+		for _, s := range searchers {
+			_, err := s.Search(context.Background(), websearch.Query{Text: "q", Count: 5})
+			var e *websearch.Error
+			if !errors.As(err, &e) || e.Kind != websearch.RateLimited || e.RetryAfter != tc.want {
+				t.Errorf("%s: %s: %v", tc.header, tc.value, err)
+			}
+		}
+	}
+}
