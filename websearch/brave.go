@@ -154,7 +154,7 @@ func braveRetry(h http.Header) time.Duration {
 	if wait == 0 && len(reset) > 0 {
 		wait = reset[0]
 	}
-	return time.Duration(wait) * time.Second
+	return seconds(wait)
 }
 
 // numbers reads "1, 15000"; a value that is not a number ends the list.

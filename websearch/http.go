@@ -147,18 +147,38 @@ func transportProblem(ctx context.Context, err error) string {
 	return clip(msg, 120)
 }
 
+// maxWait is the longest wait a provider is believed: a quota's month.
+const maxWait = 32 * 24 * time.Hour
+
+// believable is d, or 0 (unknown) when it is longer than maxWait.
+func believable(d time.Duration) time.Duration {
+	if d < 0 || d > maxWait {
+		return 0
+	}
+	return d
+}
+
+// seconds is n seconds as a wait, 0 when it is not believable (and
+// before it overflows a Duration).
+func seconds(n int64) time.Duration {
+	if n < 0 || n > int64(maxWait/time.Second) {
+		return 0
+	}
+	return time.Duration(n) * time.Second
+}
+
 // retryAfter reads Retry-After in seconds or as an HTTP date; 0 when it
-// is missing or unreadable.
+// is missing, unreadable or past belief.
 func retryAfter(h http.Header) time.Duration {
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0
 	}
-	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return seconds(n)
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0)
+		return believable(time.Until(t))
 	}
 	return 0
 }
