@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,6 +47,8 @@ analyze messages;`)
 	}{
 		{"words", []string{"deploy", "zanzibar", "database backup plans", "nonexistentword", "Kernel update tonight?"}},
 		{"unspaced", []string{"東京の会議", "会議"}},
+		{"long-unspaced", []string{longUnspaced}},
+		{"long-words", []string{longWords}},
 	} {
 		b.Run(set.name, func(b *testing.B) {
 			var took []time.Duration
@@ -57,7 +60,7 @@ analyze messages;`)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if q != "nonexistentword" && len(hits) == 0 {
+				if q != "nonexistentword" && !strings.HasPrefix(set.name, "long") && len(hits) == 0 {
 					b.Fatalf("%q found nothing", q)
 				}
 			}
@@ -66,4 +69,21 @@ analyze messages;`)
 			b.ReportMetric(float64(took[len(took)*99/100].Microseconds())/1000, "p99-ms")
 		})
 	}
+}
+
+// The longest queries the tool lets through: 200 different Chinese
+// characters, each pair of them a term matched inside every message's
+// text, and 200 characters of short words that start many.
+var (
+	longUnspaced = kanji(200)
+	longWords    = strings.Repeat("the dep mov mon aft rev dat bac pla rel not tes bro aga cof lun mee bud inv ser ", 3)[:200]
+)
+
+// kanji is n different Chinese characters.
+func kanji(n int) string {
+	r := make([]rune, n)
+	for i := range r {
+		r[i] = rune(0x4e00 + 37*i)
+	}
+	return string(r)
 }

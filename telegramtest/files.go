@@ -1,7 +1,6 @@
 package telegramtest
 
 import (
-	"fmt"
 	"net/http"
 	"path"
 	"strconv"
@@ -30,27 +29,8 @@ func (s *Server) SendDocument(chat Chat, from User, d Document, caption string, 
 	if len(d.Data) == 0 {
 		panic("telegramtest: SendDocument: Telegram sends no empty file")
 	}
-	var o sendOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.register(chat)
-	thread, replyTo, err := c.place(o.thread, o.replyTo)
-	if err == nil && o.thread != 0 && !chat.IsForum {
-		err = fmt.Errorf("chat %d is not a forum", chat.ID)
-	}
-	if err != nil {
-		panic(fmt.Sprintf("telegramtest: SendDocument InThread(%d): %v", o.thread, err))
-	}
 	doc := d
-	m := &stored{shown: userText(caption), Message: Message{
-		ThreadID: thread, From: from, Text: caption, ReplyTo: replyTo, Date: s.opts.Now(), Document: &doc,
-	}}
-	c.add(m)
-	m.UpdateID = s.enqueue(wireUpdate{Message: s.publish(c, m)})
-	return m.Message
+	return s.sendAs("SendDocument", chat, Message{From: from, Text: caption, Document: &doc}, opts)
 }
 
 // keepFiles makes the files of a message the bot sees downloadable.
