@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"strings"
 	"time"
 	"unicode"
@@ -106,17 +105,14 @@ type found struct {
 
 func searchWeb(ctx context.Context, cfg WebSearchConfig, raw json.RawMessage) (any, error) {
 	var args struct {
-		Query   string  `json:"query"`
-		Recency string  `json:"recency"`
-		Count   float64 `json:"count"` // the schema takes 5.0 for the integer it is
+		Query   string `json:"query"`
+		Recency string `json:"recency"`
+		Count   int    `json:"count"`
 	}
 	if err := decodeArgs(raw, &args); err != nil {
 		return nil, err
 	}
-	if args.Count != math.Trunc(args.Count) {
-		return nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "count must be a whole number from 1 to %d", websearch.MaxCount)
-	}
-	q := websearch.Query{Text: words(args.Query), Count: int(args.Count), Recency: args.Recency}
+	q := websearch.Query{Text: words(args.Query), Count: args.Count, Recency: args.Recency}
 	if q.Text == "" || utf8.RuneCountInString(q.Text) > maxSearchQuery {
 		return nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "query must be 1 to %d characters of words to search for", maxSearchQuery)
 	}
