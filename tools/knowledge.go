@@ -65,7 +65,7 @@ func searchKnowledge(ctx context.Context, k Knowledge, vector func(context.Conte
 		Query string `json:"query"`
 		Count int    `json:"count"`
 	}
-	if err := json.Unmarshal(raw, &args); err != nil {
+	if err := decodeArgs(raw, &args); err != nil {
 		return nil, err
 	}
 	c, ok := ryo.CallerOf(ctx)

@@ -71,7 +71,7 @@ func TestKnowledgeSearchCitesPassages(t *testing.T) {
 func TestKnowledgeSearchSaysWhenNothingIsFound(t *testing.T) {
 	s := &shelfOfDocs{}
 	r := knowledgeTool(t, s, nil)
-	res := run(r, private, "knowledge_search", `{"query":"anything","count":6}`)
+	res := run(r, private, "knowledge_search", `{"query":"anything","count":6.0}`)
 	if res.Status != toolbus.StatusOK || !strings.Contains(string(res.Output), "nothing on this") || s.vec != nil || s.limit != 6 {
 		t.Fatalf("knowledge_search on an empty base = %+v", res)
 	}
