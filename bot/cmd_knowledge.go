@@ -134,7 +134,7 @@ func (b *Bot) addDocument(ctx context.Context, c call, arg string) error {
 	var tooMany *knowledge.TooManyChunksError
 	switch {
 	case errors.Is(err, knowledge.ErrEmpty):
-		return b.reply(ctx, c, fmt.Sprintf("I found no text in “%s” — a scanned PDF holds only pictures of its pages.", src.name))
+		return b.reply(ctx, c, fmt.Sprintf("I found no text in “%s”.", src.name))
 	case errors.As(err, &tooMany):
 		return b.reply(ctx, c, fmt.Sprintf("“%s” is too long for me: it makes %d passages, and a document may have at most %d. Split it into smaller files.",
 			src.name, tooMany.Chunks, tooMany.Max))
