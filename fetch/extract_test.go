@@ -1,0 +1,92 @@
+package fetch
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+// Files in hand are read by their content type, else their name, else
+// their bytes.
+func TestExtractFiles(t *testing.T) {
+	pdf, err := os.ReadFile("testdata/report.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, ct, file, body string
+		title, want, typ     string
+	}{
+		{"markdown by name", "", "notes.md", "intro\n\n# Packing list\n\n- tent\n- stove\n", "Packing list", "- tent\n- stove", "text/markdown"},
+		{"markdown by type", "text/markdown; charset=utf-8", "upload", "# Plan\nGo north.", "Plan", "Go north.", "text/markdown"},
+		{"text by name", "application/octet-stream", "readme.TXT", "plain words", "", "plain words", "text/plain"},
+		{"html by name", "", "page.htm", "<html><head><title>Saved</title></head><body><p>A saved page with <a href='https://example.org/x'>a link</a>.</p></body></html>", "Saved", "[a link](https://example.org/x)", "text/html"},
+		{"json by name", "", "data.json", `{"a":1}`, "", `{"a":1}`, "application/json"},
+		{"pdf by name", "", "report.pdf", string(pdf), "Harbour report", "Tickets cost twelve euros", "application/pdf"},
+		{"pdf by its bytes", "", "", string(pdf), "Harbour report", "Tickets cost twelve euros", "application/pdf"},
+		{"html by its bytes", "", "", "<!DOCTYPE html><html><body><p>sniffed</p></body></html>", "", "sniffed", "text/html"},
+		{"csv", "text/csv", "x.csv", "a,b\n1,2", "", "a,b\n1,2", "text/csv"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := Extract([]byte(c.body), c.ct, c.file, "")
+			if err != nil || p.Title != c.title || !strings.Contains(p.Text, c.want) || p.ContentType != c.typ || p.URL != "" {
+				t.Fatalf("page = %+v, %v", p, err)
+			}
+		})
+	}
+}
+
+// What cannot be read says why, by a sentinel the caller can tell apart.
+func TestExtractRefusals(t *testing.T) {
+	cases := []struct {
+		name, ct, file, body string
+		want                 error
+		says                 string
+	}{
+		{"a picture by type", "image/png", "x.png", "\x89PNG\r\n\x1a\n", ErrUnsupportedType, "image/png"},
+		{"a zip by name", "", "archive.zip", "PK\x03\x04", ErrUnsupportedType, "application/zip"},
+		{"unknown bytes", "", "", "\x00\x01\x02\x03binary", ErrUnsupportedType, "not text"},
+		{"a broken pdf", "application/pdf", "", "%PDF-1.4\nnot really", ErrUnreadable, "PDF"},
+		{"a cut pdf", "application/pdf", "", "", ErrUnreadable, "PDF"},
+		{"an empty text", "text/plain", "", "  \n ", ErrNoText, "empty"},
+	}
+	pdf, _ := os.ReadFile("testdata/report.pdf")
+	cases = append(cases, struct {
+		name, ct, file, body string
+		want                 error
+		says                 string
+	}{"half a pdf", "application/pdf", "", string(pdf[:len(pdf)/2]), ErrUnreadable, "PDF"})
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Extract([]byte(c.body), c.ct, c.file, "")
+			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.says) {
+				t.Fatalf("err = %v; want %v saying %q", err, c.want, c.says)
+			}
+		})
+	}
+}
+
+// Text beyond MaxText is cut at a character boundary.
+func TestExtractCutsLongText(t *testing.T) {
+	long := strings.Repeat("ж", MaxText) // two bytes each
+	p, err := Extract([]byte(long), "text/plain; charset=utf-8", "", "")
+	if err != nil || !p.Truncated || len(p.Text) != MaxText || !strings.HasSuffix(p.Text, "ж") {
+		t.Fatalf("%d bytes, truncated %v, %v", len(p.Text), p.Truncated, err)
+	}
+}
+
+// Readable text comes out of any bytes without a panic.
+func FuzzExtract(f *testing.F) {
+	pdf, _ := os.ReadFile("testdata/report.pdf")
+	f.Add([]byte(article), "text/html")
+	f.Add(pdf, "application/pdf")
+	f.Add([]byte("<ul><li><p>x</p><ol><li>y</li></ol></li></ul><table><tr><td>a</td><td>b</td></tr></table><pre>z</pre>"), "text/html")
+	f.Fuzz(func(t *testing.T, body []byte, ct string) {
+		p, err := Extract(body, ct, "", "http://example.com/")
+		if err == nil && !strings.Contains(p.ContentType, "/") {
+			t.Fatalf("content type %q", p.ContentType)
+		}
+	})
+}
