@@ -59,6 +59,7 @@ const (
 	MathFinance Category = "Math & Finance"
 	Charts      Category = "Charts"
 	Images      Category = "Images"
+	Web         Category = "Web"
 	Memory      Category = "Memory"
 	TimeUnits   Category = "Time & Units"
 	YourData    Category = "Your data" // the bot's own commands' tools, never the model's
