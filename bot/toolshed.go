@@ -27,7 +27,7 @@ import (
 
 // catalogOrder is the order the built-in kinds are shown in; others follow
 // by name.
-var catalogOrder = []toolbus.Category{toolbus.MathFinance, toolbus.Charts, toolbus.Images, toolbus.TimeUnits, toolbus.Memory}
+var catalogOrder = []toolbus.Category{toolbus.MathFinance, toolbus.Charts, toolbus.Images, toolbus.Web, toolbus.TimeUnits, toolbus.Memory}
 
 // keyOf is the short key of a name on a catalog's buttons.
 func keyOf(name string) string {

@@ -57,7 +57,7 @@ type Config struct {
 	// Dial connects to address, an IP address and port that has passed the
 	// guard; a net.Dialer that checks the address once more when nil.
 	// Tests set it to reach a local server in place of a public address.
-	Dial func(ctx context.Context, network, address string) (net.Conn, error)
+	Dial      func(ctx context.Context, network, address string) (net.Conn, error)
 	TLS       *tls.Config  // for tests that serve https; the system's roots when nil
 	Log       *slog.Logger // told what was refused and what failed; nowhere when nil
 	UserAgent string       // DefaultUserAgent when ""

@@ -17,6 +17,7 @@ import (
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
 	"github.com/ryo-bot/ryo/bot"
+	"github.com/ryo-bot/ryo/fetch"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/ollama"
 	"github.com/ryo-bot/ryo/prompts"
@@ -112,6 +113,11 @@ type Main struct {
 	// Tools are tools beyond the built-in ones, registered at start.
 	Tools []toolbus.Spec
 
+	// FetchConfig, when set, adjusts web_fetch's settings before its
+	// fetcher is made: end-to-end tests route public names to local
+	// servers with its resolver and dial hooks.
+	FetchConfig func(*fetch.Config)
+
 	// Clock is the one clock every part reads the time from.
 	Clock ryo.Clock
 
@@ -162,7 +168,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.APIs = newAPISync(cfg.APIs, db, m.Clock, cfg.APIsRefresh, log)
 	apis := m.APIs.load(ctx)
 	logAPIs(log, apis)
-	registry, err := newRegistry(cfg, m.Clock, log, append(append(tools.Memory(recall, m.Clock), tools.HistorySearch(db)), m.Tools...), apis)
+	registry, err := newRegistry(cfg, m.Clock, log, append(append(tools.Memory(recall, m.Clock), tools.HistorySearch(db), tools.WebFetch(m.fetcher())), m.Tools...), apis)
 	if err != nil {
 		return err
 	}
@@ -210,6 +216,15 @@ func (m *Main) Run(ctx context.Context) error {
 	defer func() { stopSync(); <-synced }()
 	close(m.ready)
 	return b.Run(ctx)
+}
+
+// fetcher is what web_fetch reads pages with.
+func (m *Main) fetcher() *fetch.Fetcher {
+	fc := fetch.Config{AllowPrivate: m.Config.FetchPrivate, Log: m.Log}
+	if m.FetchConfig != nil {
+		m.FetchConfig(&fc)
+	}
+	return fetch.New(fc)
 }
 
 // newRegistry lists the tools the model may use: the built-in ones,
