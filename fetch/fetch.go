@@ -208,14 +208,26 @@ func (f *Fetcher) dial(ctx context.Context, network, address string) (net.Conn, 
 		}
 	}
 	var last error
-	for _, ip := range ips {
-		conn, err := f.cfg.Dial(ctx, network, net.JoinHostPort(ip.WithZone("").String(), port))
+	for i, ip := range ips {
+		conn, err := f.dialOne(ctx, network, net.JoinHostPort(ip.WithZone("").String(), port), i < len(ips)-1)
 		if err == nil {
 			return conn, nil
 		}
 		last = err
 	}
 	return nil, last
+}
+
+// dialOne dials one checked address; while others are left to try, it
+// gives this one a third of the fetch's time, so that one address out of
+// reach does not use it all.
+func (f *Fetcher) dialOne(ctx context.Context, network, address string, more bool) (net.Conn, error) {
+	if more {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.cfg.Timeout/3)
+		defer cancel()
+	}
+	return f.cfg.Dial(ctx, network, address)
 }
 
 // resolve returns the addresses of host, which may be an IP address.

@@ -299,3 +299,18 @@ func TestPagesWithoutMainContent(t *testing.T) {
 		t.Fatalf("an empty page: %v", err)
 	}
 }
+
+// A name with several public addresses is read from the first that
+// answers, each of them checked.
+func TestSecondAddressAnswers(t *testing.T) {
+	n := newTestNet()
+	n.resolve("two.example", publicIP2+","+publicIP)
+	n.serve(t, publicIP, page("text/plain", "from the second"))
+	p, err := n.fetcher(Config{}, nil).Fetch(fetchCtx(t), "http://two.example/")
+	if err != nil || p.Text != "from the second" {
+		t.Fatalf("page = %+v, %v", p, err)
+	}
+	if _, dialled := n.record(); len(dialled) != 2 || dialled[0] != publicIP2+":80" || dialled[1] != publicIP+":80" {
+		t.Fatalf("dialled %v", dialled)
+	}
+}
