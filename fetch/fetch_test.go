@@ -207,6 +207,7 @@ func TestCharsets(t *testing.T) {
 		{"latin-1 in the header", "text/html; charset=ISO-8859-1", latin1("<html><body><p>Café crème, déjà vu à Zürich." + para + "</p></body></html>"), "Café crème, déjà vu à Zürich."},
 		{"latin-1 in a meta", "text/html", latin1(`<html><head><meta charset="iso-8859-1"><title>Señor</title></head><body><p>Mañana, año, niño.` + para + `</p></body></html>`), "Mañana, año, niño."},
 		{"latin-1 undeclared", "text/html", latin1("<html><body><p>Größe und Maß." + para + "</p></body></html>"), "Größe und Maß."},
+		{"windows-1251 in a meta", "text/html", `<html><head><meta charset="windows-1251"></head><body><p>` + cyrillic + para + `</p></body></html>`, "Привет, мир! Паром уходит в семь."},
 		{"windows-1251 text", "text/plain; charset=windows-1251", cyrillic, "Привет, мир! Паром уходит в семь."},
 		{"shift_jis in a meta", "text/html", `<html><head><meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS"></head><body><p>` + sjis + para + `</p></body></html>`, "フェリーは毎朝七時に出ます。"},
 		{"utf-8 undeclared, ascii first", "text/html", "<html><body><p>" + strings.Repeat("x", 2000) + " Übergrößenträger</p></body></html>", "Übergrößenträger"},
