@@ -217,6 +217,9 @@ func (w *mdWriter) list(n *html.Node) {
 }
 
 func (w *mdWriter) item(n *html.Node) {
+	if itemBefore(n) { // items stay together, even with paragraphs inside
+		w.breaks = min(w.breaks, 1)
+	}
 	w.block(1)
 	marker := "- "
 	if d := len(w.ordinal); d > 0 && w.ordinal[d-1] > 0 {
@@ -258,6 +261,16 @@ func attr(n *html.Node, key string) string {
 		}
 	}
 	return ""
+}
+
+// itemBefore reports whether a list item comes before n in its list.
+func itemBefore(n *html.Node) bool {
+	for p := n.PrevSibling; p != nil; p = p.PrevSibling {
+		if p.DataAtom == atom.Li {
+			return true
+		}
+	}
+	return false
 }
 
 // cellBefore reports whether a table cell comes before n in its row.
