@@ -24,20 +24,20 @@ func fromPDF(body []byte) (p Page, err error) {
 	if err != nil {
 		return Page{}, fmt.Errorf("%w: the PDF cannot be read: %v", ErrUnreadable, err)
 	}
-	pages := r.NumPage()
-	if pages <= 0 {
-		return Page{}, fmt.Errorf("%w: the PDF has no pages", ErrUnreadable)
+	pages, complete := pageList(r.Trailer().Key("Root").Key("Pages"))
+	if len(pages) == 0 {
+		return Page{}, fmt.Errorf("%w: the PDF has no pages that can be read", ErrUnreadable)
 	}
 	var b strings.Builder
 	fonts := map[string]*pdf.Font{}
-	for i := 1; i <= min(pages, maxPDFPages) && b.Len() < MaxText; i++ {
-		page := r.Page(i)
-		if page.V.IsNull() {
-			continue
+	for i, page := range pages {
+		if b.Len() >= MaxText {
+			complete = false
+			break
 		}
 		text, err := page.GetPlainText(fonts)
 		if err != nil {
-			return Page{}, fmt.Errorf("%w: page %d of the PDF cannot be read: %v", ErrUnreadable, i, err)
+			return Page{}, fmt.Errorf("%w: page %d of the PDF cannot be read: %v", ErrUnreadable, i+1, err)
 		}
 		if text = strings.TrimSpace(text); text != "" {
 			b.WriteString(text + "\n\n")
@@ -47,6 +47,54 @@ func fromPDF(body []byte) (p Page, err error) {
 	if p.Text == "" {
 		return Page{}, fmt.Errorf("%w: the PDF's pages hold no text (a scan?)", ErrNoText)
 	}
-	p.Truncated = pages > maxPDFPages || b.Len() >= MaxText
+	p.Truncated = !complete
 	return p, nil
+}
+
+// Bounds of the walk through a PDF's page tree, which a broken or hostile
+// file may make a cycle: the reader's own walk would go round it forever.
+const (
+	maxPDFDepth = 32              // levels of the page tree
+	maxPDFNodes = 4 * maxPDFPages // nodes of it visited
+)
+
+// pageList returns the pages under root, the page tree's top, in order:
+// at most maxPDFPages of them, within the bounds above, and only pages
+// whose inherited attributes the reader can look up without going round a
+// cycle of parents. complete is false when a bound cut the list.
+func pageList(root pdf.Value) (pages []pdf.Page, complete bool) {
+	nodes, complete := 0, true
+	var walk func(v pdf.Value, depth int)
+	walk = func(v pdf.Value, depth int) {
+		if len(pages) >= maxPDFPages || nodes >= maxPDFNodes || depth > maxPDFDepth {
+			complete = false
+			return
+		}
+		nodes++
+		switch v.Key("Type").Name() {
+		case "Page":
+			if parentsEnd(v) {
+				pages = append(pages, pdf.Page{V: v})
+			}
+		case "Pages":
+			kids := v.Key("Kids")
+			for i := 0; i < kids.Len() && complete; i++ {
+				walk(kids.Index(i), depth+1)
+			}
+		}
+	}
+	walk(root, 0)
+	return pages, complete
+}
+
+// parentsEnd reports whether the reader's search for a page's resources,
+// up the chain of its parents, ends.
+func parentsEnd(v pdf.Value) bool {
+	for range maxPDFDepth + 1 {
+		if v.IsNull() || !v.Key("Resources").IsNull() {
+			return true
+		}
+		v = v.Key("Parent")
+	}
+	return false
 }
