@@ -11,5 +11,5 @@ func (b *Bot) reset(ctx context.Context, c call) error {
 	if err := b.db.ResetContext(ctx, c.chat, c.place); err != nil {
 		return err
 	}
-	return b.reply(ctx, c, "🧹 Done — I've forgotten our conversation so far. The history stays stored; I just start fresh from here.")
+	return b.reply(ctx, c, "🧹 Done — I start fresh from here: what we said so far no longer shapes my answers. It stays stored, so I can still search it when you ask; /forgetme deletes what is yours.")
 }

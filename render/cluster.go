@@ -37,3 +37,17 @@ func extends(r rune) bool {
 }
 
 func isRegional(r rune) bool { return r >= 0x1f1e6 && r <= 0x1f1ff }
+
+// Cuttable reports whether runes may be cut before runes[i] without
+// splitting a visible character: whether runes[i] starts one rather than
+// continuing the one before it, by the rules answers are split by.
+func Cuttable(runes []rune, i int) bool {
+	if i <= 0 || i >= len(runes) {
+		return true
+	}
+	ris := 0
+	for j := i - 1; j >= 0 && isRegional(runes[j]); j-- {
+		ris++
+	}
+	return !joins(runes[i-1], runes[i], ris)
+}

@@ -168,5 +168,17 @@ fi
 services="$(cd "$workdir" && "${compose[@]}" config --services | sort | tr '\n' ' ')"
 volumes="$(cd "$workdir" && "${compose[@]}" config --volumes | sort | tr '\n' ' ')"
 log "services: ${services% }"
+# Each optional profile must be valid too.
+for profile in $(cd "$workdir" && "${compose[@]}" config --profiles); do
+	status=0
+	(cd "$workdir" && "${compose[@]}" --profile "$profile" config --quiet) 2>"$tmp/stderr" || status=$?
+	if [[ $status -ne 0 || -s "$tmp/stderr" ]]; then
+		sed "s|$tmp/mirror/|$(dirname "$root")/|g" "$tmp/stderr" >&2
+		log "FAIL: docker-compose.yml is not valid with the profile $profile"
+		exit 1
+	fi
+	extra="$(cd "$workdir" && "${compose[@]}" --profile "$profile" config --services | sort | tr '\n' ' ')"
+	log "profile $profile: ${extra% }"
+done
 log "volumes: ${volumes% }"
 log "OK: docker-compose.yml is valid"

@@ -73,6 +73,7 @@ func (s *Server) collect(chatID int64, keep func(*stored) bool) []Message {
 // publish renders m into Raw, announces the change and returns the JSON.
 func (s *Server) publish(c *chatLog, m *stored) json.RawMessage {
 	m.Raw, _ = json.Marshal(messageJSON(c, m, false))
+	s.keepFiles(c, m)
 	s.notify()
 	return m.Raw
 }

@@ -54,6 +54,10 @@ type Server struct {
 	queue    updateQueue
 	commands map[string][]BotCommand
 	flood    *limiter // nil without Options.Limits
+
+	files     map[string]*servedFile // by file_id: what getFile serves
+	fileSeq   int                    // the last file path's number
+	downloads []string               // file paths downloaded, in order
 }
 
 // handler serves one Bot API method. It is called with s.mu held.
@@ -87,6 +91,7 @@ func NewServer(opts Options) *Server {
 		queries:  map[string]*callbackQuery{},
 		queue:    updateQueue{next: firstUpdateID},
 		commands: map[string][]BotCommand{},
+		files:    map[string]*servedFile{},
 		flood:    newLimiter(opts.Limits),
 	}
 	s.http = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
@@ -129,6 +134,7 @@ func endpoints(api botAPI) map[string]endpoint {
 		{name: "setMyCommands", handle: (*Server).setMyCommands},
 		{name: "getMyCommands", handle: (*Server).getMyCommands},
 		{name: "deleteMyCommands", handle: (*Server).deleteMyCommands},
+		{name: "getFile", handle: (*Server).getFile},
 	}
 	m := make(map[string]endpoint, len(list))
 	for _, e := range list {
@@ -142,6 +148,10 @@ func endpoints(api botAPI) map[string]endpoint {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/file/bot") {
+		s.serveFile(w, r)
+		return
+	}
 	p, files, perr := readParams(r)
 	if s.refuseWhileDown(r.URL.Path, p) {
 		writeBadGateway(w)

@@ -31,6 +31,12 @@ func InThread(threadID int) SendOption {
 // InThread names a topic the chat does not have, since that is a mistake
 // in the test.
 func (s *Server) SendText(chat Chat, from User, text string, opts ...SendOption) Message {
+	return s.sendAs("SendText", chat, Message{From: from, Text: text}, opts)
+}
+
+// sendAs queues a message m of a person in chat, placed by opts; caller
+// names the test helper in its panic.
+func (s *Server) sendAs(caller string, chat Chat, m Message, opts []SendOption) Message {
 	var o sendOptions
 	for _, opt := range opts {
 		opt(&o)
@@ -43,14 +49,13 @@ func (s *Server) SendText(chat Chat, from User, text string, opts ...SendOption)
 		err = fmt.Errorf("chat %d is not a forum", chat.ID)
 	}
 	if err != nil {
-		panic(fmt.Sprintf("telegramtest: SendText InThread(%d): %v", o.thread, err))
+		panic(fmt.Sprintf("telegramtest: %s InThread(%d): %v", caller, o.thread, err))
 	}
-	m := &stored{shown: userText(text), Message: Message{
-		ThreadID: thread, From: from, Text: text, ReplyTo: replyTo, Date: s.opts.Now(),
-	}}
-	c.add(m)
-	m.UpdateID = s.enqueue(wireUpdate{Message: s.publish(c, m)})
-	return m.Message
+	m.ThreadID, m.ReplyTo, m.Date = thread, replyTo, s.opts.Now()
+	st := &stored{shown: userText(m.Text), Message: m}
+	c.add(st)
+	st.UpdateID = s.enqueue(wireUpdate{Message: s.publish(c, st)})
+	return st.Message
 }
 
 // EditText has the author of a user message change its text, queueing an

@@ -59,9 +59,9 @@ const (
 	MathFinance Category = "Math & Finance"
 	Charts      Category = "Charts"
 	Images      Category = "Images"
-	Web         Category = "Web"
 	Memory      Category = "Memory"
 	TimeUnits   Category = "Time & Units"
+	Web         Category = "Web"
 	YourData    Category = "Your data" // the bot's own commands' tools, never the model's
 )
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ryo-bot/ryo"
@@ -26,7 +27,7 @@ const maxHits = 10
 // chat or topic.
 func HistorySearch(h History) toolbus.Spec {
 	s := readOnly("history_search",
-		"Search this chat's earlier messages and your answers by words; returns the best matches with date, author, excerpt and link.",
+		"Search this chat's earlier messages and your answers by words; returns the best matches with date, who wrote them, excerpt and link.",
 		toolbus.Memory, `{"type":"object","properties":{
 			"query":{"type":"string","minLength":1,"maxLength":200,"description":"the words to look for, in any language"},
 			"limit":{"type":"integer","minimum":1,"maximum":10,"description":"how many messages at most; 5 when left out"}},
@@ -40,9 +41,12 @@ func HistorySearch(h History) toolbus.Spec {
 	return s
 }
 
-// hit is one found message as the model is shown it.
+// hit is one found message as the model is shown it. From says whose it
+// is — "you" for the bot's own answers, "a person" for everyone else's —
+// which no name can change: a person may call themselves "ryo".
 type hit struct {
 	Date    string `json:"date"`
+	From    string `json:"from"`
 	Author  string `json:"author"`
 	Excerpt string `json:"excerpt"`
 	Link    string `json:"link"`
@@ -50,10 +54,10 @@ type hit struct {
 
 func searchHistory(ctx context.Context, h History, raw json.RawMessage) (any, error) {
 	var args struct {
-		Query string `json:"query"`
-		Limit int    `json:"limit"`
+		Query string  `json:"query"`
+		Limit float64 `json:"limit"` // an integer, which JSON may write 5.0 or 1e1
 	}
-	if err := json.Unmarshal(raw, &args); err != nil {
+	if err := decodeArgs(raw, &args); err != nil {
 		return nil, err
 	}
 	c, ok := ryo.CallerOf(ctx)
@@ -63,17 +67,22 @@ func searchHistory(ctx context.Context, h History, raw json.RawMessage) (any, er
 	if strings.TrimSpace(args.Query) == "" || utf8.RuneCountInString(args.Query) > 200 {
 		return nil, toolbus.Errorf("bad_query", "query must be 1 to 200 characters of words to look for")
 	}
-	if args.Limit <= 0 || args.Limit > maxHits {
-		args.Limit = 5
+	limit := int(args.Limit)
+	if limit <= 0 || limit > maxHits {
+		limit = 5
 	}
-	found, err := h.SearchHistory(ctx, c.Place, args.Query, c.Message, args.Limit)
+	found, err := h.SearchHistory(ctx, c.Place, args.Query, c.Message, limit)
 	if err != nil {
 		return nil, err
 	}
 	hits := []hit{}
 	for _, f := range found {
 		m := f.Message
-		hits = append(hits, hit{Date: m.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"), Author: author(m),
+		from := "a person"
+		if m.Kind == ryo.KindAssistant {
+			from = "you"
+		}
+		hits = append(hits, hit{Date: m.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"), From: from, Author: author(m),
 			Excerpt: f.Excerpt, Link: MessageLink(c.Chat, m.Place, m.TelegramID)})
 	}
 	out := map[string]any{"messages": hits}
@@ -83,7 +92,8 @@ func searchHistory(ctx context.Context, h History, raw json.RawMessage) (any, er
 	return out, nil
 }
 
-// author is who wrote m, as the model is shown it.
+// author is who wrote m, as the model is shown it: a person's name on one
+// line, without invisible characters, at most maxAuthor characters.
 func author(m ryo.Message) string {
 	switch {
 	case m.Kind == ryo.KindAssistant:
@@ -91,8 +101,28 @@ func author(m ryo.Message) string {
 	case m.Sender == nil:
 		return "someone"
 	}
-	return m.Sender.Name()
+	name := strings.Map(func(r rune) rune {
+		switch {
+		case unicode.Is(unicode.Cf, r):
+			return -1
+		case unicode.IsControl(r), unicode.IsSpace(r):
+			return ' '
+		}
+		return r
+	}, m.Sender.Name())
+	name = strings.Join(strings.Fields(name), " ")
+	if r := []rune(name); len(r) > maxAuthor {
+		name = string(r[:maxAuthor-1]) + "…"
+	}
+	if name == "" {
+		return "someone"
+	}
+	return name
 }
+
+// maxAuthor bounds a name; Telegram allows 64 characters for a first name
+// and as many for a last name.
+const maxAuthor = 80
 
 // supergroupBase is what Telegram adds to a supergroup's own id, negated,
 // to make its chat id: -100 followed by the id.

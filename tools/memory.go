@@ -186,8 +186,8 @@ func remember(ctx context.Context, r Recaller, clock ryo.Clock, raw json.RawMess
 
 func recall(ctx context.Context, r Recaller, raw json.RawMessage) (any, error) {
 	var args struct {
-		Query string `json:"query"`
-		Limit int    `json:"limit"`
+		Query string  `json:"query"`
+		Limit float64 `json:"limit"` // an integer, which JSON may write 5.0 or 1e1
 	}
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return nil, err
@@ -196,10 +196,11 @@ func recall(ctx context.Context, r Recaller, raw json.RawMessage) (any, error) {
 	if !ok {
 		return nil, errNoCaller
 	}
-	if args.Limit == 0 {
-		args.Limit = 5
+	limit := int(args.Limit)
+	if limit == 0 {
+		limit = 5
 	}
-	found, err := r.Recall(ctx, ryo.ShelfOf(c), args.Query, args.Limit)
+	found, err := r.Recall(ctx, ryo.ShelfOf(c), args.Query, limit)
 	if err != nil {
 		return nil, err
 	}

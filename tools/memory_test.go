@@ -192,3 +192,21 @@ func TestAdminForgetReachesEveryShelf(t *testing.T) {
 		t.Fatalf("forget_any = %+v", res)
 	}
 }
+
+// A limit JSON Schema calls an integer however it is written — 2.0, 2e0 —
+// is taken as that many memories.
+func TestRecallTakesAnIntegerWrittenAsAFloat(t *testing.T) {
+	store := &shelves{}
+	r := memoryTools(t, store)
+	for _, fact := range []string{"Ann likes tea", "Ann likes green tea", "Ann likes iced tea"} {
+		if res := run(r, private, "remember", `{"content":"`+fact+`"}`); res.Status != toolbus.StatusOK {
+			t.Fatalf("remember = %+v", res)
+		}
+	}
+	for _, limit := range []string{"2.0", "2e0", "2"} {
+		res := run(r, private, "recall", `{"query":"tea","limit":`+limit+`}`)
+		if res.Status != toolbus.StatusOK || strings.Count(string(res.Output), "likes") != 2 {
+			t.Errorf("recall with limit %s = %+v %s; want two memories", limit, res.Status, res.Output)
+		}
+	}
+}

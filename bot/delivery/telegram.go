@@ -25,9 +25,10 @@ import (
 // sent through the engine, which knows Telegram's limits. It implements
 // stages.Messenger. Run must be running for calls to go out.
 type Telegram struct {
-	api *tg.Bot
-	e   *engine
-	log *slog.Logger
+	api   *tg.Bot
+	e     *engine
+	log   *slog.Logger
+	files *http.Client // downloads; each has its own deadline
 }
 
 // Options say which Bot API to call, and how.
@@ -58,7 +59,7 @@ func New(o Options, log *slog.Logger) (*Telegram, error) {
 	}
 	e := newEngine(defaultLimits(), o.CallTimeout, o.Token.Reveal(), log, o.Clock)
 	e.observer = o.Observer
-	return &Telegram{api: api, log: log, e: e}, nil
+	return &Telegram{api: api, log: log, e: e, files: &http.Client{}}, nil
 }
 
 // Run sends calls until ctx ends, then ends the calls still queued and

@@ -59,6 +59,11 @@ type Config struct {
 	ImageModel        string        // the generator's model; "" for its default
 	ImageAPIKey       ryo.Secret    // the generator's key; "" for none
 	ImageTimeout      time.Duration // one picture
+	SearxNGURL        *url.URL      // a SearxNG instance for web_search; nil: not this provider
+	BraveAPIKey       ryo.Secret    // a Brave Search key for web_search; "": not this provider
+	SearchResults     int           // results web_search shows when the model does not say
+	SearchCache       time.Duration // how long a search's answer is kept; 0 keeps none
+	SearchTimeout     time.Duration // one search
 	FetchPrivate      bool          // web_fetch may read this machine's and its networks' addresses, on any port
 	PersonRate        int           // turns and commands one person may start a minute, once their burst is spent
 	PersonBurst       int           // turns and commands one person may start at once
@@ -83,7 +88,8 @@ var settingNames = []string{
 	"RYO_MODEL_NUM_CTX", "RYO_MODEL_NUM_PREDICT", "RYO_MODEL_CONNECT_TIMEOUT", "RYO_MODEL_FIRST_TOKEN_TIMEOUT", "RYO_MODEL_TIMEOUT",
 	"RYO_MAX_ROUNDS", "RYO_TURN_TIMEOUT", "RYO_NOTIFY_AFTER", "RYO_DRAFTS",
 	"RYO_CONFIRM", "RYO_CONFIRM_TTL", "RYO_ADMINS_DECIDE", "RYO_ACCESS", "RYO_EMBED_MODEL",
-	"RYO_IMAGE_URL", "RYO_IMAGE_MODEL", "RYO_IMAGE_API_KEY", "RYO_IMAGE_TIMEOUT", "RYO_FETCH_PRIVATE",
+	"RYO_IMAGE_URL", "RYO_IMAGE_MODEL", "RYO_IMAGE_API_KEY", "RYO_IMAGE_TIMEOUT",
+	"RYO_SEARXNG_URL", "RYO_BRAVE_API_KEY", "RYO_SEARCH_RESULTS", "RYO_SEARCH_CACHE", "RYO_SEARCH_TIMEOUT", "RYO_FETCH_PRIVATE",
 	"RYO_PERSON_RATE", "RYO_PERSON_BURST", "RYO_TIERS", "RYO_DEFAULT_TIER", "RYO_APIS", "RYO_APIS_REFRESH",
 	"RYO_RETAIN_UPDATES", "RYO_RETAIN_VIEWS", "RYO_RETAIN_ACTIONS", "RYO_RETAIN_CONTEXT",
 }
@@ -139,6 +145,11 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		ImageModel:        r.str("RYO_IMAGE_MODEL", ""),
 		ImageAPIKey:       ryo.Secret(r.str("RYO_IMAGE_API_KEY", "")),
 		ImageTimeout:      r.duration("RYO_IMAGE_TIMEOUT", 2*time.Minute, time.Second),
+		SearxNGURL:        r.optionalURL("RYO_SEARXNG_URL", "http://searxng:8080"),
+		BraveAPIKey:       ryo.Secret(r.str("RYO_BRAVE_API_KEY", "")),
+		SearchResults:     r.between("RYO_SEARCH_RESULTS", 5, 1, 10),
+		SearchCache:       r.every("RYO_SEARCH_CACHE", 5*time.Minute, time.Second),
+		SearchTimeout:     r.duration("RYO_SEARCH_TIMEOUT", 10*time.Second, time.Second),
 		FetchPrivate:      r.oneOf("RYO_FETCH_PRIVATE", "off", "on", "off") == "on",
 		PersonRate:        r.integer("RYO_PERSON_RATE", 12, 1),
 		PersonBurst:       r.integer("RYO_PERSON_BURST", 6, 1),
@@ -151,6 +162,9 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		RetainViews:   r.retention("RYO_RETAIN_VIEWS", day, time.Minute),
 		RetainActions: r.retention("RYO_RETAIN_ACTIONS", 90*day, time.Minute),
 		RetainContext: r.retention("RYO_RETAIN_CONTEXT", 30*day, time.Minute),
+	}
+	if c.SearxNGURL != nil && c.BraveAPIKey != "" {
+		r.fail("RYO_BRAVE_API_KEY", "set one web search provider: RYO_SEARXNG_URL or RYO_BRAVE_API_KEY, not both")
 	}
 	return c, r.err
 }
@@ -328,6 +342,20 @@ func (r *reader) integer(name string, def, min int) int {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < min {
 		r.fail(name, "want a whole number of at least %d, got %q", min, v)
+		return def
+	}
+	return n
+}
+
+// between reads a whole number from lo to hi.
+func (r *reader) between(name string, def, lo, hi int) int {
+	v, ok := r.get(name)
+	if !ok {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		r.fail(name, "want a whole number from %d to %d, got %q", lo, hi, v)
 		return def
 	}
 	return n

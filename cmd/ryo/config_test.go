@@ -191,7 +191,8 @@ func TestEnvExampleListsEverySetting(t *testing.T) {
 		}
 	}
 	for name := range listed {
-		if !strings.HasPrefix(name, "POSTGRES_") && !slices.Contains(settingNames, name) {
+		compose := strings.HasPrefix(name, "POSTGRES_") || strings.HasPrefix(name, "SEARXNG_") // docker compose's own
+		if !compose && !slices.Contains(settingNames, name) {
 			t.Errorf(".env.example lists %s, which ryo does not read", name)
 		}
 	}
@@ -221,4 +222,46 @@ func FuzzDotenv(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Web search is off until a provider is named; each provider's settings
+// are read, and a bad one stops start-up naming it.
+func TestConfigWebSearch(t *testing.T) {
+	c, err := LoadConfig(env(minimal()), true)
+	if err != nil || c.SearxNGURL != nil || c.BraveAPIKey != "" || c.SearchResults != 5 || c.SearchCache != 5*time.Minute || c.SearchTimeout != 10*time.Second {
+		t.Fatalf("defaults: %+v, %v", c, err)
+	}
+	vars := minimal()
+	vars["RYO_SEARXNG_URL"] = "http://searxng:8080"
+	vars["RYO_SEARCH_RESULTS"] = "8"
+	vars["RYO_SEARCH_CACHE"] = "off"
+	vars["RYO_SEARCH_TIMEOUT"] = "4s"
+	c, err = LoadConfig(env(vars), true)
+	if err != nil || c.SearxNGURL.String() != "http://searxng:8080" || c.SearchResults != 8 || c.SearchCache != 0 || c.SearchTimeout != 4*time.Second {
+		t.Fatalf("searxng: %+v, %v", c, err)
+	}
+	vars = minimal()
+	vars["RYO_BRAVE_API_KEY"] = "BSAsecretkey123"
+	if c, err = LoadConfig(env(vars), true); err != nil || c.BraveAPIKey.Reveal() != "BSAsecretkey123" {
+		t.Fatalf("brave: %v", err)
+	}
+	for _, tt := range []struct {
+		vars map[string]string
+		want string
+	}{
+		{map[string]string{"RYO_SEARXNG_URL": "searxng:8080"}, "RYO_SEARXNG_URL: want an http(s) URL such as http://searxng:8080"},
+		{map[string]string{"RYO_SEARXNG_URL": "http://searxng:8080", "RYO_BRAVE_API_KEY": "BSAsecretkey123"}, "RYO_BRAVE_API_KEY: set one web search provider"},
+		{map[string]string{"RYO_SEARCH_RESULTS": "11"}, "RYO_SEARCH_RESULTS: want a whole number from 1 to 10"},
+		{map[string]string{"RYO_SEARCH_CACHE": "soon"}, "RYO_SEARCH_CACHE: want a duration"},
+		{map[string]string{"RYO_SEARCH_TIMEOUT": "10ms"}, "RYO_SEARCH_TIMEOUT: want a duration of at least 1s"},
+	} {
+		vars := minimal()
+		for k, v := range tt.vars {
+			vars[k] = v
+		}
+		_, err := LoadConfig(env(vars), true)
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) || strings.Contains(err.Error(), "BSAsecretkey123") {
+			t.Errorf("%v: %v; want %q", tt.vars, err, tt.want)
+		}
+	}
 }

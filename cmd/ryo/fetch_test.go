@@ -47,7 +47,9 @@ func webNet(t *testing.T, srv *httptest.Server, names map[string]string) func(*f
 
 type resolverFunc func(host string) ([]netip.Addr, error)
 
-func (f resolverFunc) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) { return f(host) }
+func (f resolverFunc) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	return f(host)
+}
 
 const ferryPage = `<!doctype html><html><head><title>Ferry times change in winter</title></head><body>
 <nav><a href="/">Home</a> <a href="/sport">Sport</a></nav>
@@ -130,4 +132,3 @@ func TestWebFetchRefusesPrivateAddresses(t *testing.T) {
 		t.Errorf("the log lacks the refusals:\n%s", logs)
 	}
 }
-

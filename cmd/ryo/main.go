@@ -23,6 +23,7 @@ import (
 	"github.com/ryo-bot/ryo/prompts"
 	"github.com/ryo-bot/ryo/toolbus"
 	"github.com/ryo-bot/ryo/tools"
+	"github.com/ryo-bot/ryo/websearch"
 )
 
 func main() {
@@ -240,6 +241,10 @@ func newRegistry(cfg Config, clock ryo.Clock, log *slog.Logger, extra []toolbus.
 		specs = append(specs, tools.GenerateImage(tools.ImageConfig{URL: cfg.ImageURL, Model: cfg.ImageModel,
 			APIKey: cfg.ImageAPIKey, Timeout: cfg.ImageTimeout, Log: log}))
 	}
+	if s := webSearcher(cfg, clock); s != nil { // offered only with a provider to ask
+		specs = append(specs, tools.WebSearch(tools.WebSearchConfig{Searcher: websearch.NewCached(s, cfg.SearchCache, 0, clock),
+			Count: cfg.SearchResults, Timeout: cfg.SearchTimeout, Log: log}))
+	}
 	for _, spec := range append(specs, extra...) {
 		if err := r.Register(spec); err != nil {
 			return nil, err
@@ -253,6 +258,17 @@ func newRegistry(cfg Config, clock ryo.Clock, log *slog.Logger, extra []toolbus.
 		}
 	}
 	return r, nil
+}
+
+// webSearcher is the web search provider the settings name, or nil.
+func webSearcher(cfg Config, clock ryo.Clock) websearch.Searcher {
+	switch {
+	case cfg.SearxNGURL != nil:
+		return websearch.SearxNG{BaseURL: cfg.SearxNGURL, Timeout: cfg.SearchTimeout, Clock: clock}
+	case cfg.BraveAPIKey != "":
+		return websearch.Brave{APIKey: cfg.BraveAPIKey, Timeout: cfg.SearchTimeout, Clock: clock}
+	}
+	return nil
 }
 
 // openDB connects and brings the schema up to date.

@@ -123,7 +123,7 @@ func TestConversationHistoryReachesTheModelUntilReset(t *testing.T) {
 	}
 
 	q = h.tg.SendText(dm, alice, "/reset")
-	h.answer(dm, q.ID, "forgotten our conversation")
+	h.answer(dm, q.ID, "I start fresh from here")
 	q = h.tg.SendText(dm, alice, "what is my name?")
 	h.answer(dm, q.ID, "I don't know")
 	third := contents(h.llm.Requests()[2])

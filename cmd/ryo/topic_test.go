@@ -64,7 +64,7 @@ func TestResetInOneTopicLeavesTheOthers(t *testing.T) {
 	h.answer(team, q.ID, "Noted: pizza.")
 
 	q = h.inTopic(releases, alice, "/reset")
-	msgs := h.answer(team, q.ID, "forgotten our conversation")
+	msgs := h.answer(team, q.ID, "I start fresh from here")
 	if done := msgs[len(msgs)-1]; done.ThreadID != releases.ThreadID {
 		t.Fatalf("the /reset reply went to thread %d; want %d", done.ThreadID, releases.ThreadID)
 	}

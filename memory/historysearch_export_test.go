@@ -1,0 +1,7 @@
+package memory
+
+// Excerpt and HistoryTerms are excerpt and historyTerms, for tests.
+var (
+	Excerpt      = excerpt
+	HistoryTerms = historyTerms
+)
