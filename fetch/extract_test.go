@@ -90,3 +90,20 @@ func FuzzExtract(f *testing.F) {
 		}
 	})
 }
+
+// A PDF whose cross-reference table names a billion objects is refused
+// before the reader makes room for them.
+func TestExtractRefusesAnXrefBomb(t *testing.T) {
+	pdf, _ := os.ReadFile("testdata/report.pdf")
+	for _, bomb := range []string{
+		strings.Replace(string(pdf), "xref\n0 11\n", "xref\n999999990 11\n", 1),
+		strings.Replace(string(pdf), "/Size 11", "/Size 4000000000", 1),
+	} {
+		if bomb == string(pdf) {
+			t.Fatal("the fixture's cross-reference table is not where the test expects it")
+		}
+		if _, err := Extract([]byte(bomb), "application/pdf", "", ""); !errors.Is(err, ErrUnreadable) || !strings.Contains(err.Error(), "more objects") {
+			t.Errorf("err = %v", err)
+		}
+	}
+}

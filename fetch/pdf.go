@@ -3,6 +3,8 @@ package fetch
 import (
 	"bytes"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/ledongthuc/pdf"
@@ -20,6 +22,9 @@ func fromPDF(body []byte) (p Page, err error) {
 			p, err = Page{}, fmt.Errorf("%w: the PDF is broken (%v)", ErrUnreadable, r)
 		}
 	}()
+	if err := plausibleXref(body); err != nil {
+		return Page{}, err
+	}
 	r, err := pdf.NewReader(bytes.NewReader(body), int64(len(body)))
 	if err != nil {
 		return Page{}, fmt.Errorf("%w: the PDF cannot be read: %v", ErrUnreadable, err)
@@ -97,4 +102,43 @@ func parentsEnd(v pdf.Value) bool {
 		v = v.Key("Parent")
 	}
 	return false
+}
+
+// Object numbers of a cross-reference table, and the /Size of a trailer,
+// each a table of as many entries: the reader makes room for them all.
+var (
+	xrefSection = regexp.MustCompile(`(?:^|[\r\n])\s*(\d{1,20})[ \t]+(\d{1,20})[ \t]*\r?\n\s*\d{10}[ \t]+\d{5}[ \t]+[fn]`)
+	xrefSize    = regexp.MustCompile(`/Size\s+(\d{1,20})`)
+	xrefIndex   = regexp.MustCompile(`/Index\s*\[([\d\s]{1,400})\]`)
+)
+
+// plausibleXref refuses a PDF whose cross-reference tables name more
+// objects than its bytes could hold, before the reader allocates a table
+// for them: a 2 KB file must not ask for gigabytes.
+func plausibleXref(body []byte) error {
+	most := uint64(len(body))/2 + 1024 // even packed in a compressed object stream, an object takes more than 2 bytes
+	var numbers []string
+	for _, m := range xrefSection.FindAllSubmatch(body, -1) {
+		numbers = append(numbers, string(m[1])+" "+string(m[2]))
+	}
+	for _, m := range xrefSize.FindAllSubmatch(body, -1) {
+		numbers = append(numbers, string(m[1]))
+	}
+	for _, m := range xrefIndex.FindAllSubmatch(body, -1) {
+		f := strings.Fields(string(m[1]))
+		for i := 0; i+1 < len(f); i += 2 {
+			numbers = append(numbers, f[i]+" "+f[i+1])
+		}
+	}
+	for _, n := range numbers {
+		var total uint64
+		for _, f := range strings.Fields(n) {
+			v, err := strconv.ParseUint(f, 10, 64)
+			if err != nil || v > most || total+v > most {
+				return fmt.Errorf("%w: the PDF's cross-reference table names more objects than the file holds", ErrUnreadable)
+			}
+			total += v
+		}
+	}
+	return nil
 }
