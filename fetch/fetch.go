@@ -139,7 +139,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 func (f *Fetcher) parse(rawURL string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %q does not parse", ErrBadURL, rawURL)
+		return nil, fmt.Errorf("%w: the link does not parse", ErrBadURL) // not quoted: a broken link may still hold a token
 	}
 	return u, f.checkURL(u)
 }
