@@ -107,7 +107,7 @@ func parentsEnd(v pdf.Value) bool {
 // Object numbers of a cross-reference table, and the /Size of a trailer,
 // each a table of as many entries: the reader makes room for them all.
 var (
-	xrefSection = regexp.MustCompile(`(?:^|[\r\n])\s*(\d{1,20})[ \t]+(\d{1,20})[ \t]*\r?\n\s*\d{10}[ \t]+\d{5}[ \t]+[fn]`)
+	xrefSection = regexp.MustCompile(`(?m)(?:xref\s+|^[ \t]*)(\d{1,20})[ \t]+(\d{1,20})[ \t]*$`)
 	xrefSize    = regexp.MustCompile(`/Size\s+(\d{1,20})`)
 	xrefIndex   = regexp.MustCompile(`/Index\s*\[([\d\s]{1,400})\]`)
 )
@@ -118,7 +118,8 @@ var (
 func plausibleXref(body []byte) error {
 	most := uint64(len(body))/2 + 1024 // even packed in a compressed object stream, an object takes more than 2 bytes
 	var numbers []string
-	for _, m := range xrefSection.FindAllSubmatch(body, -1) {
+	lines := bytes.ReplaceAll(body, []byte("\r"), []byte("\n")) // a PDF's lines may end in CR alone
+	for _, m := range xrefSection.FindAllSubmatch(lines, -1) {
 		numbers = append(numbers, string(m[1])+" "+string(m[2]))
 	}
 	for _, m := range xrefSize.FindAllSubmatch(body, -1) {
