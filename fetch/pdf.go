@@ -104,42 +104,98 @@ func parentsEnd(v pdf.Value) bool {
 	return false
 }
 
-// Object numbers of a cross-reference table, and the /Size of a trailer,
-// each a table of as many entries: the reader makes room for them all.
-var (
-	xrefSection = regexp.MustCompile(`(?m)(?:xref\s+|^[ \t]*)(\d{1,20})[ \t]+(\d{1,20})[ \t]*$`)
-	xrefSize    = regexp.MustCompile(`/Size\s+(\d{1,20})`)
-	xrefIndex   = regexp.MustCompile(`/Index\s*\[([\d\s]{1,400})\]`)
-)
-
-// plausibleXref refuses a PDF whose cross-reference tables name more
-// objects than its bytes could hold, before the reader allocates a table
-// for them: a 2 KB file must not ask for gigabytes.
+// plausibleXref refuses a PDF whose cross-reference tables or trailers
+// name more objects than its bytes could hold, before the reader makes
+// room for them all: a 2 KB file must not ask for gigabytes.
 func plausibleXref(body []byte) error {
 	most := uint64(len(body))/2 + 1024 // even packed in a compressed object stream, an object takes more than 2 bytes
-	var numbers []string
-	lines := bytes.ReplaceAll(body, []byte("\r"), []byte("\n")) // a PDF's lines may end in CR alone
-	for _, m := range xrefSection.FindAllSubmatch(lines, -1) {
-		numbers = append(numbers, string(m[1])+" "+string(m[2]))
-	}
-	for _, m := range xrefSize.FindAllSubmatch(body, -1) {
-		numbers = append(numbers, string(m[1]))
-	}
-	for _, m := range xrefIndex.FindAllSubmatch(body, -1) {
-		f := strings.Fields(string(m[1]))
-		for i := 0; i+1 < len(f); i += 2 {
-			numbers = append(numbers, f[i]+" "+f[i+1])
+	broken := fmt.Errorf("%w: the PDF's cross-reference table names more objects than the file holds", ErrUnreadable)
+	budget := 4*len(body) + 1024 // tokens read in all, so that many "xref"s cost no more than a few passes
+	for off := 0; ; {
+		i := bytes.Index(body[off:], []byte("xref"))
+		if i < 0 {
+			break
+		}
+		off += i + 4
+		t := pdfTokens{b: body, at: off, budget: &budget}
+		for { // subsections: a first object number, a count, then three tokens for each object
+			first, ok1 := t.number()
+			count, ok2 := t.number()
+			if !ok1 || !ok2 {
+				break
+			}
+			if first > most || count > most || first+count > most {
+				return broken
+			}
+			for range 3 * count {
+				if !t.skip() {
+					break
+				}
+			}
+		}
+		if budget <= 0 {
+			return broken
 		}
 	}
-	for _, n := range numbers {
-		var total uint64
-		for _, f := range strings.Fields(n) {
-			v, err := strconv.ParseUint(f, 10, 64)
-			if err != nil || v > most || total+v > most {
-				return fmt.Errorf("%w: the PDF's cross-reference table names more objects than the file holds", ErrUnreadable)
+	for _, m := range xrefSize.FindAllSubmatch(body, -1) {
+		if n, err := strconv.ParseUint(string(m[1]), 10, 64); err != nil || n > most {
+			return broken
+		}
+	}
+	for _, m := range xrefIndex.FindAllSubmatch(body, -1) {
+		for _, f := range bytes.FieldsFunc(m[1], pdfSpace) {
+			if n, err := strconv.ParseUint(string(f), 10, 64); err != nil || n > most {
+				return broken
 			}
-			total += v
 		}
 	}
 	return nil
+}
+
+// The /Size of a trailer or cross-reference stream, and the object
+// numbers of its /Index, each as many entries of the reader's table.
+var (
+	xrefSize  = regexp.MustCompile(`/Size[\x00\t\n\f\r ]*(\d{1,20})`)
+	xrefIndex = regexp.MustCompile(`/Index[\x00\t\n\f\r ]*\[([\d\x00\t\n\f\r ]{1,400})\]`)
+)
+
+// pdfSpace reports whether c is white space in a PDF.
+func pdfSpace(c rune) bool {
+	return c == 0 || c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == ' '
+}
+
+// pdfTokens reads a PDF's bytes as tokens between white space, as far as
+// a shared budget of tokens allows.
+type pdfTokens struct {
+	b      []byte
+	at     int
+	budget *int
+}
+
+// skip passes one token; false at the end or when the budget is spent.
+func (t *pdfTokens) skip() bool {
+	_, ok := t.next()
+	return ok
+}
+
+func (t *pdfTokens) next() ([]byte, bool) {
+	for t.at < len(t.b) && pdfSpace(rune(t.b[t.at])) {
+		t.at++
+	}
+	start := t.at
+	for t.at < len(t.b) && !pdfSpace(rune(t.b[t.at])) {
+		t.at++
+	}
+	*t.budget--
+	return t.b[start:t.at], start < t.at && *t.budget > 0
+}
+
+// number reads a token that is a whole number.
+func (t *pdfTokens) number() (uint64, bool) {
+	tok, ok := t.next()
+	if !ok || len(tok) > 20 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(tok), 10, 64)
+	return n, err == nil
 }
