@@ -1,7 +1,10 @@
 package fetch
 
 import (
+	"bytes"
+	"compress/zlib"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -106,5 +109,24 @@ func TestExtractRefusesAnXrefBomb(t *testing.T) {
 		if _, err := Extract([]byte(bomb), "application/pdf", "", ""); !errors.Is(err, ErrUnreadable) || !strings.Contains(err.Error(), "more objects") {
 			t.Errorf("err = %v", err)
 		}
+	}
+}
+
+// A PDF with a stream that expands to hundreds of megabytes is refused
+// before the reader unpacks it.
+func TestExtractRefusesAStreamBomb(t *testing.T) {
+	pdf, _ := os.ReadFile("testdata/report.pdf")
+	var z bytes.Buffer
+	w, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	zeros := make([]byte, 1<<20)
+	for range 80 {
+		w.Write(zeros)
+	}
+	w.Close()
+	at := bytes.Index(pdf, []byte("xref\n"))
+	bomb := fmt.Sprintf("11 0 obj\n<</Filter /FlateDecode /Length %d>>\nstream\n%s\nendstream\nendobj\n", z.Len(), z.String())
+	body := append(append(append([]byte(nil), pdf[:at]...), bomb...), pdf[at:]...)
+	if _, err := Extract(body, "application/pdf", "", ""); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "expand to more than 64 MB") {
+		t.Fatalf("err = %v (from %d bytes)", err, len(body))
 	}
 }

@@ -2,7 +2,9 @@ package fetch
 
 import (
 	"bytes"
+	"compress/zlib"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -12,6 +14,10 @@ import (
 
 // maxPDFPages is the most pages of a PDF whose text is read.
 const maxPDFPages = 2000
+
+// maxPDFInflated is the most bytes a PDF's compressed streams may expand
+// to, all together: a small file must not unpack into gigabytes.
+const maxPDFInflated = 64 << 20
 
 // fromPDF extracts the text of a PDF's pages, a blank line between pages,
 // and its title from its document information. A PDF whose pages hold no
@@ -24,6 +30,9 @@ func fromPDF(body []byte) (p Page, err error) {
 	}()
 	if err := plausibleXref(body); err != nil {
 		return Page{}, err
+	}
+	if !inflatesWithin(body, maxPDFInflated) {
+		return Page{}, fmt.Errorf("%w: the PDF's compressed parts expand to more than %d MB", ErrTooLarge, maxPDFInflated>>20)
 	}
 	r, err := pdf.NewReader(bytes.NewReader(body), int64(len(body)))
 	if err != nil {
@@ -198,4 +207,37 @@ func (t *pdfTokens) number() (uint64, bool) {
 	}
 	n, err := strconv.ParseUint(string(tok), 10, 64)
 	return n, err == nil
+}
+
+// inflatesWithin reports whether the zlib streams of a PDF expand to at
+// most limit bytes in all; it stops counting past limit.
+func inflatesWithin(body []byte, limit int64) bool {
+	var total int64
+	for off := 0; off < len(body); {
+		i := bytes.Index(body[off:], []byte("stream"))
+		if i < 0 {
+			break
+		}
+		at := off + i + len("stream")
+		if off+i >= 3 && string(body[off+i-3:off+i]) == "end" {
+			off = at
+			continue
+		}
+		if at < len(body) && body[at] == '\r' {
+			at++
+		}
+		if at < len(body) && body[at] == '\n' {
+			at++
+		}
+		off = at
+		z, err := zlib.NewReader(bytes.NewReader(body[at:]))
+		if err != nil {
+			continue // not compressed, or not with zlib: the reader expands nothing else
+		}
+		n, _ := io.Copy(io.Discard, io.LimitReader(z, limit-total+1))
+		if total += n; total > limit {
+			return false
+		}
+	}
+	return true
 }
