@@ -54,8 +54,8 @@ type hit struct {
 
 func searchHistory(ctx context.Context, h History, raw json.RawMessage) (any, error) {
 	var args struct {
-		Query string  `json:"query"`
-		Limit float64 `json:"limit"` // an integer, which JSON may write 5.0 or 1e1
+		Query string `json:"query"`
+		Limit int    `json:"limit"`
 	}
 	if err := decodeArgs(raw, &args); err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ func searchHistory(ctx context.Context, h History, raw json.RawMessage) (any, er
 	if strings.TrimSpace(args.Query) == "" || utf8.RuneCountInString(args.Query) > 200 {
 		return nil, toolbus.Errorf("bad_query", "query must be 1 to 200 characters of words to look for")
 	}
-	limit := int(args.Limit)
+	limit := args.Limit
 	if limit <= 0 || limit > maxHits {
 		limit = 5
 	}

@@ -156,7 +156,7 @@ func remember(ctx context.Context, r Recaller, clock ryo.Clock, raw json.RawMess
 		Tags    []string `json:"tags"`
 		Days    int      `json:"expires_in_days"` // 0: kept until forgotten
 	}
-	if err := json.Unmarshal(raw, &args); err != nil {
+	if err := decodeArgs(raw, &args); err != nil {
 		return nil, err
 	}
 	c, ok := ryo.CallerOf(ctx)
@@ -186,17 +186,17 @@ func remember(ctx context.Context, r Recaller, clock ryo.Clock, raw json.RawMess
 
 func recall(ctx context.Context, r Recaller, raw json.RawMessage) (any, error) {
 	var args struct {
-		Query string  `json:"query"`
-		Limit float64 `json:"limit"` // an integer, which JSON may write 5.0 or 1e1
+		Query string `json:"query"`
+		Limit int    `json:"limit"`
 	}
-	if err := json.Unmarshal(raw, &args); err != nil {
+	if err := decodeArgs(raw, &args); err != nil {
 		return nil, err
 	}
 	c, ok := ryo.CallerOf(ctx)
 	if !ok {
 		return nil, errNoCaller
 	}
-	limit := int(args.Limit)
+	limit := args.Limit
 	if limit == 0 {
 		limit = 5
 	}
@@ -225,7 +225,7 @@ func forget(ctx context.Context, store Memories, s ryo.Shelf, raw json.RawMessag
 	var args struct {
 		ID int64 `json:"memory_id"`
 	}
-	if err := json.Unmarshal(raw, &args); err != nil {
+	if err := decodeArgs(raw, &args); err != nil {
 		return nil, err
 	}
 	m, found, err := store.Forget(ctx, s, args.ID)
@@ -244,7 +244,7 @@ func forgotten(ctx context.Context, store Memories, s ryo.Shelf, raw json.RawMes
 	var args struct {
 		ID int64 `json:"memory_id"`
 	}
-	if json.Unmarshal(raw, &args) != nil {
+	if decodeArgs(raw, &args) != nil {
 		return toolbus.Unknown
 	}
 	switch _, found, err := store.Memory(ctx, s, args.ID); {
@@ -292,7 +292,7 @@ func explainForget(ctx context.Context, store Memories, s ryo.Shelf, raw json.Ra
 	var args struct {
 		ID int64 `json:"memory_id"`
 	}
-	if json.Unmarshal(raw, &args) != nil {
+	if decodeArgs(raw, &args) != nil {
 		return ""
 	}
 	m, found, err := store.Memory(ctx, s, args.ID)

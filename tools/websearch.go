@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ryo-bot/ryo/toolbus"
@@ -25,6 +26,10 @@ type WebSearchConfig struct {
 // maxSearchQuery is the longest query, in characters: search engines
 // take a few words, not paragraphs.
 const maxSearchQuery = 300
+
+// maxSearchResult is the most bytes of one answer: ten results at their
+// longest, whole, unless JSON writes their characters long (see fitResults).
+const maxSearchResult = 24 << 10
 
 const webSearchSchema = `{
   "type": "object",
@@ -61,11 +66,17 @@ func WebSearch(cfg WebSearchConfig) toolbus.Spec {
 		Schema:    json.RawMessage(webSearchSchema),
 		Effect:    toolbus.ReadOnly,
 		Timeout:   cfg.Timeout + 5*time.Second,
-		MaxResult: 24 << 10, // ten results at their longest, whole
+		MaxResult: maxSearchResult,
 		Doing:     "🔎 searching the web",
 		DoingWith: searchingFor,
 		Tool:      toolbus.ToolFunc(func(ctx context.Context, raw json.RawMessage) (any, error) { return searchWeb(ctx, cfg, raw) }),
 	}
+}
+
+// words is a query as a search engine takes it: control bytes, such as a
+// NUL or an escape, are spaces, and runs of spaces one space.
+func words(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
 }
 
 // searchingFor is what the status message shows: the query, in short.
@@ -76,7 +87,7 @@ func searchingFor(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &args) != nil {
 		return ""
 	}
-	q := strings.Join(strings.Fields(args.Query), " ")
+	q := words(args.Query)
 	if q == "" {
 		return ""
 	}
@@ -101,7 +112,7 @@ func searchWeb(ctx context.Context, cfg WebSearchConfig, raw json.RawMessage) (a
 	if err := decodeArgs(raw, &args); err != nil {
 		return nil, err
 	}
-	q := websearch.Query{Text: strings.Join(strings.Fields(args.Query), " "), Count: args.Count, Recency: args.Recency}
+	q := websearch.Query{Text: words(args.Query), Count: args.Count, Recency: args.Recency}
 	if q.Text == "" || utf8.RuneCountInString(q.Text) > maxSearchQuery {
 		return nil, toolbus.Errorf(toolbus.CodeInvalidArgs, "query must be 1 to %d characters of words to search for", maxSearchQuery)
 	}
@@ -137,7 +148,24 @@ func searchWeb(ctx context.Context, cfg WebSearchConfig, raw json.RawMessage) (a
 	if len(shown) == 0 {
 		out["note"] = "Nothing found. Try other or fewer words, or a wider recency, or tell the person nothing was found."
 	}
-	return out, nil
+	return fitResults(out, shown), nil
+}
+
+// fitResults leaves out the last results until the answer fits in
+// maxSearchResult bytes as JSON, and says how many went, so that the model
+// reads whole results rather than a cut-off string. JSON writes "&", "<"
+// and ">" as six bytes each, and results full of them would not fit.
+func fitResults(out map[string]any, shown []found) map[string]any {
+	note := out["note"]
+	for n := len(shown); n > 0; n-- {
+		if data, err := json.Marshal(out); err == nil && len(data) <= maxSearchResult {
+			break
+		}
+		left := len(shown) - n + 1
+		out["results"], out["left_out"] = shown[:n-1], left
+		out["note"] = fmt.Sprintf("%s %s did not fit and were left out.", note, plural(left, "more result"))
+	}
+	return out
 }
 
 // searchFailure is what the model is told of a provider's failure, with

@@ -1,6 +1,7 @@
 package websearch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -34,14 +35,16 @@ type Brave struct {
 // web is missing when nothing was found.
 type braveAnswer struct {
 	Web *struct {
-		Results []struct {
-			Title       string `json:"title"`
-			URL         string `json:"url"`
-			Description string `json:"description"`
-			PageAge     string `json:"page_age"`
-			Age         string `json:"age"`
-		} `json:"results"`
+		Results firstOf[braveResult] `json:"results"`
 	} `json:"web"`
+}
+
+type braveResult struct {
+	Title       string `json:"title"`
+	URL         string `json:"url"`
+	Description string `json:"description"`
+	PageAge     string `json:"page_age"`
+	Age         string `json:"age"`
 }
 
 // braveError is Brave's error answer, an ErrorResponse: error.code names
@@ -71,7 +74,10 @@ func (b Brave) Search(ctx context.Context, q Query) ([]Result, error) {
 	endpoint.RawQuery = params.Encode()
 	resp, body, err := get(ctx, b.Client, endpoint.String(), http.Header{"X-Subscription-Token": {b.APIKey.Reveal()}})
 	if err != nil {
-		return nil, &Error{Provider: "brave", Kind: Unavailable, Detail: err.Error()}
+		return nil, &Error{Provider: "brave", Kind: failureKind(err), Detail: err.Error()}
+	}
+	if key := b.APIKey.Reveal(); key != "" { // a proxy, or Brave, that repeats it
+		body = bytes.ReplaceAll(body, []byte(key), []byte("[key]"))
 	}
 	if e := braveFailure(resp, body); e != nil {
 		return nil, e
@@ -148,7 +154,7 @@ func braveRetry(h http.Header) time.Duration {
 	if wait == 0 && len(reset) > 0 {
 		wait = reset[0]
 	}
-	return time.Duration(wait) * time.Second
+	return seconds(wait)
 }
 
 // numbers reads "1, 15000"; a value that is not a number ends the list.

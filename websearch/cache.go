@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/ryo-bot/ryo"
 )
@@ -18,7 +19,7 @@ import (
 const DefaultCacheEntries = 256
 
 // Cached keeps a Searcher's answers for a while: the same query (same
-// words in any case and spacing, same recency and count) within TTL is
+// words in any case, spacing or Unicode form, same recency and count) within TTL is
 // answered from memory, and identical queries asked at once share one
 // request. Failures are not kept. The zero value is not usable; call
 // NewCached.
@@ -78,9 +79,12 @@ func (c *Cached) Search(ctx context.Context, q Query) ([]Result, error) {
 	}
 }
 
-// cacheKey is what identical queries share.
+// cacheKey is what identical queries share: the words in any case and
+// spacing, and in either Unicode form (é as one character or as e and an
+// accent).
 func cacheKey(q Query) string {
-	return strings.ToLower(strings.Join(strings.Fields(q.Text), " ")) + "\x00" + q.Recency + "\x00" + strconv.Itoa(q.Count)
+	text := norm.NFC.String(strings.ToLower(strings.Join(strings.Fields(q.Text), " ")))
+	return text + "\x00" + q.Recency + "\x00" + strconv.Itoa(q.Count)
 }
 
 func (c *Cached) get(key string) ([]Result, bool) {

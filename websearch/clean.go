@@ -5,7 +5,10 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 )
 
 // Bounds of what one result may carry, in characters.
@@ -54,7 +57,9 @@ func tidy(found []Result, q Query, now time.Time) []Result {
 }
 
 // webURL parses an address a person can open: absolute http or https with
-// a host, of sane length, without credentials.
+// a host, of sane length, without credentials. A host in another script is
+// given in ASCII, its punycode form, so that a Cyrillic "аpple.com" reads
+// xn--pple-43d.com and cannot pass for apple.com.
 func webURL(s string) (*url.URL, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" || len(s) > maxURL {
@@ -64,7 +69,26 @@ func webURL(s string) (*url.URL, bool) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil {
 		return nil, false
 	}
-	return u, true
+	if host := u.Hostname(); !isASCII(host) {
+		ascii, err := idna.Lookup.ToASCII(host)
+		if err != nil {
+			return nil, false
+		}
+		if port := u.Port(); port != "" {
+			ascii += ":" + port
+		}
+		u.Host = ascii
+	}
+	return u, len(u.String()) <= maxURL
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // sameURL is what two addresses of one page have in common: the host in
@@ -79,9 +103,10 @@ func site(u *url.URL) string {
 	return strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
 }
 
-// plain is text without markup: tags dropped, entities read, runs of white
-// space one space. Providers mark the words that matched with <b> or
-// <strong> and escape what they quote.
+// plain is text without markup: tags dropped, entities read, characters
+// that hide or reorder text dropped, runs of white space one space.
+// Providers mark the words that matched with <b> or <strong> and escape
+// what they quote.
 func plain(s string) string {
 	s = strings.ToValidUTF8(s, "")
 	var b strings.Builder
@@ -103,7 +128,23 @@ func plain(s string) string {
 		}
 		s = s[i+end+1:]
 	}
-	return strings.Join(strings.Fields(html.UnescapeString(b.String())), " ")
+	return strings.Join(strings.Fields(strings.Map(visible, html.UnescapeString(b.String()))), " ")
+}
+
+// visible is r, or -1 for a character that hides or reorders text when
+// the model quotes it: format characters (a right-to-left override that
+// turns "moc.elppa" into apple.com, zero-width spaces, invisible tag
+// characters that spell words only a model reads), control bytes other
+// than white space, and U+FFFD, a byte that was not UTF-8. The joiners
+// that build emoji and Persian or Indic words stay.
+func visible(r rune) rune {
+	switch {
+	case r == '\u200c' || r == '\u200d':
+		return r
+	case r == utf8.RuneError || unicode.Is(unicode.Cf, r) || unicode.IsControl(r) && !unicode.IsSpace(r):
+		return -1
+	}
+	return r
 }
 
 // opensTag reports whether c, after a "<", starts a tag or a comment.

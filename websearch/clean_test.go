@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -24,13 +25,18 @@ func TestPlain(t *testing.T) {
 }
 
 func FuzzPlain(f *testing.F) {
-	for _, s := range []string{"a <b>b</b>", "&amp;&#1;&#xffffff;", "<<>>", "\xff<"} {
+	for _, s := range []string{"a <b>b</b>", "&amp;&#1;&#xffffff;", "&#x202e;x\u2066", "\U000e0041", "<<>>", "\xff<"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got := plain(s)
 		if !utf8.ValidString(got) || got != strings.TrimSpace(got) || strings.Contains(got, "  ") {
 			t.Fatalf("plain(%q) = %q", s, got)
+		}
+		if i := strings.IndexFunc(got, func(r rune) bool {
+			return r == utf8.RuneError || unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d' || unicode.IsControl(r)
+		}); i >= 0 {
+			t.Fatalf("plain(%q) = %q keeps a hidden character at %d", s, got, i)
 		}
 		if c := clip(got, 10); utf8.RuneCountInString(c) > 10 {
 			t.Fatalf("clip(%q) = %q", got, c)

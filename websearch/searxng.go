@@ -32,15 +32,17 @@ type SearxNG struct {
 // often 0 even with results, so it is not read; answers, infoboxes,
 // suggestions and corrections are not used.
 type searxngAnswer struct {
-	Query   string `json:"query"`
-	Results []struct {
-		URL           string  `json:"url"`
-		Title         string  `json:"title"`
-		Content       string  `json:"content"`
-		Engine        string  `json:"engine"`
-		PublishedDate *string `json:"publishedDate"`
-	} `json:"results"`
-	Unresponsive []json.RawMessage `json:"unresponsive_engines"`
+	Query        string                   `json:"query"`
+	Results      firstOf[searxngResult]   `json:"results"`
+	Unresponsive firstOf[json.RawMessage] `json:"unresponsive_engines"`
+}
+
+type searxngResult struct {
+	URL           string  `json:"url"`
+	Title         string  `json:"title"`
+	Content       string  `json:"content"`
+	Engine        string  `json:"engine"`
+	PublishedDate *string `json:"publishedDate"`
 }
 
 // searxngTimeRanges are SearxNG's time_range values, one per recency.
@@ -58,7 +60,7 @@ func (s SearxNG) Search(ctx context.Context, q Query) ([]Result, error) {
 	endpoint.RawQuery = params.Encode()
 	resp, body, err := get(ctx, s.Client, endpoint.String(), nil)
 	if err != nil {
-		return nil, &Error{Provider: "searxng", Kind: Unavailable, Detail: err.Error()}
+		return nil, &Error{Provider: "searxng", Kind: failureKind(err), Detail: err.Error()}
 	}
 	if e := searxngFailure(resp, body); e != nil {
 		return nil, e

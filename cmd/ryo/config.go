@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -146,7 +147,7 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		ImageAPIKey:       ryo.Secret(r.str("RYO_IMAGE_API_KEY", "")),
 		ImageTimeout:      r.duration("RYO_IMAGE_TIMEOUT", 2*time.Minute, time.Second),
 		SearxNGURL:        r.optionalURL("RYO_SEARXNG_URL", "http://searxng:8080"),
-		BraveAPIKey:       ryo.Secret(r.str("RYO_BRAVE_API_KEY", "")),
+		BraveAPIKey:       ryo.Secret(r.key("RYO_BRAVE_API_KEY")),
 		SearchResults:     r.between("RYO_SEARCH_RESULTS", 5, 1, 10),
 		SearchCache:       r.every("RYO_SEARCH_CACHE", 5*time.Minute, time.Second),
 		SearchTimeout:     r.duration("RYO_SEARCH_TIMEOUT", 10*time.Second, time.Second),
@@ -192,6 +193,16 @@ func (r *reader) str(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// key reads an API key, which a header carries: one word, no spaces or
+// control bytes inside. The value is not quoted back.
+func (r *reader) key(name string) string {
+	v := r.str(name, "")
+	if strings.ContainsFunc(v, func(c rune) bool { return unicode.IsSpace(c) || unicode.IsControl(c) }) {
+		r.fail(name, "has a space or a control character inside it: paste the key alone")
+	}
+	return v
 }
 
 func (r *reader) token(name string, required bool) string {

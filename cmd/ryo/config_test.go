@@ -265,3 +265,65 @@ func TestConfigWebSearch(t *testing.T) {
 		}
 	}
 }
+
+// Odd values of the web search settings: a SearxNG address with a path,
+// a trailing slash, a query string, https or credentials is taken (the
+// query string is not sent: ryo writes its own), and a bad one is refused
+// without its password in the message; results, cache and timeout refuse
+// what they cannot mean.
+func TestConfigWebSearchOddValues(t *testing.T) {
+	for _, v := range []string{"http://searx.example/searx/", "https://searx.example", "http://searx.example/?safesearch=1", "http://ryo:s3cret@searxng:8080"} {
+		vars := minimal()
+		vars["RYO_SEARXNG_URL"] = v
+		if c, err := LoadConfig(env(vars), true); err != nil || c.SearxNGURL == nil || c.SearxNGURL.String() != v {
+			t.Errorf("%s: %v, %v", v, c.SearxNGURL, err)
+		}
+	}
+	for _, v := range []string{"ftp://ryo:s3cret@searxng", "http://ryo:s3cret@", "http://ryo:s3cret@searx ng:8080", "ryo:s3cret@searxng:8080"} {
+		vars := minimal()
+		vars["RYO_SEARXNG_URL"] = v
+		_, err := LoadConfig(env(vars), true)
+		if err == nil || !strings.Contains(err.Error(), "RYO_SEARXNG_URL: want an http(s) URL") || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: %v", v, err)
+		}
+	}
+	for name, values := range map[string][]string{
+		"RYO_SEARCH_RESULTS": {"0", "-1", "1000", "5.5", "five"},
+		"RYO_SEARCH_CACHE":   {"-5m", "500ms", "forever", "5"},
+		"RYO_SEARCH_TIMEOUT": {"0", "-1s", "off"},
+	} {
+		for _, v := range values {
+			vars := minimal()
+			vars[name] = v
+			if _, err := LoadConfig(env(vars), true); err == nil || !strings.HasPrefix(err.Error(), name+": want") {
+				t.Errorf("%s=%s: %v", name, v, err)
+			}
+		}
+	}
+	for _, v := range []string{"off", "OFF", "0"} {
+		vars := minimal()
+		vars["RYO_SEARCH_CACHE"] = v
+		if c, err := LoadConfig(env(vars), true); err != nil || c.SearchCache != 0 {
+			t.Errorf("RYO_SEARCH_CACHE=%s: %v, %v", v, c.SearchCache, err)
+		}
+	}
+}
+
+// A Brave key pasted with a space, a tab or a control byte inside it is
+// refused at start, without quoting it: a header cannot carry it, and the
+// search would otherwise fail later as if Brave were down.
+func TestConfigBraveKeyShape(t *testing.T) {
+	for _, v := range []string{"BSAkey with space", "BSAkey\x00nul", "BSAkey\tTAB", "BSAkey\r\nX-Other: 1"} {
+		vars := minimal()
+		vars["RYO_BRAVE_API_KEY"] = v
+		_, err := LoadConfig(env(vars), true)
+		if err == nil || !strings.HasPrefix(err.Error(), "RYO_BRAVE_API_KEY: ") || strings.Contains(err.Error(), "BSAkey") {
+			t.Errorf("%q: %v", v, err)
+		}
+	}
+	vars := minimal()
+	vars["RYO_BRAVE_API_KEY"] = "  BSA_key-0123456789abcdefXYZ\n"
+	if c, err := LoadConfig(env(vars), true); err != nil || c.BraveAPIKey.Reveal() != "BSA_key-0123456789abcdefXYZ" {
+		t.Errorf("a key with spaces around it: %v", err)
+	}
+}
