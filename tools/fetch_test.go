@@ -53,6 +53,7 @@ func TestWebFetchCutsLongText(t *testing.T) {
 	}{
 		{strings.Repeat("word ", 4000), `{"url":"https://a.example/"}`, 6000},
 		{strings.Repeat("word ", 4000), `{"url":"https://a.example/","max_chars":500}`, 500},
+		{strings.Repeat("word ", 4000), `{"url":"https://a.example/","max_chars":7e2}`, 700},
 		{strings.Repeat("語", 20000), `{"url":"https://a.example/","max_chars":12000}`, 12000},
 	} {
 		out, err := runTool(t, WebFetch(pages{text: c.text}), c.args)
