@@ -8,12 +8,18 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ledongthuc/pdf"
 )
 
 // maxPDFPages is the most pages of a PDF whose text is read.
 const maxPDFPages = 2000
+
+// maxPDFTime is how long the text of a PDF's pages is read for; the pages
+// not reached by then are left out. Many pages may share one large content
+// stream, which the reader reads again for each.
+const maxPDFTime = 5 * time.Second
 
 // maxPDFInflated is the most bytes a PDF's compressed streams may expand
 // to, all together: a small file must not unpack into gigabytes.
@@ -44,8 +50,9 @@ func fromPDF(body []byte) (p Page, err error) {
 	}
 	var b strings.Builder
 	fonts := map[string]*pdf.Font{}
+	deadline := time.Now().Add(maxPDFTime)
 	for i, page := range pages {
-		if b.Len() >= MaxText {
+		if b.Len() >= MaxText || time.Now().After(deadline) {
 			complete = false
 			break
 		}
