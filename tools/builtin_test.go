@@ -12,7 +12,7 @@ import (
 )
 
 // verbs are the imperative verbs the descriptions may start with.
-var verbs = map[string]bool{"Evaluate": true, "Get": true, "Convert": true, "Describe": true, "Fit": true, "Calculate": true, "Test": true, "Draw": true, "Search": true}
+var verbs = map[string]bool{"Evaluate": true, "Get": true, "Convert": true, "Describe": true, "Fit": true, "Calculate": true, "Test": true, "Draw": true, "Search": true, "Read": true}
 
 var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 
@@ -21,7 +21,7 @@ func TestBuiltinSpecs(t *testing.T) {
 	if len(specs) != 9 {
 		t.Fatalf("Builtin returned %d specs; want 9", len(specs))
 	}
-	specs = append(specs, HistorySearch(nil)) // wired apart: it needs the store
+	specs = append(specs, HistorySearch(nil), WebFetch(pages{})) // wired apart: they need the store, a fetcher
 	names := map[string]bool{}
 	for _, s := range specs {
 		if !snakeCase.MatchString(s.Name) || names[s.Name] {
@@ -111,9 +111,9 @@ func checkObject(t *testing.T, path string, s map[string]any) {
 // Every tool ryo ships registers: its category is a known one, and its
 // examples' arguments are ones the tool accepts — run, they succeed.
 func TestEveryToolIsInTheCatalog(t *testing.T) {
-	known := map[toolbus.Category]bool{toolbus.MathFinance: true, toolbus.Charts: true, toolbus.Memory: true, toolbus.TimeUnits: true}
+	known := map[toolbus.Category]bool{toolbus.MathFinance: true, toolbus.Charts: true, toolbus.Memory: true, toolbus.TimeUnits: true, toolbus.Web: true}
 	specs := append(Builtin(time.UTC, nil), Memory(Recaller{}, nil)...)
-	specs = append(specs, AdminForget(Recaller{}), HistorySearch(nil))
+	specs = append(specs, AdminForget(Recaller{}), HistorySearch(nil), WebFetch(pages{}))
 	r := toolbus.NewRegistry()
 	for _, s := range specs {
 		if err := r.Register(s); err != nil {

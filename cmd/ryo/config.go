@@ -68,6 +68,7 @@ type Config struct {
 	SearchResults     int           // results web_search shows when the model does not say
 	SearchCache       time.Duration // how long a search's answer is kept; 0 keeps none
 	SearchTimeout     time.Duration // one search
+	FetchPrivate      bool          // web_fetch may read this machine's and its networks' addresses, on any port
 	PersonRate        int           // turns and commands one person may start a minute, once their burst is spent
 	PersonBurst       int           // turns and commands one person may start at once
 	Tiers             string        // which tools each tier unlocks: "name=tool,category,…;…"
@@ -93,7 +94,7 @@ var settingNames = []string{
 	"RYO_CONFIRM", "RYO_CONFIRM_TTL", "RYO_ADMINS_DECIDE", "RYO_ACCESS", "RYO_EMBED_MODEL",
 	"RYO_KNOWLEDGE_MAX_BYTES", "RYO_KNOWLEDGE_MAX_CHUNKS",
 	"RYO_IMAGE_URL", "RYO_IMAGE_MODEL", "RYO_IMAGE_API_KEY", "RYO_IMAGE_TIMEOUT",
-	"RYO_SEARXNG_URL", "RYO_BRAVE_API_KEY", "RYO_SEARCH_RESULTS", "RYO_SEARCH_CACHE", "RYO_SEARCH_TIMEOUT",
+	"RYO_SEARXNG_URL", "RYO_BRAVE_API_KEY", "RYO_SEARCH_RESULTS", "RYO_SEARCH_CACHE", "RYO_SEARCH_TIMEOUT", "RYO_FETCH_PRIVATE",
 	"RYO_PERSON_RATE", "RYO_PERSON_BURST", "RYO_TIERS", "RYO_DEFAULT_TIER", "RYO_APIS", "RYO_APIS_REFRESH",
 	"RYO_RETAIN_UPDATES", "RYO_RETAIN_VIEWS", "RYO_RETAIN_ACTIONS", "RYO_RETAIN_CONTEXT",
 }
@@ -156,6 +157,7 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		SearchResults:     r.between("RYO_SEARCH_RESULTS", 5, 1, 10),
 		SearchCache:       r.every("RYO_SEARCH_CACHE", 5*time.Minute, time.Second),
 		SearchTimeout:     r.duration("RYO_SEARCH_TIMEOUT", 10*time.Second, time.Second),
+		FetchPrivate:      r.oneOf("RYO_FETCH_PRIVATE", "off", "on", "off") == "on",
 		PersonRate:        r.integer("RYO_PERSON_RATE", 12, 1),
 		PersonBurst:       r.integer("RYO_PERSON_BURST", 6, 1),
 		Tiers:             r.str("RYO_TIERS", ""),

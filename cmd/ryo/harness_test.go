@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ryo-bot/ryo/fetch"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/memory/memorytest"
 	"github.com/ryo-bot/ryo/ollamatest"
@@ -41,7 +42,8 @@ type harness struct {
 	logs  *syncBuffer
 	main  *Main
 	store *memory.DB
-	tools []toolbus.Spec // registered beside the built-in tools
+	tools []toolbus.Spec      // registered beside the built-in tools
+	fetch func(*fetch.Config) // adjusts web_fetch's settings, as Main.FetchConfig
 	stop  context.CancelFunc
 	ended chan error
 }
@@ -88,6 +90,7 @@ func (h *harness) start() {
 	}
 	h.main = NewMain(cfg, slog.New(slog.NewTextHandler(io.MultiWriter(h.logs, testWriter{h.t}), &slog.HandlerOptions{Level: cfg.LogLevel})))
 	h.main.Tools = h.tools
+	h.main.FetchConfig = h.fetch
 	ctx, cancel := context.WithCancel(context.Background())
 	h.stop, h.ended = cancel, make(chan error, 1)
 	go func() { h.ended <- h.main.Run(ctx) }()

@@ -123,8 +123,8 @@ func TestKnowledgeAddRefusals(t *testing.T) {
 	h.reply(bobDM, q.ID, "Only admins add and delete")
 	q = h.tg.SendText(dm, alice, "/knowledge add")
 	h.reply(dm, q.ID, "Usage:")
-	q = h.tg.SendText(dm, alice, "/knowledge add https://example.com/guide")
-	h.reply(dm, q.ID, "I cannot read web pages here")
+	q = h.tg.SendText(dm, alice, "/knowledge add ftp://files.example/guide")
+	h.reply(dm, q.ID, "Send /knowledge add with a web address (https://…)")
 	if docs, total, _ := h.db().Documents(bg(t), dm.ID, 0, 10); total != 0 {
 		t.Fatalf("documents stored despite the refusals: %+v", docs)
 	}

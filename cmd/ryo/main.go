@@ -17,6 +17,7 @@ import (
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
 	"github.com/ryo-bot/ryo/bot"
+	"github.com/ryo-bot/ryo/fetch"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/ollama"
 	"github.com/ryo-bot/ryo/prompts"
@@ -113,6 +114,12 @@ type Main struct {
 	// Tools are tools beyond the built-in ones, registered at start.
 	Tools []toolbus.Spec
 
+	// FetchConfig, when set, adjusts the settings of the fetcher web_fetch
+	// and /knowledge add <url> read pages with, before it is made:
+	// end-to-end tests route public names to local servers with its
+	// resolver and dial hooks.
+	FetchConfig func(*fetch.Config)
+
 	// Clock is the one clock every part reads the time from.
 	Clock ryo.Clock
 
@@ -163,7 +170,9 @@ func (m *Main) Run(ctx context.Context) error {
 	m.APIs = newAPISync(cfg.APIs, db, m.Clock, cfg.APIsRefresh, log)
 	apis := m.APIs.load(ctx)
 	logAPIs(log, apis)
-	registry, err := newRegistry(cfg, m.Clock, log, append(append(tools.Memory(recall, m.Clock), tools.HistorySearch(db), tools.KnowledgeSearch(db, recall.Vector)), m.Tools...), apis)
+	fetcher := m.fetcher()
+	registry, err := newRegistry(cfg, m.Clock, log, append(append(tools.Memory(recall, m.Clock), tools.HistorySearch(db),
+		tools.KnowledgeSearch(db, recall.Vector), tools.WebFetch(fetcher)), m.Tools...), apis)
 	if err != nil {
 		return err
 	}
@@ -195,7 +204,8 @@ func (m *Main) Run(ctx context.Context) error {
 		Tools: registry, Tiers: tiers, ConfirmTTL: cfg.ConfirmTTL, AdminsDecide: cfg.AdminsDecide, Location: cfg.Timezone, Access: cfg.Access,
 		PersonRate: cfg.PersonRate, PersonBurst: cfg.PersonBurst,
 		Recall: recall, Clock: m.Clock, Metrics: stats,
-		Knowledge: bot.KnowledgeConfig{MaxBytes: cfg.KnowledgeBytes, MaxChunks: cfg.KnowledgeChunks},
+		Knowledge: bot.KnowledgeConfig{MaxBytes: cfg.KnowledgeBytes, MaxChunks: cfg.KnowledgeChunks,
+			Extract: readDocument, Pages: pageReader{fetcher}},
 		Retention: memory.Retention{Updates: cfg.RetainUpdates, Views: cfg.RetainViews, Actions: cfg.RetainActions, Context: cfg.RetainContext},
 	}, log, db, answerer, cfg.Model)
 	if err != nil {
@@ -212,6 +222,15 @@ func (m *Main) Run(ctx context.Context) error {
 	defer func() { stopSync(); <-synced }()
 	close(m.ready)
 	return b.Run(ctx)
+}
+
+// fetcher is what web_fetch reads pages with.
+func (m *Main) fetcher() *fetch.Fetcher {
+	fc := fetch.Config{AllowPrivate: m.Config.FetchPrivate, Log: m.Log}
+	if m.FetchConfig != nil {
+		m.FetchConfig(&fc)
+	}
+	return fetch.New(fc)
 }
 
 // newRegistry lists the tools the model may use: the built-in ones,

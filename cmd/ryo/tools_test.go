@@ -46,7 +46,7 @@ func TestToolsCatalog(t *testing.T) {
 	h.start()
 	q := h.tg.SendText(dm, alice, "/tools")
 	home := h.reply(dm, q.ID, "What I can do")
-	want := [][]string{{"Math & Finance · 6"}, {"Charts · 1"}, {"Time & Units · 2"}, {"Memory · 4"}, {"Knowledge · 1"}, {"Gadgets · 12"}}
+	want := [][]string{{"Math & Finance · 6"}, {"Charts · 1"}, {"Web · 1"}, {"Time & Units · 2"}, {"Memory · 4"}, {"Knowledge · 1"}, {"Gadgets · 12"}}
 	if got := buttonTexts(home); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("kinds = %v; want %v", got, want)
 	}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/ryo-bot/ryo/fetch"
+	"github.com/ryo-bot/ryo/ollamatest"
+)
+
+// newsIP is where the tests' news.example is found. Nothing is sent there:
+// the test network dials the local page server in its place.
+const newsIP = "93.184.215.14"
+
+// webNet is the network web_fetch sees in a test: names resolve as names
+// says, and the checked address newsIP:443 reaches srv; any other dial
+// fails the test.
+func webNet(t *testing.T, srv *httptest.Server, names map[string]string) func(*fetch.Config) {
+	return func(c *fetch.Config) {
+		c.Resolver = resolverFunc(func(host string) ([]netip.Addr, error) {
+			if a, ok := names[host]; ok {
+				return []netip.Addr{netip.MustParseAddr(a)}, nil
+			}
+			return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+		})
+		c.Dial = func(ctx context.Context, network, address string) (net.Conn, error) {
+			if address != newsIP+":443" || srv == nil {
+				t.Errorf("web_fetch dialled %s", address)
+				return nil, fmt.Errorf("test network: nothing at %s", address)
+			}
+			var d net.Dialer
+			return d.DialContext(ctx, network, srv.Listener.Addr().String())
+		}
+		if srv != nil {
+			tlsConfig := srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+			tlsConfig.ServerName = "example.com" // the name the test server's certificate carries
+			c.TLS = tlsConfig
+		}
+	}
+}
+
+type resolverFunc func(host string) ([]netip.Addr, error)
+
+func (f resolverFunc) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	return f(host)
+}
+
+const ferryPage = `<!doctype html><html><head><title>Ferry times change in winter</title></head><body>
+<nav><a href="/">Home</a> <a href="/sport">Sport</a></nav>
+<article><h1>Ferry times change in winter</h1>
+<p>From the first of December the ferry to the island leaves at seven every morning, an hour later than in summer.
+The harbour master said the change follows the <a href="/reports/winter">winter report</a> published last week.</p>
+<p>Tickets still cost twelve euros and are sold on board, and the last boat back leaves the island at six in the evening.</p>
+</article></body></html>`
+
+// "summarise https://news.example/…": the model reads the page with
+// web_fetch — the status message names the site meanwhile — and answers
+// from its text.
+func TestSummariseAWebPage(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select { // the page is served once the status message has said what is read
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, ferryPage)
+	}))
+	t.Cleanup(srv.Close)
+	h := newHarness(t)
+	h.env["RYO_DRAFTS"] = "off"
+	h.fetch = webNet(t, srv, map[string]string{"news.example": newsIP})
+	const answer = "The ferry will leave at seven from December; tickets stay at twelve euros."
+	h.llm.Enqueue(ollamatest.Reply{Content: command("web_fetch", `{"url":"https://news.example/2026/ferry"}`)},
+		ollamatest.Reply{Content: envelope(answer)})
+	h.start()
+	q := h.tg.SendText(dm, alice, "summarise https://news.example/2026/ferry")
+	h.waitFor("the status naming the site", func() bool {
+		return anyContains(edits(h), "📄 reading news.example…")
+	})
+	close(release)
+	h.answer(dm, q.ID, answer)
+	reqs := h.llm.Requests()
+	shown := reqs[len(reqs)-1].Messages
+	result := shown[len(shown)-1].Content
+	for _, want := range []string{"__tool_result__ web_fetch ", "leaves at seven every morning", "[winter report](https://news.example/reports/winter)",
+		`"title":"Ferry times change in winter"`, `"url":"https://news.example/2026/ferry"`} {
+		if !strings.Contains(result, want) {
+			t.Errorf("the model read %q; want %q in it", result, want)
+		}
+	}
+	if strings.Contains(result, "Sport") {
+		t.Errorf("the model read the page's navigation: %s", result)
+	}
+	if system := reqs[0].Messages[0].Content; !strings.Contains(system, "- web_fetch:") {
+		t.Fatal("the model was not offered web_fetch")
+	}
+}
+
+// A link to the cloud metadata address, or to a name that resolves to this
+// machine, is refused before anything is sent: the model reads why, in
+// words it can pass on, and the log says what was refused.
+func TestWebFetchRefusesPrivateAddresses(t *testing.T) {
+	h := newHarness(t)
+	h.fetch = webNet(t, nil, map[string]string{"sneaky.example": "127.0.0.1"})
+	h.llm.Enqueue(ollamatest.Reply{Content: command("web_fetch", `{"url":"http://169.254.169.254/latest/meta-data/"}`)},
+		ollamatest.Reply{Content: envelope("I can't read that address: it is not a public web page.")},
+		ollamatest.Reply{Content: command("web_fetch", `{"url":"http://sneaky.example/admin"}`)},
+		ollamatest.Reply{Content: envelope("That link leads to a private address, so I won't read it.")})
+	h.start()
+	q := h.tg.SendText(dm, alice, "what's at http://169.254.169.254/latest/meta-data/ ?")
+	h.answer(dm, q.ID, "I can't read that address")
+	q = h.tg.SendText(dm, alice, "summarise http://sneaky.example/admin")
+	h.answer(dm, q.ID, "private address")
+	reqs := h.llm.Requests()
+	for i, want := range map[int]string{1: "169.254.169.254 is a cloud metadata address", 3: "sneaky.example resolves to 127.0.0.1, a loopback address"} {
+		shown := reqs[i].Messages
+		result := shown[len(shown)-1].Content
+		if !strings.Contains(result, `"refused_address"`) || !strings.Contains(result, want) || !strings.Contains(result, "only public web pages can be read") {
+			t.Errorf("the model read %q; want a refusal saying %q", result, want)
+		}
+	}
+	logs := h.logs.String()
+	if !strings.Contains(logs, "web fetch refused") || !strings.Contains(logs, "host=169.254.169.254") || !strings.Contains(logs, "host=sneaky.example") {
+		t.Errorf("the log lacks the refusals:\n%s", logs)
+	}
+}
