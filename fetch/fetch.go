@@ -14,6 +14,9 @@ import (
 	"path"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 )
 
 // Errors a fetch or an extraction ends with, wrapped with the details.
@@ -155,7 +158,10 @@ func (f *Fetcher) checkURL(u *url.URL) error {
 	if u.User != nil {
 		return fmt.Errorf("%w: links with a user name or password are not read", ErrBadURL)
 	}
-	host := u.Hostname()
+	host, err := asciiHost(u)
+	if err != nil {
+		return err
+	}
 	if host == "" {
 		return fmt.Errorf("%w: the link has no host", ErrBadURL)
 	}
@@ -175,6 +181,38 @@ func (f *Fetcher) checkURL(u *url.URL) error {
 		return fmt.Errorf("%w: %s is %s", ErrRefusedAddress, host, why)
 	}
 	return nil
+}
+
+// asciiHost writes u's host as the network knows it, in ASCII — a name in
+// another script as punycode, full-width digits and ideographic full stops
+// as ASCII ones, invisible characters dropped, as the HTTP client would
+// before it dials — and returns it, so that every check sees the name that
+// is looked up. A host that has no such form is a bad link.
+func asciiHost(u *url.URL) (string, error) {
+	host := u.Hostname()
+	if isASCII(host) {
+		return host, nil
+	}
+	ascii, err := idna.Lookup.ToASCII(host)
+	if err != nil || !isASCII(ascii) {
+		return "", fmt.Errorf("%w: the host name cannot be written as a web address", ErrBadURL)
+	}
+	ascii = strings.ToLower(ascii)
+	if p := u.Port(); p != "" {
+		u.Host = net.JoinHostPort(ascii, p)
+	} else {
+		u.Host = ascii
+	}
+	return ascii, nil
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // checkRedirect lets the client follow a redirect to an address checkURL
