@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"os/exec"
 	"path"
 	"strings"
 	"time"
@@ -64,13 +65,21 @@ type Config struct {
 	TLS       *tls.Config  // for tests that serve https; the system's roots when nil
 	Log       *slog.Logger // told what was refused and what failed; nowhere when nil
 	UserAgent string       // DefaultUserAgent when ""
+	// Worker, when set, makes the command a body's text is extracted in:
+	// a process of its own that runs ServeWorker, such as the program
+	// itself started with a hidden subcommand. A hostile PDF or page can
+	// then at worst fail its fetch — the worker is killed at the fetch's
+	// deadline, and dies past WorkerMemory — never stall or exhaust this
+	// process. When nil, text is extracted in this process.
+	Worker func(ctx context.Context) *exec.Cmd
 }
 
 // Fetcher reads web pages within its Config's bounds. It is safe for
 // concurrent use.
 type Fetcher struct {
-	cfg    Config
-	client *http.Client
+	cfg     Config
+	client  *http.Client
+	workers chan struct{} // one token per worker running
 }
 
 // New returns a Fetcher for cfg.
@@ -97,7 +106,7 @@ func New(cfg Config) *Fetcher {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = DefaultUserAgent
 	}
-	f := &Fetcher{cfg: cfg}
+	f := &Fetcher{cfg: cfg, workers: make(chan struct{}, maxWorkers)}
 	transport := &http.Transport{
 		Proxy:                  nil, // a proxy would resolve and dial out of the guard's sight
 		DialContext:            f.dial,
@@ -322,7 +331,7 @@ func (f *Fetcher) get(ctx context.Context, u *url.URL) (Page, error) {
 	if cut && (k == pdfKind || k == unsupported) { // a cut PDF cannot be read
 		return Page{}, fmt.Errorf("%w: the file is larger than the %d bytes that are read", ErrTooLarge, f.cfg.MaxBytes)
 	}
-	page, err := Extract(body, contentType, name, final.String())
+	page, err := f.extract(ctx, body, contentType, name, final.String())
 	if err != nil {
 		return Page{}, err
 	}
