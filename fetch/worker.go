@@ -73,7 +73,7 @@ func (e *sentinelError) Unwrap() error { return e.kind }
 // runs it, and Config.Worker starts that subcommand. A body that makes
 // the extraction take too much memory kills the worker, not its parent.
 func ServeWorker(in io.Reader, out io.Writer) error {
-	if err := limitMemory(WorkerMemory); err != nil {
+	if err := limitMemory(WorkerMemory * raceRoom); err != nil {
 		return fmt.Errorf("limit the worker's memory: %w", err)
 	}
 	debug.SetMemoryLimit(WorkerMemory / 2)
