@@ -1,18 +1,31 @@
 package main
 
 import (
+	"bytes"
+	"compress/zlib"
 	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/ryo-bot/ryo/fetch"
 	"github.com/ryo-bot/ryo/ollamatest"
 )
+
+// TestMain lets this test binary serve as web_fetch's worker, as ryo does
+// when the fetcher starts it again with the hidden subcommand: without
+// it, the fetcher would start the tests themselves.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == fetchWorkerCommand {
+		os.Exit(fetchWorker(os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
 
 // newsIP is where the tests' news.example is found. Nothing is sent there:
 // the test network dials the local page server in its place.
@@ -131,4 +144,60 @@ func TestWebFetchRefusesPrivateAddresses(t *testing.T) {
 	if !strings.Contains(logs, "web fetch refused") || !strings.Contains(logs, "host=169.254.169.254") || !strings.Contains(logs, "host=sneaky.example") {
 		t.Errorf("the log lacks the refusals:\n%s", logs)
 	}
+}
+
+// A small PDF that asks the reader for 12 GB of text kills only the worker
+// that reads it: the model is told the file is too large (or, with the
+// race detector's slow worker, that it took too long), the bot answers,
+// and the log says why the worker was stopped.
+func TestWebFetchSurvivesAPDFBomb(t *testing.T) {
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	w.Write([]byte("BT (" + strings.Repeat("a", 4<<20) + ") Tj ET "))
+	w.Close()
+	bomb := pdfOf("<</Type /Catalog /Pages 2 0 R>>", "<</Type /Pages /Kids [3 0 R] /Count 1>>",
+		"<</Type /Page /Parent 2 0 R /Resources <<>> /Contents ["+strings.Repeat("4 0 R ", 3000)+"]>>",
+		fmt.Sprintf("<</Filter /FlateDecode /Length %d>>\nstream\n%s\nendstream", z.Len(), z.String()))
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		w.Write(bomb)
+	}))
+	t.Cleanup(srv.Close)
+	h := newHarness(t)
+	h.fetch = webNet(t, srv, map[string]string{"papers.example": newsIP})
+	h.llm.Enqueue(ollamatest.Reply{Content: command("web_fetch", `{"url":"https://papers.example/sleep.pdf"}`)},
+		ollamatest.Reply{Content: envelope("That PDF is too large for me to read here.")})
+	h.start()
+	q := h.tg.SendText(dm, alice, "what does https://papers.example/sleep.pdf say?")
+	h.answer(dm, q.ID, "too large for me to read")
+	reqs := h.llm.Requests()
+	shown := reqs[len(reqs)-1].Messages
+	result := shown[len(shown)-1].Content
+	if !strings.Contains(result, `"too_large"`) || !strings.Contains(result, "512 MB of memory") {
+		if !strings.Contains(result, "reading its text did not finish") {
+			t.Errorf("the model read %q", result)
+		}
+	}
+	if logs := h.logs.String(); !strings.Contains(logs, "web page text not extracted") {
+		t.Errorf("the log does not say what the worker died of:\n%s", logs)
+	}
+}
+
+// pdfOf writes objs, numbered from 1, into a PDF with a correct
+// cross-reference table; object 1 is the catalog.
+func pdfOf(objs ...string) []byte {
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offs := make([]int, len(objs))
+	for i, o := range objs {
+		offs[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	x := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, o := range offs {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<</Size %d /Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, x)
+	return b.Bytes()
 }
