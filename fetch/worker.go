@@ -149,10 +149,21 @@ func (f *Fetcher) workerFailed(ctx context.Context, said string, err error) erro
 		return fmt.Errorf("%w: reading its text did not finish within %v", ErrTimeout, f.cfg.Timeout)
 	case ctx.Err() != nil:
 		return context.Cause(ctx)
-	case strings.Contains(said, "out of memory") || strings.Contains(said, "stack exceeds"):
+	case outOfMemory(said):
 		return fmt.Errorf("%w: reading its text takes more than the %d MB of memory allowed", ErrTooLarge, WorkerMemory>>20)
 	}
 	return fmt.Errorf("%w: the reader failed (%v): %s", ErrUnreadable, err, firstLine(said))
+}
+
+// outOfMemory reports whether a worker's last words say it ran out of
+// memory: the runtime says so in several ways, by where it ran out.
+func outOfMemory(said string) bool {
+	for _, words := range []string{"out of memory", "cannot allocate memory", "stack exceeds", "failed to allocate"} {
+		if strings.Contains(said, words) {
+			return true
+		}
+	}
+	return false
 }
 
 func firstLine(s string) string {

@@ -118,7 +118,7 @@ func TestWorkerDiesOfAMemoryBomb(t *testing.T) {
 	if m.HeapAlloc > 200<<20 {
 		t.Fatalf("this process holds %d MB", m.HeapAlloc>>20)
 	}
-	if !strings.Contains(logs.String(), "out of memory") {
+	if !strings.Contains(logs.String(), "web page text not extracted") || !strings.Contains(logs.String(), "memory") {
 		t.Fatalf("the log says %q", logs.String())
 	}
 }
