@@ -156,9 +156,10 @@ func (f *Fetcher) workerFailed(ctx context.Context, said string, err error) erro
 }
 
 // outOfMemory reports whether a worker's last words say it ran out of
-// memory: the runtime says so in several ways, by where it ran out.
+// memory: the runtime says so in several ways, by where it ran out (a
+// thread's stack counts against the cap too).
 func outOfMemory(said string) bool {
-	for _, words := range []string{"out of memory", "cannot allocate memory", "stack exceeds", "failed to allocate"} {
+	for _, words := range []string{"out of memory", "cannot allocate memory", "stack exceeds", "failed to allocate", "pthread_create failed"} {
 		if strings.Contains(said, words) {
 			return true
 		}
