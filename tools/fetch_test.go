@@ -70,7 +70,7 @@ func TestWebFetchCutsLongText(t *testing.T) {
 		}
 	}
 	out, _ := runTool(t, WebFetch(pages{text: strings.Repeat("<&>", 4000)}), `{"url":"https://a.example/","max_chars":12000}`)
-	if len(out) > fetchMaxResult || !strings.Contains(out, `"note":"the text was cut`) {
+	if len(out) > fetchMaxResult || !strings.Contains(out, "The text was cut") {
 		t.Errorf("escaped text: %d bytes: %.200s", len(out), out)
 	}
 }
@@ -137,7 +137,7 @@ func TestWebFetchSaysWhatItDoes(t *testing.T) {
 		`{"url":"not a link"}`:                          "📄 reading a web page",
 		`{"url":"https://аpple.com/login"}`:             "📄 reading xn--pple-43d.com",
 		`{"url":"https://moc.elppa\u202e.example/"}`:    "📄 reading a web page",
-		`{"url":"https://[x](tg://user?id=1)/"}`:         "📄 reading a web page",
+		`{"url":"https://[x](tg://user?id=1)/"}`:        "📄 reading a web page",
 		`{`:                                             "📄 reading a web page",
 	} {
 		if got := spec.DoingOf(json.RawMessage(args)); got != want {
