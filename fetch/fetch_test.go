@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/japanese"
@@ -191,7 +192,9 @@ func TestSlowServerMeetsTheDeadline(t *testing.T) {
 }
 
 // Pages in Latin-1, declared in the header or in a <meta>, windows-1251
-// and Shift_JIS come out as UTF-8.
+// and Shift_JIS come out as UTF-8; so do pages whose declared charset lies
+// — UTF-8 called Shift_JIS or UTF-16, UTF-16 with its byte-order mark
+// called UTF-8.
 func TestCharsets(t *testing.T) {
 	latin1 := func(s string) string {
 		b, err := charmap.ISO8859_1.NewEncoder().String(s)
@@ -209,6 +212,9 @@ func TestCharsets(t *testing.T) {
 		{"latin-1 undeclared", "text/html", latin1("<html><body><p>Größe und Maß." + para + "</p></body></html>"), "Größe und Maß."},
 		{"windows-1251 in a meta", "text/html", `<html><head><meta charset="windows-1251"></head><body><p>` + cyrillic + para + `</p></body></html>`, "Привет, мир! Паром уходит в семь."},
 		{"windows-1251 text", "text/plain; charset=windows-1251", cyrillic, "Привет, мир! Паром уходит в семь."},
+		{"a meta that says shift_jis of a utf-8 page", "text/html", `<html><head><meta charset="shift_jis"></head><body><p>Grüße aus Köln, 東京.` + para + `</p></body></html>`, "Grüße aus Köln, 東京."},
+		{"a header that says utf-16 of utf-8 text", "text/plain; charset=utf-16", "Grüße aus Köln, 東京.", "Grüße aus Köln, 東京."},
+		{"a header that says utf-8 of utf-16 with its mark", "text/html; charset=utf-8", utf16LE("<html><body><p>Grüße aus Köln, 東京." + para + "</p></body></html>"), "Grüße aus Köln, 東京."},
 		{"shift_jis in a meta", "text/html", `<html><head><meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS"></head><body><p>` + sjis + para + `</p></body></html>`, "フェリーは毎朝七時に出ます。"},
 		{"utf-8 undeclared, ascii first", "text/html", "<html><body><p>" + strings.Repeat("x", 2000) + " Übergrößenträger</p></body></html>", "Übergrößenträger"},
 	}
@@ -314,4 +320,13 @@ func TestSecondAddressAnswers(t *testing.T) {
 	if _, dialled := n.record(); len(dialled) != 2 || dialled[0] != publicIP2+":80" || dialled[1] != publicIP+":80" {
 		t.Fatalf("dialled %v", dialled)
 	}
+}
+
+// utf16LE is s in UTF-16, little-endian, after its byte-order mark.
+func utf16LE(s string) string {
+	b := []byte{0xff, 0xfe}
+	for _, r := range utf16.Encode([]rune(s)) {
+		b = append(b, byte(r), byte(r>>8))
+	}
+	return string(b)
 }
