@@ -80,7 +80,7 @@ func Extract(body []byte, contentType, name, pageURL string) (Page, error) {
 	p.URL, p.ContentType = pageURL, canonicalType(k, media, name)
 	p.Title = shortTitle(strings.Map(visible, p.Title))
 	var cut bool
-	p.Text, cut = clip(strings.Map(visible, p.Text), MaxText)
+	p.Text, cut = clip(strings.TrimSpace(strings.Map(visible, p.Text)), MaxText)
 	p.Truncated = p.Truncated || cut
 	return p, nil
 }
@@ -274,6 +274,9 @@ func decode(body []byte, contentType string, isHTML bool) string {
 		sniff = sniff[:4] // enough for a byte-order mark, too little for a <meta> a text does not have
 	}
 	enc, name, certain := charset.DetermineEncoding(sniff, contentType)
+	if name != "utf-8" && !byteOrderMark(body) && plainlyUTF8(body) { // a declaration that lies: UTF-8 text never looks like that by chance
+		name = "utf-8"
+	}
 	if !certain && (name == "utf-8" || name == "windows-1252") { // its guess looks at the first 1 KB only
 		enc, name = charmap.Windows1252, "windows-1252"
 		if utf8.Valid(body) {
@@ -288,6 +291,26 @@ func decode(body []byte, contentType string, isHTML bool) string {
 		return strings.ToValidUTF8(string(body), "\uFFFD")
 	}
 	return string(out)
+}
+
+// byteOrderMark reports whether body starts with the mark of UTF-8 or
+// UTF-16, which is surer than any declaration.
+func byteOrderMark(body []byte) bool {
+	return bytes.HasPrefix(body, []byte("\xef\xbb\xbf")) || bytes.HasPrefix(body, []byte("\xfe\xff")) || bytes.HasPrefix(body, []byte("\xff\xfe"))
+}
+
+// plainlyUTF8 reports whether body is valid UTF-8 with characters beyond
+// ASCII in it and no NUL byte: text in a one-byte charset or in UTF-16
+// (whose ASCII has NULs) is not, but for a few odd bytes.
+func plainlyUTF8(body []byte) bool {
+	wide := false
+	for _, c := range body {
+		if c == 0 {
+			return false
+		}
+		wide = wide || c >= utf8.RuneSelf
+	}
+	return wide && utf8.Valid(body)
 }
 
 // clip cuts s to at most n bytes at a character boundary, and reports
