@@ -137,3 +137,16 @@ func TestWorkerIsKilledAtTheDeadline(t *testing.T) {
 		t.Fatalf("the fetch took %v", took)
 	}
 }
+
+// A fetcher that reads far more than the default 2 MB hands all of it to
+// its worker.
+func TestWorkerTakesWhatTheFetcherReads(t *testing.T) {
+	n := newTestNet()
+	n.resolve("big.example", publicIP)
+	text := strings.Repeat("Words of a long text. ", 12<<20/22)
+	n.serve(t, publicIP, page("text/plain; charset=utf-8", text))
+	p, err := n.fetcher(Config{Worker: testWorker, MaxBytes: 16 << 20}, nil).Fetch(fetchCtx(t), "http://big.example/")
+	if err != nil || !p.Truncated || len(p.Text) < MaxText-len("Words ") {
+		t.Fatalf("%d bytes, truncated %v, %v", len(p.Text), p.Truncated, err)
+	}
+}
