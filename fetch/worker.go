@@ -79,7 +79,7 @@ func ServeWorker(in io.Reader, out io.Writer) error {
 	debug.SetMemoryLimit(WorkerMemory / 2)
 	debug.SetMaxStack(64 << 20)
 	var req workerRequest
-	if err := json.NewDecoder(io.LimitReader(in, 4*DefaultMaxBytes+(1<<20))).Decode(&req); err != nil {
+	if err := json.NewDecoder(in).Decode(&req); err != nil { // what the parent read, bounded by its Config and by the cap above
 		return fmt.Errorf("read the worker's request: %w", err)
 	}
 	var ans workerAnswer
