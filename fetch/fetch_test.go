@@ -87,6 +87,52 @@ func TestRedirectToAPrivateAddress(t *testing.T) {
 	}
 }
 
+// A redirect of any kind — 301, 307 or 308 with a body — to a link with no
+// scheme that leads to this machine, to another scheme, or to a refused
+// port or address is refused; nothing but the first server is dialled.
+// Refresh headers and <meta http-equiv=refresh> are never followed.
+func TestHostileRedirects(t *testing.T) {
+	targets := []string{"//127.0.0.1/", "///127.0.0.1/", "ftp://news.example/x", "file:///etc/passwd", "gopher://news.example/",
+		"http://news.example:22/", "http://[::ffff:a9fe:a9fe]/", "http://ⓛocalhost/", "http://127。0。0。1/"}
+	for _, target := range targets {
+		for _, code := range []int{http.StatusMovedPermanently, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+			n := newTestNet()
+			n.resolve("news.example", publicIP)
+			n.serve(t, publicIP, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Location", target)
+				w.WriteHeader(code)
+				fmt.Fprint(w, "moved")
+			}))
+			_, err := n.fetcher(Config{}, nil).Fetch(fetchCtx(t), "http://news.example/story")
+			if !errors.Is(err, ErrRefusedAddress) && !errors.Is(err, ErrBadURL) && !errors.Is(err, ErrTooManyRedirects) { // "///127.0.0.1/" is a path here
+				t.Errorf("%d to %s: err = %v; want a refusal", code, target, err)
+			}
+			lookups, dialled := n.record()
+			for _, d := range dialled {
+				if d != publicIP+":80" {
+					t.Errorf("%d to %s: dialled %v", code, target, dialled)
+				}
+			}
+			for _, l := range lookups {
+				if l != "news.example" {
+					t.Errorf("%d to %s: looked up %v", code, target, lookups)
+				}
+			}
+		}
+	}
+	n := newTestNet()
+	n.resolve("news.example", publicIP)
+	n.serve(t, publicIP, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Refresh", "0; url=http://127.0.0.1/")
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<html><head><meta http-equiv="refresh" content="0; url=http://10.0.0.1/"></head><body><p>Still here.</p></body></html>`)
+	}))
+	p, err := n.fetcher(Config{}, nil).Fetch(fetchCtx(t), "http://news.example/story")
+	if _, dialled := n.record(); err != nil || p.Text != "Still here." || len(dialled) != 1 {
+		t.Fatalf("page %+v, %v; dialled %v", p, err, dialled)
+	}
+}
+
 // DNS rebinding: a name that resolves to a public address, then to
 // 127.0.0.1, is dialled at the address that was checked, and a new
 // connection that would take the second answer is refused.
