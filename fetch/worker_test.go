@@ -150,3 +150,18 @@ func TestWorkerTakesWhatTheFetcherReads(t *testing.T) {
 		t.Fatalf("%d bytes, truncated %v, %v", len(p.Text), p.Truncated, err)
 	}
 }
+
+// A file in hand, such as an upload, is read in a worker too, through the
+// Fetcher: a PDF bomb fails as too large, or at the deadline.
+func TestWorkerReadsAFileInHand(t *testing.T) {
+	f := New(Config{Worker: testWorker})
+	pdf, _ := os.ReadFile("testdata/report.pdf")
+	p, err := f.Extract(fetchCtx(t), pdf, "", "report.pdf")
+	if err != nil || p.Title != "Harbour report" || p.URL != "" {
+		t.Fatalf("page = %+v, %v", p, err)
+	}
+	bomb := pdfRepeating("BT ("+strings.Repeat("a", 4<<20)+") Tj ET ", 3000)
+	if _, err := f.Extract(fetchCtx(t), bomb, "application/pdf", "bomb.pdf"); !errors.Is(err, ErrTooLarge) && !(raceBuild && errors.Is(err, ErrTimeout)) {
+		t.Fatalf("err = %v", err)
+	}
+}
