@@ -30,6 +30,9 @@
 // fetch, with ErrTooLarge or ErrTimeout, and the bot goes on.
 //
 // Extract does the second half alone, for bytes already in hand such as an
-// uploaded file. Errors wrap the sentinels below, so callers can say what
+// uploaded file; Fetcher.Extract does it in the Fetcher's worker. Either
+// drops from the text what could hide or disguise it when quoted (format
+// and control characters, links that are not http(s) or mailto) and cuts
+// the title. Errors wrap the sentinels below, so callers can say what
 // went wrong in words.
 package fetch

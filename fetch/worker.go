@@ -98,6 +98,15 @@ func ServeWorker(in io.Reader, out io.Writer) error {
 	return json.NewEncoder(out).Encode(ans)
 }
 
+// Extract turns body, a file in hand such as an upload, into a Page as
+// the package's Extract does — in a worker when the Config names one,
+// within the Config's Timeout.
+func (f *Fetcher) Extract(ctx context.Context, body []byte, contentType, name string) (Page, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, f.cfg.Timeout, ErrTimeout)
+	defer cancel()
+	return f.extract(ctx, body, contentType, name, "")
+}
+
 // extract turns body into a Page: in a worker when the Config names one,
 // killed at ctx's end, else here.
 func (f *Fetcher) extract(ctx context.Context, body []byte, contentType, name, pageURL string) (Page, error) {
