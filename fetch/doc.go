@@ -21,7 +21,18 @@
 // content; plain text and JSON pass through; PDF text is extracted; any
 // other type is refused. Bodies in charsets other than UTF-8 are decoded.
 //
+// Turning bytes into text is where a hostile file does its harm: a small
+// PDF can ask the reader for gigabytes or hours. With Config.Worker set, it
+// is done in a worker process — ryo started again with a hidden
+// subcommand, the bytes on its standard input, the page on its output —
+// whose memory the kernel caps at WorkerMemory and which is killed at the
+// fetch's deadline; at most two run at once. Such a file then fails its
+// fetch, with ErrTooLarge or ErrTimeout, and the bot goes on.
+//
 // Extract does the second half alone, for bytes already in hand such as an
-// uploaded file. Errors wrap the sentinels below, so callers can say what
+// uploaded file; Fetcher.Extract does it in the Fetcher's worker. Either
+// drops from the text what could hide or disguise it when quoted (format
+// and control characters, links that are not http(s) or mailto) and cuts
+// the title. Errors wrap the sentinels below, so callers can say what
 // went wrong in words.
 package fetch

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	readability "codeberg.org/readeck/go-readability/v2"
@@ -27,6 +28,9 @@ type Page struct {
 
 // MaxText is the most bytes of text a Page holds: about 300 book pages.
 const MaxText = 1 << 20
+
+// MaxTitle is the most characters of a Page's title.
+const MaxTitle = 300
 
 // kind is how a body is turned into text.
 type kind int
@@ -55,6 +59,9 @@ func Extract(body []byte, contentType, name, pageURL string) (Page, error) {
 	if k == unsupported {
 		return Page{}, fmt.Errorf("%w: %s", ErrUnsupportedType, describe(media, name))
 	}
+	if sniffed := mediaType(http.DetectContentType(body)); k != pdfKind && binary(sniffed) {
+		return Page{}, fmt.Errorf("%w: it says it is %s but is %s", ErrUnsupportedType, media, describe(sniffed, ""))
+	}
 	var (
 		p   Page
 		err error
@@ -71,8 +78,9 @@ func Extract(body []byte, contentType, name, pageURL string) (Page, error) {
 		return Page{}, err
 	}
 	p.URL, p.ContentType = pageURL, canonicalType(k, media, name)
+	p.Title = shortTitle(strings.Map(visible, p.Title))
 	var cut bool
-	p.Text, cut = clip(p.Text, MaxText)
+	p.Text, cut = clip(strings.TrimSpace(strings.Map(visible, p.Text)), MaxText)
 	p.Truncated = p.Truncated || cut
 	return p, nil
 }
@@ -88,6 +96,41 @@ func mediaType(contentType string) string {
 		media, _, _ = strings.Cut(contentType, ";")
 	}
 	return strings.ToLower(strings.TrimSpace(media))
+}
+
+// binary reports whether a body sniffed as media is certainly not text,
+// whatever its server says it is.
+func binary(media string) bool {
+	for _, prefix := range []string{"image/", "audio/", "video/", "font/", "application/zip", "application/x-gzip", "application/wasm", "application/vnd.ms-fontobject", "application/x-rar"} {
+		if strings.HasPrefix(media, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// visible is r, or -1 for a character that hides or reorders text when
+// it is quoted: format characters (a right-to-left override that turns
+// "moc.elppa" into apple.com, zero-width spaces, invisible tag characters
+// that spell words only a model reads) and control bytes other than white
+// space. The joiners that build emoji and Persian or Indic words stay.
+func visible(r rune) rune {
+	switch {
+	case r == '\u200c' || r == '\u200d':
+		return r
+	case unicode.Is(unicode.Cf, r) || unicode.IsControl(r) && !unicode.IsSpace(r):
+		return -1
+	}
+	return r
+}
+
+// shortTitle is title cut to MaxTitle characters, marked where cut.
+func shortTitle(title string) string {
+	title = strings.Join(strings.Fields(title), " ")
+	if utf8.RuneCountInString(title) <= MaxTitle {
+		return title
+	}
+	return strings.TrimSpace(string([]rune(title)[:MaxTitle-1])) + "…"
 }
 
 // generic reports whether media says nothing of what the bytes are.
@@ -231,6 +274,9 @@ func decode(body []byte, contentType string, isHTML bool) string {
 		sniff = sniff[:4] // enough for a byte-order mark, too little for a <meta> a text does not have
 	}
 	enc, name, certain := charset.DetermineEncoding(sniff, contentType)
+	if name != "utf-8" && !byteOrderMark(body) && plainlyUTF8(body) { // a declaration that lies: UTF-8 text never looks like that by chance
+		name = "utf-8"
+	}
 	if !certain && (name == "utf-8" || name == "windows-1252") { // its guess looks at the first 1 KB only
 		enc, name = charmap.Windows1252, "windows-1252"
 		if utf8.Valid(body) {
@@ -245,6 +291,26 @@ func decode(body []byte, contentType string, isHTML bool) string {
 		return strings.ToValidUTF8(string(body), "\uFFFD")
 	}
 	return string(out)
+}
+
+// byteOrderMark reports whether body starts with the mark of UTF-8 or
+// UTF-16, which is surer than any declaration.
+func byteOrderMark(body []byte) bool {
+	return bytes.HasPrefix(body, []byte("\xef\xbb\xbf")) || bytes.HasPrefix(body, []byte("\xfe\xff")) || bytes.HasPrefix(body, []byte("\xff\xfe"))
+}
+
+// plainlyUTF8 reports whether body is valid UTF-8 with characters beyond
+// ASCII in it and no NUL byte: text in a one-byte charset or in UTF-16
+// (whose ASCII has NULs) is not, but for a few odd bytes.
+func plainlyUTF8(body []byte) bool {
+	wide := false
+	for _, c := range body {
+		if c == 0 {
+			return false
+		}
+		wide = wide || c >= utf8.RuneSelf
+	}
+	return wide && utf8.Valid(body)
 }
 
 // clip cuts s to at most n bytes at a character boundary, and reports

@@ -11,9 +11,13 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"os/exec"
 	"path"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 )
 
 // Errors a fetch or an extraction ends with, wrapped with the details.
@@ -61,13 +65,21 @@ type Config struct {
 	TLS       *tls.Config  // for tests that serve https; the system's roots when nil
 	Log       *slog.Logger // told what was refused and what failed; nowhere when nil
 	UserAgent string       // DefaultUserAgent when ""
+	// Worker, when set, makes the command a body's text is extracted in:
+	// a process of its own that runs ServeWorker, such as the program
+	// itself started with a hidden subcommand. A hostile PDF or page can
+	// then at worst fail its fetch — the worker is killed at the fetch's
+	// deadline, and dies past WorkerMemory — never stall or exhaust this
+	// process. When nil, text is extracted in this process.
+	Worker func(ctx context.Context) *exec.Cmd
 }
 
 // Fetcher reads web pages within its Config's bounds. It is safe for
 // concurrent use.
 type Fetcher struct {
-	cfg    Config
-	client *http.Client
+	cfg     Config
+	client  *http.Client
+	workers chan struct{} // one token per worker running
 }
 
 // New returns a Fetcher for cfg.
@@ -94,7 +106,7 @@ func New(cfg Config) *Fetcher {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = DefaultUserAgent
 	}
-	f := &Fetcher{cfg: cfg}
+	f := &Fetcher{cfg: cfg, workers: make(chan struct{}, maxWorkers)}
 	transport := &http.Transport{
 		Proxy:                  nil, // a proxy would resolve and dial out of the guard's sight
 		DialContext:            f.dial,
@@ -155,7 +167,10 @@ func (f *Fetcher) checkURL(u *url.URL) error {
 	if u.User != nil {
 		return fmt.Errorf("%w: links with a user name or password are not read", ErrBadURL)
 	}
-	host := u.Hostname()
+	host, err := asciiHost(u)
+	if err != nil {
+		return err
+	}
 	if host == "" {
 		return fmt.Errorf("%w: the link has no host", ErrBadURL)
 	}
@@ -175,6 +190,38 @@ func (f *Fetcher) checkURL(u *url.URL) error {
 		return fmt.Errorf("%w: %s is %s", ErrRefusedAddress, host, why)
 	}
 	return nil
+}
+
+// asciiHost writes u's host as the network knows it, in ASCII — a name in
+// another script as punycode, full-width digits and ideographic full stops
+// as ASCII ones, invisible characters dropped, as the HTTP client would
+// before it dials — and returns it, so that every check sees the name that
+// is looked up. A host that has no such form is a bad link.
+func asciiHost(u *url.URL) (string, error) {
+	host := u.Hostname()
+	if isASCII(host) {
+		return host, nil
+	}
+	ascii, err := idna.Lookup.ToASCII(host)
+	if err != nil || !isASCII(ascii) {
+		return "", fmt.Errorf("%w: the host name cannot be written as a web address", ErrBadURL)
+	}
+	ascii = strings.ToLower(ascii)
+	if p := u.Port(); p != "" {
+		u.Host = net.JoinHostPort(ascii, p)
+	} else {
+		u.Host = ascii
+	}
+	return ascii, nil
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // checkRedirect lets the client follow a redirect to an address checkURL
@@ -284,7 +331,7 @@ func (f *Fetcher) get(ctx context.Context, u *url.URL) (Page, error) {
 	if cut && (k == pdfKind || k == unsupported) { // a cut PDF cannot be read
 		return Page{}, fmt.Errorf("%w: the file is larger than the %d bytes that are read", ErrTooLarge, f.cfg.MaxBytes)
 	}
-	page, err := Extract(body, contentType, name, final.String())
+	page, err := f.extract(ctx, body, contentType, name, final.String())
 	if err != nil {
 		return Page{}, err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/japanese"
@@ -83,6 +84,52 @@ func TestRedirectToAPrivateAddress(t *testing.T) {
 		if !strings.Contains(logs.String(), "web fetch refused") {
 			t.Fatalf("the log says %q", logs.String())
 		}
+	}
+}
+
+// A redirect of any kind — 301, 307 or 308 with a body — to a link with no
+// scheme that leads to this machine, to another scheme, or to a refused
+// port or address is refused; nothing but the first server is dialled.
+// Refresh headers and <meta http-equiv=refresh> are never followed.
+func TestHostileRedirects(t *testing.T) {
+	targets := []string{"//127.0.0.1/", "///127.0.0.1/", "ftp://news.example/x", "file:///etc/passwd", "gopher://news.example/",
+		"http://news.example:22/", "http://[::ffff:a9fe:a9fe]/", "http://ⓛocalhost/", "http://127。0。0。1/"}
+	for _, target := range targets {
+		for _, code := range []int{http.StatusMovedPermanently, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+			n := newTestNet()
+			n.resolve("news.example", publicIP)
+			n.serve(t, publicIP, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Location", target)
+				w.WriteHeader(code)
+				fmt.Fprint(w, "moved")
+			}))
+			_, err := n.fetcher(Config{}, nil).Fetch(fetchCtx(t), "http://news.example/story")
+			if !errors.Is(err, ErrRefusedAddress) && !errors.Is(err, ErrBadURL) && !errors.Is(err, ErrTooManyRedirects) { // "///127.0.0.1/" is a path here
+				t.Errorf("%d to %s: err = %v; want a refusal", code, target, err)
+			}
+			lookups, dialled := n.record()
+			for _, d := range dialled {
+				if d != publicIP+":80" {
+					t.Errorf("%d to %s: dialled %v", code, target, dialled)
+				}
+			}
+			for _, l := range lookups {
+				if l != "news.example" {
+					t.Errorf("%d to %s: looked up %v", code, target, lookups)
+				}
+			}
+		}
+	}
+	n := newTestNet()
+	n.resolve("news.example", publicIP)
+	n.serve(t, publicIP, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Refresh", "0; url=http://127.0.0.1/")
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<html><head><meta http-equiv="refresh" content="0; url=http://10.0.0.1/"></head><body><p>Still here.</p></body></html>`)
+	}))
+	p, err := n.fetcher(Config{}, nil).Fetch(fetchCtx(t), "http://news.example/story")
+	if _, dialled := n.record(); err != nil || p.Text != "Still here." || len(dialled) != 1 {
+		t.Fatalf("page %+v, %v; dialled %v", p, err, dialled)
 	}
 }
 
@@ -191,7 +238,9 @@ func TestSlowServerMeetsTheDeadline(t *testing.T) {
 }
 
 // Pages in Latin-1, declared in the header or in a <meta>, windows-1251
-// and Shift_JIS come out as UTF-8.
+// and Shift_JIS come out as UTF-8; so do pages whose declared charset lies
+// — UTF-8 called Shift_JIS or UTF-16, UTF-16 with its byte-order mark
+// called UTF-8.
 func TestCharsets(t *testing.T) {
 	latin1 := func(s string) string {
 		b, err := charmap.ISO8859_1.NewEncoder().String(s)
@@ -209,6 +258,9 @@ func TestCharsets(t *testing.T) {
 		{"latin-1 undeclared", "text/html", latin1("<html><body><p>Größe und Maß." + para + "</p></body></html>"), "Größe und Maß."},
 		{"windows-1251 in a meta", "text/html", `<html><head><meta charset="windows-1251"></head><body><p>` + cyrillic + para + `</p></body></html>`, "Привет, мир! Паром уходит в семь."},
 		{"windows-1251 text", "text/plain; charset=windows-1251", cyrillic, "Привет, мир! Паром уходит в семь."},
+		{"a meta that says shift_jis of a utf-8 page", "text/html", `<html><head><meta charset="shift_jis"></head><body><p>Grüße aus Köln, 東京.` + para + `</p></body></html>`, "Grüße aus Köln, 東京."},
+		{"a header that says utf-16 of utf-8 text", "text/plain; charset=utf-16", "Grüße aus Köln, 東京.", "Grüße aus Köln, 東京."},
+		{"a header that says utf-8 of utf-16 with its mark", "text/html; charset=utf-8", utf16LE("<html><body><p>Grüße aus Köln, 東京." + para + "</p></body></html>"), "Grüße aus Köln, 東京."},
 		{"shift_jis in a meta", "text/html", `<html><head><meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS"></head><body><p>` + sjis + para + `</p></body></html>`, "フェリーは毎朝七時に出ます。"},
 		{"utf-8 undeclared, ascii first", "text/html", "<html><body><p>" + strings.Repeat("x", 2000) + " Übergrößenträger</p></body></html>", "Übergrößenträger"},
 	}
@@ -314,4 +366,13 @@ func TestSecondAddressAnswers(t *testing.T) {
 	if _, dialled := n.record(); len(dialled) != 2 || dialled[0] != publicIP2+":80" || dialled[1] != publicIP+":80" {
 		t.Fatalf("dialled %v", dialled)
 	}
+}
+
+// utf16LE is s in UTF-16, little-endian, after its byte-order mark.
+func utf16LE(s string) string {
+	b := []byte{0xff, 0xfe}
+	for _, r := range utf16.Encode([]rune(s)) {
+		b = append(b, byte(r), byte(r>>8))
+	}
+	return string(b)
 }

@@ -3,6 +3,8 @@ package fetch
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"net/http"
 	"net/netip"
 	"strings"
 	"testing"
@@ -83,6 +85,8 @@ func TestRefusedHostForms(t *testing.T) {
 		"http://localhost/", "http://LOCALHOST./", "http://api.localhost/", "http://printer.local/",
 		"http://metadata.google.internal/computeMetadata/v1/", "http://metadata/", "http://router.lan/",
 		"http://[fe80::1%25eth0]/", "http://example.com:8080/", "http://example.com:22/", "https://example.com:6379/",
+		"http://127。0。0。1/", "http://１２７.０.０.１/", "http://ⓛocalhost/", "http://loc\u00adalhost/", "http://printer.ＬＯＣＡＬ/",
+		"http://metadata。google。internal/", "http://０ｘ７ｆ.１/",
 	} {
 		n := newTestNet()
 		_, err := n.fetcher(Config{}, nil).Fetch(fetchCtx(t), link)
@@ -92,6 +96,28 @@ func TestRefusedHostForms(t *testing.T) {
 		if lookups, dialled := n.record(); len(lookups)+len(dialled) != 0 {
 			t.Errorf("%s: looked up %v, dialled %v", link, lookups, dialled)
 		}
+	}
+}
+
+// A host in another script is looked up and asked for in its ASCII form,
+// the one the network knows, and the page says that form: a look-alike
+// host reads xn--…, not as the name it imitates.
+func TestInternationalHostsAreReadInPunycode(t *testing.T) {
+	n := newTestNet()
+	n.resolve("xn--bcher-kva.example", publicIP)
+	n.serve(t, publicIP, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "host "+r.Host)
+	}))
+	p, err := n.fetcher(Config{}, nil).Fetch(fetchCtx(t), "http://BÜCHER.example:80/list")
+	if err != nil || p.Text != "host xn--bcher-kva.example:80" || p.URL != "http://xn--bcher-kva.example:80/list" {
+		t.Fatalf("page = %+v, %v", p, err)
+	}
+	if lookups, _ := n.record(); len(lookups) != 1 || lookups[0] != "xn--bcher-kva.example" {
+		t.Fatalf("looked up %v", lookups)
+	}
+	if _, err := n.fetcher(Config{}, nil).Fetch(fetchCtx(t), "http://a\u200b\u202eb.example/"); !errors.Is(err, ErrBadURL) {
+		t.Fatalf("a host with invisible characters: err = %v", err)
 	}
 }
 

@@ -142,10 +142,15 @@ func (w *mdWriter) text(s string) {
 	if s[0] == ' ' || s[0] == '\n' || s[0] == '\t' || s[0] == '\r' {
 		w.space = true
 	}
-	w.raw(strings.Join(words, " "))
+	w.raw(literal.Replace(strings.Join(words, " ")))
 	last := s[len(s)-1]
 	w.space = last == ' ' || last == '\n' || last == '\t' || last == '\r'
 }
+
+// literal escapes the brackets of a page's words, so that text written to
+// look like a link — "[x](tg://user?id=1)" — stays words: the only links
+// in the output are the page's own, whose addresses resolve checks.
+var literal = strings.NewReplacer("[", "\\[", "]", "\\]")
 
 // raw writes s as it is, after the breaks or space it is owed.
 func (w *mdWriter) raw(s string) {
@@ -179,7 +184,7 @@ func (w *mdWriter) link(n *html.Node) {
 	case href == text:
 		w.raw("<" + href + ">")
 	default:
-		w.raw("[" + strings.NewReplacer("[", "\\[", "]", "\\]").Replace(text) + "](" + strings.ReplaceAll(href, ")", "%29") + ")")
+		w.raw("[" + text + "](" + strings.ReplaceAll(href, ")", "%29") + ")")
 	}
 }
 
@@ -198,7 +203,14 @@ func (w *mdWriter) resolve(href string) string {
 		u = w.base.ResolveReference(u)
 	}
 	switch u.Scheme {
-	case "http", "https", "mailto":
+	case "http", "https":
+		if !isASCII(u.Hostname()) { // a look-alike host shows what it is
+			if _, err := asciiHost(u); err != nil {
+				return ""
+			}
+		}
+		return u.String()
+	case "mailto":
 		return u.String()
 	}
 	return ""

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -49,6 +50,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmd := "serve"
 	if len(args) > 0 {
 		cmd = args[0]
+	}
+	if cmd == fetchWorkerCommand { // before the settings: a worker reads no secrets
+		return fetchWorker(os.Stdin, stdout, stderr)
 	}
 	lookup, err := Environ(".env")
 	if err != nil {
@@ -224,9 +228,31 @@ func (m *Main) Run(ctx context.Context) error {
 	return b.Run(ctx)
 }
 
-// fetcher is what web_fetch reads pages with.
+// fetchWorkerCommand is the hidden subcommand a page's text is extracted
+// in, out of the bot's process (see fetch.ServeWorker).
+const fetchWorkerCommand = "internal-fetch-worker"
+
+func fetchWorker(stdin io.Reader, stdout, stderr io.Writer) int {
+	if err := fetch.ServeWorker(stdin, stdout); err != nil {
+		fmt.Fprintln(stderr, "ryo: fetch worker:", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+// fetcher is what web_fetch reads pages with. It extracts text in this
+// program started again as a fetch worker, with an empty environment.
 func (m *Main) fetcher() *fetch.Fetcher {
 	fc := fetch.Config{AllowPrivate: m.Config.FetchPrivate, Log: m.Log}
+	if exe, err := os.Executable(); err == nil {
+		fc.Worker = func(ctx context.Context) *exec.Cmd {
+			cmd := exec.CommandContext(ctx, exe, fetchWorkerCommand)
+			cmd.Env = []string{}
+			return cmd
+		}
+	} else {
+		m.Log.Warn("web pages' text is extracted in the bot's own process", "err", err)
+	}
 	if m.FetchConfig != nil {
 		m.FetchConfig(&fc)
 	}
