@@ -30,7 +30,7 @@ type KnowledgeConfig struct {
 	MaxChunks int   // the most chunks of one document; DefaultKnowledgeChunks when 0
 	// Extract reads a file's bytes as text with Markdown headings;
 	// knowledge.Text (plain text, Markdown, HTML) when nil.
-	Extract func(data []byte, name, contentType string) (knowledge.Reading, error)
+	Extract func(ctx context.Context, data []byte, name, contentType string) (knowledge.Reading, error)
 	// Pages reads the page at a URL for /knowledge add <url>; with none,
 	// only files are added.
 	Pages PageReader
@@ -223,9 +223,11 @@ func (b *Bot) readFile(ctx context.Context, doc *models.Document) (src source, p
 	}
 	extract := b.cfg.Knowledge.Extract
 	if extract == nil {
-		extract = knowledge.Text
+		extract = func(_ context.Context, data []byte, name, contentType string) (knowledge.Reading, error) {
+			return knowledge.Text(data, name, contentType)
+		}
 	}
-	r, err := extract(data, name, doc.MimeType)
+	r, err := extract(ctx, data, name, doc.MimeType)
 	if errors.Is(err, knowledge.ErrUnsupported) && kind == "pdf" {
 		return src, fmt.Sprintf("I cannot read PDF files here yet; send “%s” as a .txt, .md or .html file.", name), nil
 	}

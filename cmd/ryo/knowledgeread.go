@@ -7,24 +7,25 @@ import (
 	"github.com/ryo-bot/ryo/knowledge"
 )
 
-// readDocument reads a file sent to /knowledge add: plain text and
-// Markdown as they are, so that their headings shape the passages; HTML
-// and PDF through the web fetcher's readers, which find a page's main
-// text and a PDF's pages.
-func readDocument(data []byte, name, contentType string) (knowledge.Reading, error) {
+// documentReader reads what /knowledge add is given with the web
+// fetcher: pages by their URL through its guard, and files in hand with
+// its readers, in its worker when it has one.
+type documentReader struct{ f *fetch.Fetcher }
+
+// Extract reads a file sent to /knowledge add: plain text and Markdown
+// as they are, so that their headings shape the passages; HTML and PDF
+// through the fetcher, which finds a page's main text and a PDF's pages.
+func (r documentReader) Extract(ctx context.Context, data []byte, name, contentType string) (knowledge.Reading, error) {
 	switch knowledge.Kind(name, contentType) {
 	case "text", "markdown":
 		return knowledge.Text(data, name, contentType)
 	}
-	p, err := fetch.Extract(data, contentType, name, "")
+	p, err := r.f.Extract(ctx, data, contentType, name)
 	return knowledge.Reading{Title: p.Title, Text: p.Text, Truncated: p.Truncated}, err
 }
 
-// pageReader reads the page of /knowledge add <url> with the web
-// fetcher, whose guard refuses private addresses.
-type pageReader struct{ f *fetch.Fetcher }
-
-func (r pageReader) Read(ctx context.Context, url string) (knowledge.Reading, error) {
+// Read reads the page of /knowledge add <url>.
+func (r documentReader) Read(ctx context.Context, url string) (knowledge.Reading, error) {
 	p, err := r.f.Fetch(ctx, url)
 	return knowledge.Reading{Title: p.Title, Text: p.Text, Truncated: p.Truncated}, err
 }

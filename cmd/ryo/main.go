@@ -209,7 +209,7 @@ func (m *Main) Run(ctx context.Context) error {
 		PersonRate: cfg.PersonRate, PersonBurst: cfg.PersonBurst,
 		Recall: recall, Clock: m.Clock, Metrics: stats,
 		Knowledge: bot.KnowledgeConfig{MaxBytes: cfg.KnowledgeBytes, MaxChunks: cfg.KnowledgeChunks,
-			Extract: readDocument, Pages: pageReader{fetcher}},
+			Extract: documentReader{fetcher}.Extract, Pages: documentReader{fetcher}},
 		Retention: memory.Retention{Updates: cfg.RetainUpdates, Views: cfg.RetainViews, Actions: cfg.RetainActions, Context: cfg.RetainContext},
 	}, log, db, answerer, cfg.Model)
 	if err != nil {
