@@ -13,6 +13,9 @@ import (
 // MaxChunk is the most characters of one chunk's text.
 const MaxChunk = 1200
 
+// MaxHeading is the most characters of one heading; a longer one is cut.
+const MaxHeading = 200
+
 // ErrEmpty is a document without any text to keep.
 var ErrEmpty = errors.New("the document has no text")
 

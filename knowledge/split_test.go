@@ -3,9 +3,11 @@ package knowledge_test
 import (
 	"errors"
 	"strings"
+	"runtime"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/knowledge"
 )
 
@@ -156,4 +158,49 @@ func FuzzSplit(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A file of one very long line must be cut in time proportional to its
+// length: the bot reads documents of many megabytes in its own process.
+func TestSplitCutsOneLongLineInLinearWork(t *testing.T) {
+	text := strings.Repeat("word ", 100<<10) // 500 KB, one line
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	chunks, _, err := knowledge.Split(text, 0)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(strings.Fields(joinChunks(chunks)), " "); got != strings.TrimSpace(text) {
+		t.Errorf("the chunks lost words: %d characters of %d", len(got), len(text))
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64*uint64(len(text)) {
+		t.Errorf("splitting %d bytes allocated %d bytes: the work grows faster than the text", len(text), alloc)
+	}
+}
+
+// A heading is a chunk's label in every search result: a hostile file's
+// megabyte-long heading must not make every passage under it as long.
+func TestSplitClipsLongHeadings(t *testing.T) {
+	long := strings.Repeat("x", 1<<20)
+	chunks, title, err := knowledge.Split("# "+long+"\n\n## "+long+"\n\nbody\n", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := utf8.RuneCountInString(title); n > knowledge.MaxHeading {
+		t.Errorf("title is %d characters; want at most %d", n, knowledge.MaxHeading)
+	}
+	for _, c := range chunks {
+		if n := utf8.RuneCountInString(c.Heading); n > 2*knowledge.MaxHeading+len(knowledge.Separator) {
+			t.Errorf("chunk %d's heading is %d characters", c.Ord, n)
+		}
+	}
+}
+
+func joinChunks(chunks []ryo.Chunk) string {
+	parts := make([]string, len(chunks))
+	for i, c := range chunks {
+		parts[i] = c.Text
+	}
+	return strings.Join(parts, " ")
 }
