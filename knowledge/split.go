@@ -140,6 +140,9 @@ func headingOf(line string) (heading, bool) {
 	if text == "" {
 		return heading{}, false
 	}
+	if runes := []rune(text); len(runes) > MaxHeading {
+		text = strings.TrimSpace(string(runes[:MaxHeading-1])) + "…"
+	}
 	return heading{level: level, text: text}, true
 }
 
@@ -207,7 +210,10 @@ func cut(text string, max int) []string {
 		if piece := strings.TrimSpace(string(runes[:at])); piece != "" {
 			out = append(out, piece)
 		}
-		runes = []rune(strings.TrimLeftFunc(string(runes[at:]), unicode.IsSpace))
+		runes = runes[at:]
+		for len(runes) > 0 && unicode.IsSpace(runes[0]) {
+			runes = runes[1:]
+		}
 	}
 	if piece := strings.TrimSpace(string(runes)); piece != "" {
 		out = append(out, piece)

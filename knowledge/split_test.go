@@ -2,8 +2,8 @@ package knowledge_test
 
 import (
 	"errors"
-	"strings"
 	"runtime"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
