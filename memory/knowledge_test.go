@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -190,4 +191,38 @@ func BenchmarkKnowledgeSearch(b *testing.B) {
 	slices.Sort(took)
 	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(took[len(took)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// Two admins adding a document of the same name at once: each add
+// succeeds, the last one wins, and exactly one document is left.
+func TestKnowledgeSameNameAddsAtOnce(t *testing.T) {
+	db := memorytest.Open(t)
+	const workers, adds = 6, 8
+	errs := make(chan error, workers*adds)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range adds {
+				chunks, _, _ := knowledge.Split(fmt.Sprintf("version %d of %d", i, w), 0)
+				_, _, err := db.AddDocument(ctx(t), ryo.Document{Chat: -100, Name: "Rules.md", Source: "rules.md", AddedBy: int64(w + 1), Bytes: 10}, chunks)
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("a same-name add failed: %v", err)
+		}
+	}
+	docs, total, err := db.Documents(ctx(t), -100, 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 1 || len(docs) != 1 {
+		t.Errorf("%d documents named Rules.md; want 1", total)
+	}
 }
