@@ -29,12 +29,22 @@ func scanDocument(row pgx.CollectableRow) (ryo.Document, error) {
 	return d, row.Scan(documentFields(&d)...)
 }
 
+// documentNameLock is the first key of the advisory lock a transaction
+// holds while it adds a document (the second is the hash of its place and
+// name), so that two adds of one name at once replace one after the
+// other instead of the later failing on the name's unique index.
+const documentNameLock int32 = 0x72796f03
+
 // AddDocument stores d with its chunks, for d.Chat (0: globally), and
 // returns it with its id. A document of the same name there (in any case)
 // is replaced: replaced then names the one it replaced.
 func (db *DB) AddDocument(ctx context.Context, d ryo.Document, chunks []ryo.Chunk) (added ryo.Document, replaced ryo.Document, err error) {
 	d.Chunks = len(chunks)
 	err = db.tx(ctx, "add document", func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `select pg_advisory_xact_lock($1, hashtext($2::bigint::text || ':' || lower($3)))`,
+			documentNameLock, d.Chat, d.Name); err != nil {
+			return err
+		}
 		rows, err := tx.Query(ctx, `delete from knowledge_documents d where coalesce(d.chat_id, 0) = $1::bigint and lower(d.name) = lower($2)
 			returning `+documentColumns, d.Chat, d.Name)
 		if err != nil {
