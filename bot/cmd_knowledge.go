@@ -201,11 +201,7 @@ func (b *Bot) knowledgeChunks() int {
 // readFile downloads and reads a document someone sent; problem says
 // what is wrong with it, for the admin.
 func (b *Bot) readFile(ctx context.Context, doc *models.Document) (src source, problem string, err error) {
-	name := strings.TrimSpace(doc.FileName)
-	if name == "" {
-		name = "document"
-	}
-	name = clip(name, 200)
+	name := knowledge.Name(doc.FileName)
 	kind := knowledge.Kind(name, doc.MimeType)
 	limit := b.knowledgeBytes()
 	switch {
@@ -255,7 +251,7 @@ func (b *Bot) readPage(ctx context.Context, raw string) (src source, problem str
 	if limit := b.knowledgeBytes(); int64(len(r.Text)) > limit {
 		return src, tooBig(raw, int64(len(r.Text)), limit), nil
 	}
-	return source{Reading: r, name: clip(raw, 200), from: raw, bytes: int64(len(r.Text))}, "", nil
+	return source{Reading: r, name: knowledge.Name(raw), from: raw, bytes: int64(len(r.Text))}, "", nil
 }
 
 func tooBig(name string, size, limit int64) string {
