@@ -14,7 +14,7 @@ import (
 func TestNameIsOneFormAndShowsWhatItIs(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"café.md", "café.md"},
-		{"cafe\u0301.md", "café.md"},            // decomposed: the same name
+		{"cafe\u0301.md", "café.md"},             // decomposed: the same name
 		{"invoice\u202Efdp.md", "invoicefdp.md"}, // a right-to-left override
 		{"a\u200bb\x07c.txt", "abc.txt"},         // zero-width space, a bell
 		{" two\t\nlines\r.md ", "two lines .md"},
