@@ -1,0 +1,40 @@
+package knowledge_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/ryo-bot/ryo/knowledge"
+)
+
+// Text files saved by older editors are not UTF-8: Windows' Notepad
+// writes "Unicode" as UTF-16 with a byte order mark, and many tools still
+// write Latin-1 (Windows-1252). Their words must be read as words — a
+// search for "café" finds them — not refused, nor turned to "caf\uFFFD".
+func TestTextReadsUTF16AndLatin1(t *testing.T) {
+	utf16le := []byte{0xff, 0xfe}
+	utf16be := []byte{0xfe, 0xff}
+	for _, r := range "# Café\n\nCrème brûlée — 5 €" {
+		utf16le = append(utf16le, byte(r), byte(r>>8))
+		utf16be = append(utf16be, byte(r>>8), byte(r))
+	}
+	tests := []struct {
+		name string
+		data []byte
+	}{
+		{"utf8.md", []byte("# Café\n\nCrème brûlée — 5 €")},
+		{"utf16le.md", utf16le},
+		{"utf16be.md", utf16be},
+		{"latin1.md", []byte("# Caf\xe9\n\nCr\xe8me br\xfbl\xe9e \x97 5 \x80")},
+	}
+	for _, tt := range tests {
+		r, err := knowledge.Text(tt.data, tt.name, "")
+		if err != nil || r.Text != "# Café\n\nCrème brûlée — 5 €" {
+			t.Errorf("Text(%s) = %q, %v", tt.name, r.Text, err)
+		}
+	}
+	// Bytes with NULs and no byte order mark are no text at all.
+	if _, err := knowledge.Text([]byte{0, 1, 0xff, 0xfe}, "binary.txt", ""); !errors.Is(err, knowledge.ErrUnsupported) {
+		t.Errorf("binary.txt: err = %v; want ErrUnsupported", err)
+	}
+}
