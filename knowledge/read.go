@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/unicode"
 )
 
 // ErrUnsupported is a file of a kind the knowledge base cannot read.
@@ -56,15 +58,35 @@ type Reading struct {
 func Text(data []byte, name, contentType string) (Reading, error) {
 	switch Kind(name, contentType) {
 	case "text", "markdown":
-		if !utf8.Valid(data) && bytes.IndexByte(data, 0) >= 0 {
+		text, ok := decodeText(data)
+		if !ok {
 			return Reading{}, fmt.Errorf("%s is not text: %w", name, ErrUnsupported)
 		}
-		return Reading{Text: string(data)}, nil
+		return Reading{Text: text}, nil
 	case "html":
 		title, text, err := fromHTML(data)
 		return Reading{Title: title, Text: text}, err
 	}
 	return Reading{}, ErrUnsupported
+}
+
+// decodeText reads a text file's bytes: UTF-8; UTF-16 with its byte
+// order mark, as Windows' Notepad saves "Unicode"; else, when they are
+// not UTF-8, Windows-1252, Latin-1's superset that older tools write. Bytes
+// with NULs in neither UTF-16 nor UTF-8 are no text (ok false).
+func decodeText(data []byte) (text string, ok bool) {
+	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
+		out, err := unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM).NewDecoder().Bytes(data)
+		return string(out), err == nil
+	}
+	switch {
+	case utf8.Valid(data):
+		return string(data), true
+	case bytes.IndexByte(data, 0) >= 0:
+		return "", false
+	}
+	out, err := charmap.Windows1252.NewDecoder().Bytes(data)
+	return string(out), err == nil
 }
 
 // fromHTML is an HTML page's title and its text with Markdown headings,
