@@ -226,3 +226,41 @@ func TestKnowledgeSameNameAddsAtOnce(t *testing.T) {
 		t.Errorf("%d documents named Rules.md; want 1", total)
 	}
 }
+
+// The documents a person added are the group's (or everyone's), and stay
+// when they are forgotten, but no longer name them; until then, /export
+// lists them.
+func TestKnowledgeDocumentsOfAForgottenPerson(t *testing.T) {
+	db := memorytest.Open(t)
+	const ann, ben = 7_000_000_101, 7_000_000_102
+	chunks, _, _ := knowledge.Split("The office opens at nine.", 0)
+	mine, _, err := db.AddDocument(ctx(t), ryo.Document{Chat: -100, Name: "rules.md", Source: "rules.md", AddedBy: ann, Bytes: 25}, chunks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.AddDocument(ctx(t), ryo.Document{Name: "other.md", AddedBy: ben, Bytes: 25}, chunks); err != nil {
+		t.Fatal(err)
+	}
+	e, err := db.Export(ctx(t), ann, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Documents) != 1 || e.Documents[0].ID != mine.ID || e.Documents[0].Name != "rules.md" || e.Documents[0].ChatID != -100 {
+		t.Errorf("Ann's export lists the documents %+v; want rules.md alone", e.Documents)
+	}
+	if _, err := db.ForgetPerson(ctx(t), ann); err != nil {
+		t.Fatal(err)
+	}
+	docs, _, err := db.Documents(ctx(t), -100, 0, 10)
+	if err != nil || len(docs) != 2 {
+		t.Fatalf("documents after Ann was forgotten: %+v, %v; want both kept", docs, err)
+	}
+	for _, d := range docs {
+		if d.AddedBy == ann || (d.Name == "other.md") != (d.AddedBy == ben) {
+			t.Errorf("%s is added by %d after Ann was forgotten", d.Name, d.AddedBy)
+		}
+	}
+	if e, err := db.Export(ctx(t), ann, 1<<20); err != nil || len(e.Documents) != 0 {
+		t.Errorf("Ann's export after she was forgotten lists %+v, %v", e.Documents, err)
+	}
+}

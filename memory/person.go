@@ -146,13 +146,14 @@ func forgetTheRest(ctx context.Context, tx pgx.Tx, person int64) (memories, acti
 // them. Past its budget, the oldest messages, memories and actions are
 // left out, and counted.
 type Export struct {
-	Person     int64           `json:"person_id"`
-	ExportedAt time.Time       `json:"exported_at"`
-	User       *ExportUser     `json:"user"` // null when ryo keeps no row of theirs
-	Messages   []ExportMessage `json:"messages"`
-	Memories   []ExportMemory  `json:"memories"`
-	Actions    []ExportAction  `json:"actions"`
-	LeftOut    ExportLeftOut   `json:"left_out"`
+	Person     int64            `json:"person_id"`
+	ExportedAt time.Time        `json:"exported_at"`
+	User       *ExportUser      `json:"user"` // null when ryo keeps no row of theirs
+	Messages   []ExportMessage  `json:"messages"`
+	Memories   []ExportMemory   `json:"memories"`
+	Actions    []ExportAction   `json:"actions"`
+	Documents  []ExportDocument `json:"knowledge_documents"`
+	LeftOut    ExportLeftOut    `json:"left_out"`
 }
 
 // ExportUser is a person's user row.
@@ -229,6 +230,12 @@ type ExportEvent struct {
 	Times   int       `json:"times"`
 	At      time.Time `json:"at"`
 	LastAt  time.Time `json:"last_at"`
+}
+
+// ExportDocument is a document the person added to the knowledge base.
+type ExportDocument struct {
+	ID, ChatID int64
+	Name       string
 }
 
 // ExportLeftOut counts what did not fit the budget: the oldest.
