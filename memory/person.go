@@ -124,6 +124,7 @@ func forgetTheRest(ctx context.Context, tx pgx.Tx, person int64) (memories, acti
 	deleted(`delete from action_events where actor_id = $1 and event = 'refused'`)
 	views = deleted(`delete from views where viewer_id = $1 or (subject ->> 'scope' = 'user' and subject ->> 'id' = $1::bigint::text)`)
 	deleted(`delete from turns where chat_id = $1`)
+	deleted(`update knowledge_documents set added_by = 0 where added_by = $1::bigint`) // the documents are their group's: they stay, unsigned
 	deleted(`delete from chats where id = $1 and type = 'private'`)
 	var tier *string
 	var tierBy *int64
@@ -152,7 +153,7 @@ type Export struct {
 	Messages   []ExportMessage  `json:"messages"`
 	Memories   []ExportMemory   `json:"memories"`
 	Actions    []ExportAction   `json:"actions"`
-	Documents  []ExportDocument `json:"knowledge_documents"`
+	Documents  []ExportDocument `json:"knowledge_documents"` // the documents they added to the knowledge base
 	LeftOut    ExportLeftOut    `json:"left_out"`
 }
 
@@ -232,10 +233,15 @@ type ExportEvent struct {
 	LastAt  time.Time `json:"last_at"`
 }
 
-// ExportDocument is a document the person added to the knowledge base.
+// ExportDocument is a document the person added to the knowledge base;
+// its text is the group's (or everyone's), and /knowledge show reads it.
 type ExportDocument struct {
-	ID, ChatID int64
-	Name       string
+	ID      int64     `json:"id"`
+	ChatID  int64     `json:"chat_id"` // 0: for every conversation
+	Name    string    `json:"name"`
+	Title   string    `json:"title"`
+	Source  string    `json:"source"`
+	AddedAt time.Time `json:"added_at"`
 }
 
 // ExportLeftOut counts what did not fit the budget: the oldest.
@@ -272,13 +278,32 @@ func (db *DB) Export(ctx context.Context, person int64, budget int) (Export, err
 		if e.Memories, e.LeftOut.Memories, err = exportMemories(ctx, tx, person, budget/6); err != nil {
 			return err
 		}
-		e.Actions, e.LeftOut.Actions, err = exportActions(ctx, tx, person, budget/6)
+		if e.Actions, e.LeftOut.Actions, err = exportActions(ctx, tx, person, budget/6); err != nil {
+			return err
+		}
+		e.Documents, err = exportDocuments(ctx, tx, person)
 		return err
 	})
 	if err != nil {
 		return Export{}, db.fail("export a person's data", err)
 	}
 	return e, nil
+}
+
+// exportDocuments lists the knowledge base's documents person added.
+func exportDocuments(ctx context.Context, tx pgx.Tx, person int64) ([]ExportDocument, error) {
+	rows, err := tx.Query(ctx, `select id, coalesce(chat_id, 0), name, title, source, added_at from knowledge_documents
+		where added_by = $1::bigint order by id`, person)
+	if err != nil {
+		return nil, err
+	}
+	out := []ExportDocument{}
+	var d ExportDocument
+	_, err = pgx.ForEachRow(rows, []any{&d.ID, &d.ChatID, &d.Name, &d.Title, &d.Source, &d.AddedAt}, func() error {
+		out = append(out, d)
+		return nil
+	})
+	return out, err
 }
 
 func exportUser(ctx context.Context, tx pgx.Tx, person int64) (*ExportUser, error) {
