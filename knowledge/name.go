@@ -2,7 +2,6 @@ package knowledge
 
 import (
 	"strings"
-	"unicode"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -19,17 +18,7 @@ const MaxName = 200
 // words kept; its white space one space; cut at MaxName characters. A
 // name with nothing left is "document".
 func Name(name string) string {
-	name = strings.Map(func(r rune) rune {
-		switch {
-		case r == '\u200c' || r == '\u200d':
-			return r
-		case unicode.IsSpace(r):
-			return ' '
-		case unicode.Is(unicode.Cf, r) || unicode.IsControl(r):
-			return -1
-		}
-		return r
-	}, norm.NFC.String(name))
+	name = strings.Map(visible, norm.NFC.String(name))
 	name = strings.Join(strings.Fields(name), " ")
 	if runes := []rune(name); len(runes) > MaxName {
 		name = strings.TrimSpace(string(runes[:MaxName-1])) + "…"

@@ -51,12 +51,29 @@ func Split(text string, maxChunks int) (chunks []ryo.Chunk, title string, err er
 	return chunks, title, nil
 }
 
-// normalize makes text valid UTF-8 with "\n" line ends, without a byte
-// order mark or NUL characters (which PostgreSQL's text refuses).
+// normalize makes text valid UTF-8 with "\n" line ends, without NUL
+// characters (which PostgreSQL's text refuses) or any other that hides or
+// reorders text (see visible).
 func normalize(text string) string {
 	text = strings.ToValidUTF8(text, "\uFFFD")
-	text = strings.TrimPrefix(text, "\uFEFF")
-	return strings.NewReplacer("\r\n", "\n", "\r", "\n", "\x00", "").Replace(text)
+	text = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(text)
+	return strings.Map(visible, text)
+}
+
+// visible is r, or -1 for a character that hides or reorders text when
+// the model reads it or an answer quotes it: format characters (a byte
+// order mark, a right-to-left override, zero-width spaces, the tag
+// characters that spell words only a model reads) and control bytes
+// other than white space. The joiners that build emoji and Persian or
+// Indic words stay.
+func visible(r rune) rune {
+	switch {
+	case r == '\u200c' || r == '\u200d':
+		return r
+	case unicode.Is(unicode.Cf, r) || unicode.IsControl(r) && !unicode.IsSpace(r):
+		return -1
+	}
+	return r
 }
 
 // section is the paragraphs under one path of headings.
