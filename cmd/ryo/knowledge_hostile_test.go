@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/knowledge"
+	"github.com/ryo-bot/ryo/telegramtest"
+)
+
+// Names that look the same are one document: a decomposed "café.md" in
+// Latin-1 replaces the composed one, and reads as its words; a name with
+// a right-to-left override is shown without it.
+func TestKnowledgeHostileNames(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.start()
+	q := h.tg.SendDocument(team, alice, telegramtest.Document{FileName: "café.md", Data: []byte("Lunch is at noon.")}, "/knowledge add")
+	h.reply(team, q.ID, "📚 Added “café.md”")
+	q = h.tg.SendDocument(team, alice, telegramtest.Document{FileName: "cafe\u0301.md", Data: []byte("The caf\xe9 opens at eight.")}, "/knowledge add")
+	if got := h.reply(team, q.ID, "📚 Added"); !strings.Contains(got.Text, "“café.md”") || !strings.Contains(got.Text, "of the same name.") {
+		t.Fatalf("the decomposed name's add = %q; want it to replace café.md", got.Text)
+	}
+	found, err := h.db().SearchKnowledge(bg(t), team.ID, "café", nil, 5)
+	if err != nil || len(found) != 1 || found[0].Text != "The café opens at eight." {
+		t.Fatalf("a search for café finds %+v, %v", found, err)
+	}
+	q = h.tg.SendDocument(team, alice, telegramtest.Document{FileName: "invoice\u202Egpj.md", Data: []byte("x")}, "/knowledge add")
+	h.reply(team, q.ID, "📚 Added “invoicegpj.md”")
+}
+
+// Ids that are not a document's are refused with the usage; another
+// group's document is not there to show or delete; and a press to delete
+// a document that was replaced since deletes nothing.
+func TestKnowledgeHostileIDsAndPresses(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.start()
+	for _, id := range []string{"-1", "0", "9223372036854775808", "1e3", "١٢", "#"} {
+		q := h.tg.SendText(team, alice, "/knowledge show "+id)
+		h.reply(team, q.ID, "Usage:")
+		q = h.tg.SendText(team, alice, "/knowledge delete "+id)
+		h.reply(team, q.ID, "Usage:")
+	}
+	other := telegramtest.NewForum("Other")
+	chunks, _, _ := knowledge.Split("The other group's secret plan.", 0)
+	theirs, _, err := h.db().AddDocument(bg(t), ryo.Document{Chat: other.ID, Name: "plan.md", AddedBy: bob.ID, Bytes: 30}, chunks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"show", "delete"} {
+		q := h.tg.SendText(team, alice, fmt.Sprintf("/knowledge %s %d", cmd, theirs.ID))
+		if got := h.reply(team, q.ID, "There is no document"); strings.Contains(got.Text, "secret") || strings.Contains(got.Text, "plan.md") {
+			t.Fatalf("/knowledge %s of another group's document = %q", cmd, got.Text)
+		}
+	}
+	if found, _ := h.db().SearchKnowledge(bg(t), team.ID, "secret plan", nil, 5); len(found) != 0 {
+		t.Fatalf("the team finds the other group's passages: %+v", found)
+	}
+
+	q := h.tg.SendDocument(team, alice, telegramtest.Document{FileName: "rules.md", Data: []byte("Old rules.")}, "/knowledge add")
+	h.reply(team, q.ID, "📚 Added")
+	docs, _, _ := h.db().Documents(bg(t), team.ID, 0, 10)
+	q = h.tg.SendText(team, alice, fmt.Sprintf("/knowledge delete %d", docs[0].ID))
+	p := h.prompt(team)
+	q = h.tg.SendDocument(team, alice, telegramtest.Document{FileName: "RULES.md", Data: []byte("New rules.")}, "/knowledge add")
+	h.reply(team, q.ID, "of the same name.")
+	h.pressAnswer(h.press(team, alice, p, "✅"))
+	h.waitFor("the press to settle", func() bool { return !strings.Contains(h.message(team, p.ID).Text, "Delete “rules.md”") || len(h.message(team, p.ID).Buttons()) == 0 })
+	if found, _ := h.db().SearchKnowledge(bg(t), team.ID, "new rules", nil, 5); len(found) != 1 {
+		t.Fatalf("a press to delete the replaced document deleted its replacement: %+v", found)
+	}
+}
