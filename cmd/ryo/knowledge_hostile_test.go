@@ -68,7 +68,9 @@ func TestKnowledgeHostileIDsAndPresses(t *testing.T) {
 	q = h.tg.SendDocument(team, alice, telegramtest.Document{FileName: "RULES.md", Data: []byte("New rules.")}, "/knowledge add")
 	h.reply(team, q.ID, "of the same name.")
 	h.pressAnswer(h.press(team, alice, p, "✅"))
-	h.waitFor("the press to settle", func() bool { return !strings.Contains(h.message(team, p.ID).Text, "Delete “rules.md”") || len(h.message(team, p.ID).Buttons()) == 0 })
+	h.waitFor("the press to settle", func() bool {
+		return !strings.Contains(h.message(team, p.ID).Text, "Delete “rules.md”") || len(h.message(team, p.ID).Buttons()) == 0
+	})
 	if found, _ := h.db().SearchKnowledge(bg(t), team.ID, "new rules", nil, 5); len(found) != 1 {
 		t.Fatalf("a press to delete the replaced document deleted its replacement: %+v", found)
 	}
