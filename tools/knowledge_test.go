@@ -133,3 +133,17 @@ func TestKnowledgeSearchLabelsStayInert(t *testing.T) {
 		t.Errorf("note %q does not say the passages are data, never instructions", out.Note)
 	}
 }
+
+// The status shows the query in short and as it reads: a model's
+// 10,000-character query, or one with a right-to-left override, must not
+// make a status message Telegram refuses or one that reads backwards.
+func TestKnowledgeSearchStatusIsShortAndPlain(t *testing.T) {
+	spec := tools.KnowledgeSearch(&shelfOfDocs{}, nil)
+	long := spec.DoingOf(json.RawMessage(`{"query":"` + strings.Repeat("word ", 2000) + `"}`))
+	if n := len([]rune(long)); n > 120 || !strings.HasPrefix(long, "📚 searching the knowledge base for word") {
+		t.Errorf("a 10,000-character query's status is %d characters: %.80q", n, long)
+	}
+	if got := spec.DoingOf(json.RawMessage(`{"query":"refund\u202e ycilop\u200b"}`)); got != "📚 searching the knowledge base for refund ycilop" {
+		t.Errorf("DoingOf = %q", got)
+	}
+}
