@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ryo-bot/ryo"
@@ -43,10 +44,19 @@ func KnowledgeSearch(k Knowledge, vector func(ctx context.Context, text string) 
 		var a struct {
 			Query string `json:"query"`
 		}
-		if json.Unmarshal(args, &a) != nil || strings.TrimSpace(a.Query) == "" {
+		if json.Unmarshal(args, &a) != nil {
 			return ""
 		}
-		return "📚 searching the knowledge base for " + strings.Join(strings.Fields(a.Query), " ")
+		q := words(strings.Map(func(r rune) rune {
+			if unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d' {
+				return -1
+			}
+			return r
+		}, a.Query))
+		if q == "" {
+			return ""
+		}
+		return "📚 searching the knowledge base for " + clipRunes(q, 60)
 	}
 	return s
 }
