@@ -264,3 +264,26 @@ func TestKnowledgeDocumentsOfAForgottenPerson(t *testing.T) {
 		t.Errorf("Ann's export after she was forgotten lists %+v, %v", e.Documents, err)
 	}
 }
+
+// Queries are words, never tsquery syntax: operators, quotes, emoji
+// alone, scripts without spaces, and 300 characters of them all search
+// without an error.
+func TestKnowledgeSearchHostileQueries(t *testing.T) {
+	db := memorytest.Open(t)
+	addDocument(t, db, 0, "guide.md", "# 退货\n\n网上订单可在收货后十四天内退货。\n\n## Party\n\nThe party 🎉 is on Friday & Saturday (maybe).")
+	for _, q := range []string{"a & b | !c:*", "'); drop table knowledge_chunks; --", `\`, "::* <-> (", "🎉", "🎉🎉🎉", "退货", "十四天", strings.Repeat("ab& ", 75),
+		strings.Repeat("退", 300), "\x00", "friday & saturday"} {
+		found, err := db.SearchKnowledge(ctx(t), 7_000_000_001, q, nil, 6)
+		if err != nil {
+			t.Errorf("SearchKnowledge(%.40q): %v", q, err)
+		}
+		if len(found) > 6 {
+			t.Errorf("SearchKnowledge(%.40q) found %d passages; want at most 6", q, len(found))
+		}
+	}
+	for _, q := range []string{"退货", "十四天", "friday & saturday"} {
+		if found, _ := db.SearchKnowledge(ctx(t), -5, q, nil, 6); len(found) == 0 {
+			t.Errorf("SearchKnowledge(%q) found nothing", q)
+		}
+	}
+}
