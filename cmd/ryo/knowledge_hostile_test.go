@@ -75,3 +75,24 @@ func TestKnowledgeHostileIDsAndPresses(t *testing.T) {
 		t.Fatalf("a press to delete the replaced document deleted its replacement: %+v", found)
 	}
 }
+
+// Telegram lets a bot download files of at most 20 MB: with the bound set
+// higher, a bigger file is refused with the bound it truly meets, not one
+// it seems to fit; one at the bound is read, one byte over is refused.
+func TestKnowledgeFileBounds(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.env["RYO_KNOWLEDGE_MAX_BYTES"] = fmt.Sprint(30 << 20)
+	h.start()
+	q := h.tg.SendDocument(dm, alice, telegramtest.Document{FileName: "huge.txt", Data: []byte(strings.Repeat("word ", 21<<20/5))}, "/knowledge add")
+	h.reply(dm, q.ID, "“huge.txt” is 21.0 MB; a document may be at most 20.0 MB.")
+
+	h2 := newHarness(t)
+	h2.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h2.env["RYO_KNOWLEDGE_MAX_BYTES"] = "2048"
+	h2.start()
+	q = h2.tg.SendDocument(dm, alice, telegramtest.Document{FileName: "at.txt", Data: []byte(strings.Repeat("w", 2047) + "\n")}, "/knowledge add")
+	h2.reply(dm, q.ID, "📚 Added “at.txt”")
+	q = h2.tg.SendDocument(dm, alice, telegramtest.Document{FileName: "over.txt", Data: []byte(strings.Repeat("w", 2048) + "\n")}, "/knowledge add")
+	h2.reply(dm, q.ID, "“over.txt” is 3 KB; a document may be at most 2 KB.")
+}
