@@ -203,7 +203,7 @@ func (b *Bot) knowledgeChunks() int {
 func (b *Bot) readFile(ctx context.Context, doc *models.Document) (src source, problem string, err error) {
 	name := knowledge.Name(doc.FileName)
 	kind := knowledge.Kind(name, doc.MimeType)
-	limit := b.knowledgeBytes()
+	limit := min(b.knowledgeBytes(), delivery.MaxDownloadBytes) // Telegram lets a bot download no more
 	switch {
 	case kind == "":
 		return src, fmt.Sprintf("I add .txt, .md, .html and .pdf files to the knowledge base; “%s” is none of them.", name), nil
