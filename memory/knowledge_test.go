@@ -287,3 +287,49 @@ func TestKnowledgeSearchHostileQueries(t *testing.T) {
 		}
 	}
 }
+
+// A document deleted while a search runs is either found whole or not at
+// all: never as an empty passage.
+func TestKnowledgeSearchRacingDelete(t *testing.T) {
+	db := memorytest.Open(t)
+	chunks, _, err := knowledge.Split(strings.Repeat("Refunds take fourteen days.\n\n", 40), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop, done := make(chan struct{}), make(chan error, 1)
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			d, _, err := db.AddDocument(ctx(t), ryo.Document{Name: "refunds.md", AddedBy: 1, Bytes: 1}, chunks)
+			if err == nil {
+				_, _, err = db.DeleteDocument(ctx(t), 1, d.ID)
+			}
+			if err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	for range 300 {
+		found, err := db.SearchKnowledge(ctx(t), 1, "refunds fourteen", nil, 6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range found {
+			if p.Text == "" || p.Document.Name == "" {
+				t.Fatalf("a search racing a delete found an empty passage: %+v", p)
+			}
+		}
+	}
+}
