@@ -215,7 +215,9 @@ func (db *DB) SearchKnowledge(ctx context.Context, chat int64, query string, vec
 			return err
 		}
 		for _, id := range ids {
-			out = append(out, found[id])
+			if p, ok := found[id]; ok { // else deleted since it was ranked
+				out = append(out, p)
+			}
 		}
 		slices.SortStableFunc(out, func(a, b ryo.Passage) int { return cmp.Compare(b.Score, a.Score) })
 		return nil
