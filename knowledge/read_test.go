@@ -33,8 +33,13 @@ func TestTextReadsUTF16AndLatin1(t *testing.T) {
 			t.Errorf("Text(%s) = %q, %v", tt.name, r.Text, err)
 		}
 	}
-	// Bytes with NULs and no byte order mark are no text at all.
-	if _, err := knowledge.Text([]byte{0, 1, 0xff, 0xfe}, "binary.txt", ""); !errors.Is(err, knowledge.ErrUnsupported) {
-		t.Errorf("binary.txt: err = %v; want ErrUnsupported", err)
+	// Bytes with NULs or control bytes, not UTF-8, are no text at all.
+	for name, data := range map[string][]byte{
+		"binary.txt": {0, 1, 0xff, 0xfe},
+		"packed.md":  []byte("\x1f\x8b\x08\x08\xc3\x9e\x7f\x65\x02\x03notes.md\x01\xe5\x92\xcdj\xc30\x10\x84\xef"), // gzip without a NUL
+	} {
+		if _, err := knowledge.Text(data, name, ""); !errors.Is(err, knowledge.ErrUnsupported) {
+			t.Errorf("%s: err = %v; want ErrUnsupported", name, err)
+		}
 	}
 }
