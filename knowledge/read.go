@@ -72,8 +72,9 @@ func Text(data []byte, name, contentType string) (Reading, error) {
 
 // decodeText reads a text file's bytes: UTF-8; UTF-16 with its byte
 // order mark, as Windows' Notepad saves "Unicode"; else, when they are
-// not UTF-8, Windows-1252, Latin-1's superset that older tools write. Bytes
-// with NULs in neither UTF-16 nor UTF-8 are no text (ok false).
+// not UTF-8, Windows-1252, Latin-1's superset that older tools write.
+// Bytes in neither UTF-16 nor UTF-8 with NULs or other control bytes are
+// no text (ok false).
 func decodeText(data []byte) (text string, ok bool) {
 	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
 		out, err := unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM).NewDecoder().Bytes(data)
@@ -82,8 +83,8 @@ func decodeText(data []byte) (text string, ok bool) {
 	switch {
 	case utf8.Valid(data):
 		return string(data), true
-	case bytes.IndexByte(data, 0) >= 0:
-		return "", false
+	case bytes.ContainsFunc(data, func(r rune) bool { return r < 0x20 && !strings.ContainsRune("\t\n\v\f\r", r) }):
+		return "", false // control bytes: compressed or binary, whatever its name says
 	}
 	out, err := charmap.Windows1252.NewDecoder().Bytes(data)
 	return string(out), err == nil
