@@ -333,3 +333,25 @@ func TestKnowledgeSearchRacingDelete(t *testing.T) {
 		}
 	}
 }
+
+// A replacement that fails half way — here its third chunk is refused by
+// PostgreSQL — leaves the document it would replace whole: never neither,
+// never both, never a document without its chunks.
+func TestKnowledgeFailedReplaceKeepsTheOld(t *testing.T) {
+	db := memorytest.Open(t)
+	old := addDocument(t, db, -100, "rules.md", "The office opens at nine.")
+	chunks := []ryo.Chunk{{Ord: 0, Text: "one"}, {Ord: 1, Text: "two"}, {Ord: 2, Text: "bad \x00 byte"}}
+	if _, _, err := db.AddDocument(ctx(t), ryo.Document{Chat: -100, Name: "RULES.md", AddedBy: 1, Bytes: 3}, chunks); err == nil {
+		t.Fatal("a chunk with a NUL byte was stored")
+	}
+	docs, _, err := db.Documents(ctx(t), -100, 0, 10)
+	if err != nil || len(docs) != 1 || docs[0].ID != old.ID {
+		t.Fatalf("after a failed replacement the documents are %+v, %v; want the old one alone", docs, err)
+	}
+	if found, _ := db.SearchKnowledge(ctx(t), -100, "office nine", nil, 5); len(found) != 1 {
+		t.Errorf("the old document's passage is gone: %+v", found)
+	}
+	if found, _ := db.SearchKnowledge(ctx(t), -100, "one two", nil, 5); len(found) != 0 {
+		t.Errorf("the failed replacement's chunks were kept: %+v", found)
+	}
+}
