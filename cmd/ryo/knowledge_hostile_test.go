@@ -96,3 +96,19 @@ func TestKnowledgeFileBounds(t *testing.T) {
 	q = h2.tg.SendDocument(dm, alice, telegramtest.Document{FileName: "over.txt", Data: []byte(strings.Repeat("w", 2048) + "\n")}, "/knowledge add")
 	h2.reply(dm, q.ID, "“over.txt” is 3 KB; a document may be at most 2 KB.")
 }
+
+// A page's address with a password in it is refused before it is read,
+// and the password is written neither to the log nor to the chat.
+func TestKnowledgePageWithPasswordIsRefused(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.start()
+	q := h.tg.SendText(team, alice, "/knowledge add https://ann:hunter2@docs.example/guide")
+	got := h.reply(team, q.ID, "user name or password")
+	if strings.Contains(got.Text, "hunter2") {
+		t.Errorf("the reply repeats the password: %q", got.Text)
+	}
+	if strings.Contains(h.logs.String(), "hunter2") {
+		t.Errorf("the log holds the password:\n%s", h.logs.String())
+	}
+}
