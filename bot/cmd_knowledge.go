@@ -240,6 +240,8 @@ func (b *Bot) readPage(ctx context.Context, raw string) (src source, problem str
 	switch {
 	case perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.ContainsAny(raw, " \n"):
 		return src, "Send /knowledge add with a web address (https://…), or as the caption of a file.", nil
+	case u.User != nil: // a secret: never logged, nor repeated where the group reads it
+		return src, "I do not read addresses with a user name or password in them; send the page as a file instead.", nil
 	case b.cfg.Knowledge.Pages == nil:
 		return src, "I cannot read web pages here; send the document as a file with /knowledge add as its caption.", nil
 	}
