@@ -11,6 +11,11 @@
 // character. Fenced code blocks are one paragraph, and a "#" inside one is
 // no heading.
 //
+// A document is whoever wrote it: Text reads UTF-16 and Latin-1 files as
+// their words, Split drops the characters that hide text from the admin
+// but not from the model and cuts headings at MaxHeading characters, and
+// Name keeps a document's name in one Unicode form, plainly visible.
+//
 // Everything here is a pure function of its input: reading the file or the
 // page, embedding the chunks and storing them are the callers' part.
 package knowledge
