@@ -2,6 +2,7 @@ package knowledge_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/ryo-bot/ryo/knowledge"
@@ -41,5 +42,20 @@ func TestTextReadsUTF16AndLatin1(t *testing.T) {
 		if _, err := knowledge.Text(data, name, ""); !errors.Is(err, knowledge.ErrUnsupported) {
 			t.Errorf("%s: err = %v; want ErrUnsupported", name, err)
 		}
+	}
+}
+
+// Text's own HTML reader, used where no fetcher is configured, leaves out
+// what a browser would not show, as the fetcher's does.
+func TestTextLeavesOutHiddenHTML(t *testing.T) {
+	page := `<html><body><h1>Returns</h1><p>Visible words.</p><p style="display: none">HIDDEN one</p>` +
+		`<p hidden>HIDDEN two</p><div aria-hidden="true">HIDDEN three</div><span style="visibility:hidden">HIDDEN four</span>` +
+		`<p>More visible words.</p></body></html>`
+	r, err := knowledge.Text([]byte(page), "returns.html", "text/html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(r.Text, "HIDDEN") || !strings.Contains(r.Text, "More visible words.") {
+		t.Errorf("Text = %q", r.Text)
 	}
 }
