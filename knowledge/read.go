@@ -108,6 +108,9 @@ func fromHTML(data []byte) (title, text string, err error) {
 			b.WriteString(words + spaceAfter(n.Data))
 			return
 		}
+		if n.Type == html.ElementNode && hidden(n) {
+			return
+		}
 		if n.Type == html.ElementNode {
 			switch n.Data {
 			case "script", "style", "noscript", "nav", "template", "svg", "head":
@@ -135,6 +138,27 @@ func fromHTML(data []byte) (title, text string, err error) {
 	}
 	walk(root)
 	return title, b.String(), nil
+}
+
+// hidden reports whether a browser would not show element n: it says it
+// is hidden, or its style hides it.
+func hidden(n *html.Node) bool {
+	for _, a := range n.Attr {
+		v := strings.ToLower(strings.Join(strings.Fields(a.Val), ""))
+		switch strings.ToLower(a.Key) {
+		case "hidden":
+			return true
+		case "aria-hidden":
+			if v == "true" {
+				return true
+			}
+		case "style":
+			if strings.Contains(v, "display:none") || strings.Contains(v, "visibility:hidden") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // spaceAfter keeps the space a text node ends with, which separates it
