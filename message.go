@@ -32,4 +32,39 @@ type Message struct {
 	// delivered with the turn's answer. Set only on a tool result being
 	// stored; messages read back do not carry them.
 	Attachments []Attachment
+	// Media are the files a person sent with the message, as Telegram
+	// knows them: stored with it, so that a later turn can fetch them
+	// again. MediaGroup is the album it belongs to; "" when none.
+	Media      []Media
+	MediaGroup string
+	// Images are the pictures of Media a turn fetched to show the model;
+	// never stored, and set only on the messages of a turn's history.
+	Images [][]byte
+}
+
+// Media kinds.
+const (
+	MediaPhoto = "photo"
+)
+
+// Media is a file a person sent, as Telegram knows it: its bytes stay with
+// Telegram, and are fetched again by FileID when a turn needs them.
+type Media struct {
+	Kind     string `json:"kind"`
+	FileID   string `json:"file_id"`
+	UniqueID string `json:"file_unique_id,omitempty"`
+	Width    int    `json:"width,omitempty"`
+	Height   int    `json:"height,omitempty"`
+	Size     int64  `json:"size,omitempty"`
+}
+
+// Photos are m's photos.
+func (m Message) Photos() []Media {
+	var out []Media
+	for _, x := range m.Media {
+		if x.Kind == MediaPhoto {
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -16,10 +16,14 @@ const (
 type ModelMessage struct {
 	Role    string
 	Content string
+	Images  [][]byte // pictures shown with the message; only a vision model reads them
 }
 
 // ModelRequest is one call to the language model.
 type ModelRequest struct {
+	// Model, when set, is the model to ask instead of the client's own:
+	// a vision model for a turn that shows pictures.
+	Model    string
 	Messages []ModelMessage
 	// Format, when set, is a JSON schema the answer must follow.
 	Format json.RawMessage

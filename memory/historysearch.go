@@ -85,7 +85,8 @@ const searchHistorySQL = `with
 		order by score desc, mt.id desc limit $7::bigint)
 	select m.id, m.kind, m.text, coalesce(m.telegram_message_id, 0), coalesce(m.reply_to_message_id, 0),
 		coalesce(m.update_id, 0), m.metadata, m.created_at,
-		u.id, coalesce(u.username, ''), coalesce(u.first_name, ''), coalesce(u.last_name, ''), coalesce(u.role, '')
+		u.id, coalesce(u.username, ''), coalesce(u.first_name, ''), coalesce(u.last_name, ''), coalesce(u.role, ''),
+		m.media, coalesce(m.media_group, '')
 	from scored s join messages m on m.id = s.id left join users u on u.id = m.sender_id
 	order by s.score desc, m.id desc`
 

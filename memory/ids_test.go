@@ -144,7 +144,9 @@ func checkPeople(t *testing.T, db *memory.DB, e edge) ryo.User {
 func checkConversation(t *testing.T, db *memory.DB, e edge, person ryo.User) ryo.Message {
 	c := ctx(t)
 	m := ryo.Message{Place: e.place(), Sender: &person, Kind: ryo.KindUser, Text: "hi",
-		TelegramID: e.message, ReplyTo: e.message - 1, UpdateID: e.update, Metadata: e.bigJSON()}
+		TelegramID: e.message, ReplyTo: e.message - 1, UpdateID: e.update, Metadata: e.bigJSON(),
+		Media: []ryo.Media{{Kind: ryo.MediaPhoto, FileID: "AgAC-big", UniqueID: "AQAD", Width: 1280, Height: 960, Size: int64(e.message)}},
+		MediaGroup: "13758912345678901"}
 	first, err := db.SaveUserMessage(c, e.chat, m)
 	if err != nil {
 		t.Fatalf("SaveUserMessage: %v", err)
@@ -163,6 +165,9 @@ func checkConversation(t *testing.T, db *memory.DB, e edge, person ryo.User) ryo
 		t.Fatalf("History row = %+v; want the ids it was stored with", h)
 	}
 	sameJSON(t, "the message's metadata", h.Metadata, e.bigJSON())
+	if !reflect.DeepEqual(h.Media, m.Media) || h.MediaGroup != m.MediaGroup {
+		t.Fatalf("History media = %+v in group %q; want %+v in %q", h.Media, h.MediaGroup, m.Media, m.MediaGroup)
+	}
 	if err := db.ResetContext(c, e.chat, e.place()); err != nil {
 		t.Fatalf("ResetContext: %v", err)
 	}

@@ -75,10 +75,15 @@ func insertMessage(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Time,
 	if m.Sender != nil {
 		sender = &m.Sender.ID
 	}
+	media := m.Media
+	if media == nil {
+		media = []ryo.Media{}
+	}
 	err := tx.QueryRow(ctx, `with ins as (
 			insert into messages (chat_id, thread_id, sender_id, role, kind, text,
-				telegram_message_id, reply_to_message_id, update_id, metadata, created_at, context_only)
-			values ($1, $2, $3, $4, $5, $6, nullif($7::bigint, 0), nullif($8::bigint, 0), nullif($9::bigint, 0), $10, $11, $12)
+				telegram_message_id, reply_to_message_id, update_id, metadata, created_at, context_only, media, media_group)
+			values ($1, $2, $3, $4, $5, $6, nullif($7::bigint, 0), nullif($8::bigint, 0), nullif($9::bigint, 0), $10, $11, $12,
+				$13, nullif($14::text, ''))
 			on conflict (chat_id, telegram_message_id) where telegram_message_id is not null do nothing
 			returning id, created_at)
 		select id, created_at from ins
@@ -86,7 +91,7 @@ func insertMessage(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Time,
 		select id, created_at from messages where chat_id = $1 and telegram_message_id = nullif($7::bigint, 0)
 		limit 1`,
 		m.Place.ChatID, m.Place.Thread, sender, role(m.Kind), string(m.Kind), m.Text,
-		m.TelegramID, m.ReplyTo, m.UpdateID, m.Metadata, now, contextOnly).Scan(&m.ID, &m.CreatedAt)
+		m.TelegramID, m.ReplyTo, m.UpdateID, m.Metadata, now, contextOnly, media, storableText(m.MediaGroup)).Scan(&m.ID, &m.CreatedAt)
 	return m, err
 }
 
@@ -125,7 +130,8 @@ func history(ctx context.Context, tx pgx.Tx, p ryo.Place, limit int) ([]ryo.Mess
 	rows, err := tx.Query(ctx, `select * from (
 			select m.id, m.kind, m.text, coalesce(m.telegram_message_id, 0), coalesce(m.reply_to_message_id, 0),
 				coalesce(m.update_id, 0), m.metadata, m.created_at,
-				u.id, coalesce(u.username, ''), coalesce(u.first_name, ''), coalesce(u.last_name, ''), coalesce(u.role, '')
+				u.id, coalesce(u.username, ''), coalesce(u.first_name, ''), coalesce(u.last_name, ''), coalesce(u.role, ''),
+				m.media, coalesce(m.media_group, '')
 			from messages m
 			left join users u on u.id = m.sender_id
 			where m.chat_id = $1 and m.thread_id = $2
@@ -147,7 +153,7 @@ func scanMessage(row pgx.CollectableRow, p ryo.Place) (ryo.Message, error) {
 	var u ryo.User
 	var role string
 	err := row.Scan(&m.ID, &kind, &m.Text, &m.TelegramID, &m.ReplyTo, &m.UpdateID, &m.Metadata, &m.CreatedAt,
-		&senderID, &u.Username, &u.FirstName, &u.LastName, &role)
+		&senderID, &u.Username, &u.FirstName, &u.LastName, &role, &m.Media, &m.MediaGroup)
 	m.Kind = ryo.Kind(kind)
 	if senderID != nil {
 		u.ID, u.Role = *senderID, ryo.Role(role)
