@@ -145,7 +145,7 @@ func checkConversation(t *testing.T, db *memory.DB, e edge, person ryo.User) ryo
 	c := ctx(t)
 	m := ryo.Message{Place: e.place(), Sender: &person, Kind: ryo.KindUser, Text: "hi",
 		TelegramID: e.message, ReplyTo: e.message - 1, UpdateID: e.update, Metadata: e.bigJSON(),
-		Media: []ryo.Media{{Kind: ryo.MediaPhoto, FileID: "AgAC-big", UniqueID: "AQAD", Width: 1280, Height: 960, Size: int64(e.message)}},
+		Media:      []ryo.Media{{Kind: ryo.MediaPhoto, FileID: "AgAC-big", UniqueID: "AQAD", Width: 1280, Height: 960, Size: int64(e.message)}},
 		MediaGroup: "13758912345678901"}
 	first, err := db.SaveUserMessage(c, e.chat, m)
 	if err != nil {
