@@ -91,6 +91,10 @@ type Input struct {
 	// Memories are what the bot remembers that may help with this turn,
 	// shown to the model just before the message it answers.
 	Memories []Memory
+	// Model, when set, is the model to ask instead of the client's own: a
+	// vision model when History holds pictures (ryo.Message.Images), which
+	// it is shown with their messages.
+	Model string
 	// Observe, when set, is told each step of the turn as it happens: model
 	// calls, tools, and the reply as it grows. It is called from Run's
 	// goroutine and must not block.
@@ -187,7 +191,7 @@ func (a *Agent) Run(ctx context.Context, in Input) (Output, error) {
 		case out.Rounds == 1 && forced != nil:
 			format, force = forced, in.Force
 		}
-		env, raw, err := a.ask(ctx, msgs, format, force, observe, &out)
+		env, raw, err := a.ask(ctx, in.Model, msgs, format, force, observe, &out)
 		if err != nil {
 			return out, a.deadline(ctx, err)
 		}

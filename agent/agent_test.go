@@ -512,7 +512,7 @@ func TestPromptPrefixIsStableAcrossTurns(t *testing.T) {
 	p1, _ := a.Prompt(first)
 	f.clock.Advance(time.Hour + 55*time.Minute) // 15:00 UTC
 	p2, _ := a.Prompt(second)
-	if len(p1) != 2 || p1[0] != p2[0] {
+	if len(p1) != 2 || p1[0].Content != p2[0].Content {
 		t.Fatal("the system prompt changed between turns")
 	}
 	if p2[1].Content != "hello" || !strings.HasPrefix(p2[3].Content, "(Sunday, 22 November 2026, 16:00") {

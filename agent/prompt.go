@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/ryo-bot/ryo"
@@ -101,10 +102,13 @@ func modelMessage(m ryo.Message, group bool) ryo.ModelMessage {
 		return ryo.ModelMessage{Role: ryo.ModelUser, Content: m.Text}
 	}
 	text := Neutralise(m.Text)
+	if n := len(m.Photos()); n > 0 {
+		text = photoNote(n, len(m.Images)) + text
+	}
 	if group && m.Sender != nil {
 		text = "[" + Speaker(*m.Sender) + "]: " + quoteSpeakerLines(text)
 	}
-	return ryo.ModelMessage{Role: ryo.ModelUser, Content: text}
+	return ryo.ModelMessage{Role: ryo.ModelUser, Content: text, Images: m.Images}
 }
 
 // commandOf is the command that led to a stored tool result, as the
@@ -125,4 +129,18 @@ func commandOf(result ryo.Message) ryo.ModelMessage {
 func asEnvelope(reply string, c *Command) string {
 	data, _ := json.Marshal(Envelope{Reply: reply, Command: c, Tags: []string{}})
 	return string(data)
+}
+
+// photoNote heads a message that came with photos: the model is told
+// whether it is shown them, so that it never makes up what an unseen one
+// showed.
+func photoNote(photos, shown int) string {
+	what := "a photo"
+	if photos > 1 {
+		what = fmt.Sprintf("%d photos", photos)
+	}
+	if shown == 0 {
+		return "(sent " + what + ", not shown to you now) "
+	}
+	return "(sent " + what + ", attached) "
 }

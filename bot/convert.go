@@ -116,6 +116,35 @@ func textOf(m *models.Message) (string, []models.MessageEntity) {
 	return m.Caption, m.CaptionEntities
 }
 
+// Bounds of a photo shown to the model: Telegram's own for a photo a bot
+// sends, and a count of pixels well past any camera's, which keeps a
+// picture that claims more (a pixel bomb) from being fetched as the one
+// to show.
+const (
+	maxPhotoBytes  = ryo.MaxAttachmentBytes
+	maxPhotoPixels = 40_000_000
+)
+
+// mediaOf is what a person sent with m besides its text, as stored with
+// it: of a photo, the largest size Telegram made that is within the bounds
+// above, or its largest when none is (fetching it is then refused, with a
+// reason). A document's or a voice note's file joins here.
+func mediaOf(m *models.Message) []ryo.Media {
+	if len(m.Photo) == 0 {
+		return nil
+	}
+	area := func(p models.PhotoSize) int64 { return int64(p.Width) * int64(p.Height) }
+	fits := func(p models.PhotoSize) bool { return int64(p.FileSize) <= maxPhotoBytes && area(p) <= maxPhotoPixels }
+	best := m.Photo[0]
+	for _, p := range m.Photo[1:] {
+		if fits(p) && !fits(best) || fits(p) == fits(best) && area(p) > area(best) {
+			best = p
+		}
+	}
+	return []ryo.Media{{Kind: ryo.MediaPhoto, FileID: best.FileID, UniqueID: best.FileUniqueID,
+		Width: best.Width, Height: best.Height, Size: int64(best.FileSize)}}
+}
+
 // hasMedia reports whether the message carries something other than text the
 // bot cannot read yet.
 func hasMedia(m *models.Message) bool {

@@ -139,6 +139,8 @@ func (b *Bot) classifyMessage(m *models.Message) route {
 		return ignored("a command for another bot")
 	case !b.addressed(m):
 		return asContext(m, "a group message not meant for the bot: kept as context")
+	case len(m.Photo) > 0:
+		return route{what: verdictAnswer, why: "a photo meant for the bot: a vision model looks at it", msg: m}
 	case m.Text == "" && hasMedia(m):
 		return route{what: verdictUnreadable, why: "media meant for the bot, which reads only text", msg: m}
 	case strings.TrimSpace(text) == "":
@@ -151,6 +153,8 @@ func (b *Bot) classifyMessage(m *models.Message) route {
 func asContext(m *models.Message, why string) route {
 	text, _ := textOf(m)
 	switch {
+	case len(m.Photo) > 0:
+		return route{what: verdictKeep, why: why + " (a photo, kept with its file id)", msg: m}
 	case m.Text == "" && hasMedia(m):
 		return ignored("media not meant for the bot")
 	case strings.TrimSpace(text) == "":
@@ -294,7 +298,7 @@ func (b *Bot) userMessage(id int64, m *models.Message) ryo.Message {
 	sender := seenIn(m, m.From)
 	text, _ := textOf(m)
 	msg := ryo.Message{Place: placeOf(m), Sender: &sender, Kind: ryo.KindUser, Text: text,
-		TelegramID: m.ID, UpdateID: id}
+		TelegramID: m.ID, UpdateID: id, Media: mediaOf(m), MediaGroup: m.MediaGroupID}
 	if r := repliedTo(m); r != nil {
 		msg.ReplyTo = r.ID
 	}

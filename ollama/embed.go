@@ -24,7 +24,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error)
 	resp, err := c.api.Embed(ctx, &api.EmbedRequest{Model: c.cfg.EmbedModel, Input: texts,
 		KeepAlive: &api.Duration{Duration: c.cfg.KeepAlive}})
 	if err != nil {
-		err = c.explain(ctx, err)
+		err = c.explain(ctx, c.cfg.EmbedModel, err)
 		var rerr *ryo.Error
 		if errors.As(err, &rerr) && rerr.Code == ryo.ENOTFOUND {
 			rerr.Message = fmt.Sprintf("The embedding model %q is not installed. An admin can install it with: ollama pull %s",

@@ -20,6 +20,7 @@ type Config struct {
 	Host              *url.URL
 	Model             string
 	EmbedModel        string        // for Embed; "" when none
+	VisionModel       string        // for turns that show pictures; "" asks Model when it reads them
 	KeepAlive         time.Duration // how long Ollama keeps the model loaded after a call
 	NumCtx            int           // context window in tokens; 0 leaves the server's default
 	NumPredict        int           // the most tokens one answer may take; 0 leaves the server's default (no limit)
@@ -30,8 +31,9 @@ type Config struct {
 
 // Client talks to one Ollama server about one model.
 type Client struct {
-	api *api.Client
-	cfg Config
+	api    *api.Client
+	cfg    Config
+	vision sees // whether Model reads pictures, once the server said
 }
 
 var (
@@ -86,7 +88,7 @@ func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply
 	})
 	reply.Content = content.String()
 	if err != nil {
-		return reply, c.explain(ctx, err)
+		return reply, c.explain(ctx, c.modelOf(req), err)
 	}
 	if !done {
 		return reply, &ryo.Error{Code: ryo.EUNAVAILABLE, Of: ryo.Model, Err: errors.New("ollama: stream ended without done"),
@@ -95,14 +97,25 @@ func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply
 	return reply, nil
 }
 
+// modelOf is the model req asks: its own, else the client's.
+func (c *Client) modelOf(req ryo.ModelRequest) string {
+	if req.Model != "" {
+		return req.Model
+	}
+	return c.cfg.Model
+}
+
 func (c *Client) request(req ryo.ModelRequest) *api.ChatRequest {
 	msgs := make([]api.Message, len(req.Messages))
 	for i, m := range req.Messages {
 		msgs[i] = api.Message{Role: m.Role, Content: m.Content}
+		for _, img := range m.Images {
+			msgs[i].Images = append(msgs[i].Images, api.ImageData(img))
+		}
 	}
 	stream := !req.Whole
 	r := &api.ChatRequest{
-		Model:     c.cfg.Model,
+		Model:     c.modelOf(req),
 		Messages:  msgs,
 		Stream:    &stream,
 		Format:    req.Format,
@@ -130,7 +143,7 @@ func usage(m api.Metrics) ryo.Usage {
 }
 
 // explain turns a failed call into an error the user can be shown.
-func (c *Client) explain(ctx context.Context, err error) error {
+func (c *Client) explain(ctx context.Context, model string, err error) error {
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errFirstToken):
 		return &ryo.Error{Code: ryo.ETIMEOUT, Err: fmt.Errorf("ollama: %w after %v", cause, c.cfg.FirstTokenTimeout),
@@ -143,7 +156,7 @@ func (c *Client) explain(ctx context.Context, err error) error {
 	}
 	var status api.StatusError
 	if errors.As(err, &status) {
-		return c.statusError(status)
+		return statusError(model, status)
 	}
 	var urlErr *url.Error
 	if errors.As(err, &urlErr) {
@@ -155,11 +168,11 @@ func (c *Client) explain(ctx context.Context, err error) error {
 		Message: "The model failed while answering. Please try again; if it keeps failing, the model server's log says why."}
 }
 
-func (c *Client) statusError(se api.StatusError) error {
+func statusError(model string, se api.StatusError) error {
 	err := fmt.Errorf("ollama: HTTP %d: %s", se.StatusCode, se.ErrorMessage)
 	if se.StatusCode == http.StatusNotFound {
 		return &ryo.Error{Code: ryo.ENOTFOUND, Err: err,
-			Message: fmt.Sprintf("The model %q is not installed on the model server. An admin can install it with: ollama pull %s", c.cfg.Model, c.cfg.Model)}
+			Message: fmt.Sprintf("The model %q is not installed on the model server. An admin can install it with: ollama pull %s", model, model)}
 	}
 	return &ryo.Error{Code: ryo.EUNAVAILABLE, Of: ryo.Model, Err: err,
 		Message: "The model server could not answer: " + clip(se.ErrorMessage, 200)}

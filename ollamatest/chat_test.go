@@ -204,6 +204,7 @@ func TestChat_Load(t *testing.T) {
 
 func TestRequests(t *testing.T) {
 	s := MustStart(t, "llama3.2")
+	s.AddVisionModel("llama3.2") // it is sent a picture
 	c := NewClient(t, s)
 	schema := json.RawMessage(`{"type":"object","properties":{"reply":{"type":"string"}},"required":["reply"]}`)
 	req := &api.ChatRequest{

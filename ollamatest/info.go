@@ -59,13 +59,17 @@ func (s *Server) serveShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
+	s.shows++
 	name, ok := s.models.lookup(req.Model)
+	caps := s.capabilities(name)
 	s.mu.Unlock()
 	if !ok {
 		writeError(w, http.StatusNotFound, notFound(req.Model))
 		return
 	}
-	writeJSON(w, http.StatusOK, show(name, s.created))
+	reply := show(name, s.created)
+	reply.Capabilities = caps
+	writeJSON(w, http.StatusOK, reply)
 }
 
 // notFound is Ollama's message for a model that is not installed.

@@ -24,6 +24,8 @@ type Server struct {
 	queue    []Reply
 	handle   func(Request) Reply
 	requests []Request
+	vision   []string // canonical names of the models that read pictures
+	shows    int      // /api/show requests
 }
 
 // NewServer starts a fake Ollama server with the given models installed,

@@ -1,0 +1,50 @@
+package ollama
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/types/model"
+)
+
+// sees remembers whether the client's model reads pictures, once the
+// server has said: a model's capabilities do not change while it is
+// installed, and a turn with a photo must not wait for /api/show each
+// time.
+type sees struct {
+	mu     sync.Mutex
+	known  bool
+	answer bool
+}
+
+// showTimeout bounds one /api/show, past the connection's own timeout.
+const showTimeout = 10 * time.Second
+
+// VisionModel is the model a turn that shows pictures asks:
+// Config.VisionModel when set (RYO_VISION_MODEL), else Config.Model when
+// the server reports the "vision" capability for it, else "". An error
+// means the server could not say; it is asked again next time.
+func (c *Client) VisionModel(ctx context.Context) (string, error) {
+	if c.cfg.VisionModel != "" {
+		return c.cfg.VisionModel, nil
+	}
+	c.vision.mu.Lock()
+	defer c.vision.mu.Unlock()
+	if !c.vision.known {
+		ctx, cancel := context.WithTimeout(ctx, c.cfg.ConnectTimeout+showTimeout)
+		defer cancel()
+		show, err := c.api.Show(ctx, &api.ShowRequest{Model: c.cfg.Model})
+		if err != nil {
+			return "", fmt.Errorf("ollama: show model %q: %w", c.cfg.Model, err)
+		}
+		c.vision.known, c.vision.answer = true, slices.Contains(show.Capabilities, model.CapabilityVision)
+	}
+	if !c.vision.answer {
+		return "", nil
+	}
+	return c.cfg.Model, nil
+}

@@ -1,0 +1,69 @@
+package ollamatest
+
+import (
+	"encoding/base64"
+	"slices"
+)
+
+// AddVisionModel installs a model that reads pictures: /api/show reports
+// "vision" among its capabilities, and its chats take images. Other
+// models refuse a chat with images, as Ollama does.
+func (s *Server) AddVisionModel(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models.add(name)
+	n, _ := s.models.lookup(name)
+	s.vision = append(s.vision, n)
+}
+
+// Shows counts the /api/show requests received so far.
+func (s *Server) Shows() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shows
+}
+
+// capabilities are what /api/show reports for the installed model name.
+func (s *Server) capabilities(name string) []string {
+	caps := []string{"completion"}
+	if slices.Contains(s.vision, name) {
+		caps = append(caps, "vision")
+	}
+	return caps
+}
+
+// Images are the pictures of the request's messages, decoded from the
+// base64 they came as, in order. A string that is not base64 is left out:
+// the fake refuses such a request before it answers it.
+func (r Request) Images() [][]byte {
+	var out [][]byte
+	for _, m := range r.Messages {
+		for _, img := range m.Images {
+			if data, err := base64.StdEncoding.DecodeString(img); err == nil {
+				out = append(out, data)
+			}
+		}
+	}
+	return out
+}
+
+// imageProblem is Ollama's refusal of req's images, or "": each must be
+// base64, and the model must read pictures.
+func (s *Server) imageProblem(req Request) string {
+	n := 0
+	for _, m := range req.Messages {
+		for _, img := range m.Images {
+			if _, err := base64.StdEncoding.DecodeString(img); err != nil {
+				return "illegal base64 data in an image: " + err.Error()
+			}
+			n++
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	name, _ := s.models.lookup(req.Model)
+	if n > 0 && !slices.Contains(s.vision, name) {
+		return "this model is missing data required for image input"
+	}
+	return ""
+}
