@@ -50,6 +50,9 @@ type Config struct {
 	PersonRate, PersonBurst int
 	// Knowledge is how /knowledge add reads documents, and its bounds.
 	Knowledge KnowledgeConfig
+	// Vision says which model reads the photos people send; none does
+	// when nil.
+	Vision Vision
 	// Metrics is told what the bot does; nothing is told when nil.
 	Metrics Metrics
 }

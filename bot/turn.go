@@ -2,6 +2,7 @@ package bot
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,6 +34,9 @@ type talk struct {
 	message int64    // the stored message the turn answers; 0 when none
 	tools   []string // the tools the person may use (nil: every tool)
 	force   string   // the tool the person chose for this turn; "" when none
+	// seen is the history the model is shown, with its pictures, and the
+	// model that reads them: set by look before the turn shows itself.
+	seen sight
 	// prepare, when set, runs once the turn shows itself, before the model
 	// is asked: the confirmed action runs there.
 	prepare func(ctx context.Context, shown *stages.Turn) error
@@ -92,6 +96,13 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		}
 		start.Forced = t.force
 	}
+	if t.seen, err = b.look(ctx, log, t); err != nil {
+		return err
+	}
+	if t.seen.refusal != "" { // nothing to ask the model: one sentence says why, and the message stays kept
+		outcome = TurnFailed
+		return b.replyOnce(ctx, t.w, t.id, t.place, t.replyTo, t.seen.refusal)
+	}
 	shown := b.stages.Begin(ctx, start)
 	defer shown.Close() // also when the turn panics: the failure is then shown in the status message
 	if t.prepare != nil {
@@ -137,10 +148,7 @@ func (b *Bot) askAgain(ctx context.Context, log *slog.Logger, t talk, shown *sta
 // remembers its answer — with the action it asks to confirm, if any —
 // before anything is delivered.
 func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.Turn) (string, json.RawMessage, error) {
-	history, err := b.db.History(ctx, t.place, b.cfg.HistoryLimit)
-	if err != nil {
-		return "", nil, err
-	}
+	history := t.seen.history
 	known, err := b.memories(ctx, t)
 	if err != nil {
 		return "", nil, err
@@ -163,7 +171,7 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 	turnCtx, cancel := context.WithTimeout(ctx, b.cfg.TurnTimeout)
 	defer cancel()
 	out, err := b.agent.Run(turnCtx, agent.Input{Bot: b.me, Chat: t.chat, Place: t.place, UpdateID: t.id, History: history,
-		Person: t.person, Message: t.message, Memories: known, Observe: observe, Tools: tools, Force: t.force})
+		Model: t.seen.model, Person: t.person, Message: t.message, Memories: known, Observe: observe, Tools: tools, Force: t.force})
 	b.agentPhases(b.cfg.Clock.Now().Sub(started), toolsTook, ranTools)
 	if err != nil {
 		return "", nil, err
@@ -172,7 +180,7 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 		log.Warn("the model's answer reached its length limit (RYO_MODEL_NUM_PREDICT) and was cut off; it is delivered as far as it got",
 			"reply_tokens", out.Usage.ReplyTokens)
 	}
-	meta := b.answerMetadata(out, b.cfg.Clock.Now().Sub(started))
+	meta := b.answerMetadata(cmp.Or(t.seen.model, b.model), out, b.cfg.Clock.Now().Sub(started))
 	err = b.record(ctx, "save answer", func(ctx context.Context) error {
 		if out.Held == nil {
 			return b.db.SaveTurnAnswer(ctx, t.id, t.place, out.Text, meta)
@@ -348,10 +356,10 @@ func (b *Bot) turnFailed(ctx context.Context, log *slog.Logger, t talk, shown *s
 	})
 }
 
-// answerMetadata records what the answer cost.
-func (b *Bot) answerMetadata(out agent.Output, took time.Duration) json.RawMessage {
+// answerMetadata records which model answered, and what the answer cost.
+func (b *Bot) answerMetadata(model string, out agent.Output, took time.Duration) json.RawMessage {
 	meta, _ := json.Marshal(map[string]any{
-		"model":          b.model,
+		"model":          model,
 		"duration_ms":    ms(took),
 		"tags":           out.Tags,
 		"rounds":         out.Rounds,

@@ -35,6 +35,9 @@ func (s *Server) SendDocument(chat Chat, from User, d Document, caption string, 
 
 // keepFiles makes the files of a message the bot sees downloadable.
 func (s *Server) keepFiles(c *chatLog, m *stored) {
+	if m.Photo != nil && !m.byBot {
+		s.keepPhoto(c, m)
+	}
 	if m.Document == nil {
 		return
 	}
@@ -63,9 +66,17 @@ func (s *Server) getFile(r *request) (any, error) {
 	}
 	if f.path == "" {
 		s.fileSeq++
-		f.path = "documents/file_" + strconv.Itoa(s.fileSeq) + extension(f)
+		f.path = folder(f) + "/file_" + strconv.Itoa(s.fileSeq) + extension(f)
 	}
 	return wireFile{FileID: f.id, FileUniqueID: f.unique, FileSize: len(f.data), FilePath: f.path}, nil
+}
+
+// folder is where Telegram keeps a file: photos apart from documents.
+func folder(f *servedFile) string {
+	if strings.HasPrefix(f.id, "photo-") {
+		return "photos"
+	}
+	return "documents"
 }
 
 // extension is the file's extension as Telegram keeps it in a path: that

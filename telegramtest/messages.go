@@ -18,7 +18,8 @@ type Message struct {
 	Date        time.Time
 	UpdateID    int64     // the update that brought a user's message to the bot; 0 for the bot's
 	Document    *Document // a file the bot sent; Text is then its caption
-	Photo       *Photo    // a picture the bot sent; Text is then its caption
+	Photo       *Photo    // a picture the bot or a person sent; Text is then its caption
+	Album       string    // media_group_id: the album a person's photo belongs to; "" when none
 	Edits       int       // successful edits applied to this message
 	Deleted     bool      // deleted with deleteMessage
 	// TopicCreated is the topic this service message created

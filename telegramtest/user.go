@@ -8,6 +8,7 @@ type SendOption func(*sendOptions)
 type sendOptions struct {
 	replyTo int
 	thread  int
+	album   string // media_group_id; "" when none
 }
 
 // ReplyTo makes the message a reply to messageID in the same chat.
@@ -51,7 +52,7 @@ func (s *Server) sendAs(caller string, chat Chat, m Message, opts []SendOption) 
 	if err != nil {
 		panic(fmt.Sprintf("telegramtest: %s InThread(%d): %v", caller, o.thread, err))
 	}
-	m.ThreadID, m.ReplyTo, m.Date = thread, replyTo, s.opts.Now()
+	m.ThreadID, m.ReplyTo, m.Date, m.Album = thread, replyTo, s.opts.Now(), o.album
 	st := &stored{shown: userText(m.Text), Message: m}
 	c.add(st)
 	st.UpdateID = s.enqueue(wireUpdate{Message: s.publish(c, st)})

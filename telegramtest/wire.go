@@ -42,6 +42,7 @@ type wireMessage struct {
 	Entities    json.RawMessage   `json:"entities,omitempty"`
 	Document    *wireDocument     `json:"document,omitempty"`
 	Photo       []wirePhotoSize   `json:"photo,omitempty"`
+	MediaGroup  string            `json:"media_group_id,omitempty"`
 	Caption     string            `json:"caption,omitempty"`
 	CaptionEnts json.RawMessage   `json:"caption_entities,omitempty"`
 	ReplyMarkup json.RawMessage   `json:"reply_markup,omitempty"`
@@ -76,6 +77,7 @@ func messageJSON(c *chatLog, m *stored, nested bool) *wireMessage {
 		Text:        m.shown.text,
 		Entities:    m.shown.entities,
 		ReplyMarkup: m.ReplyMarkup,
+		MediaGroup:  m.Album,
 	}
 	if m.Document != nil {
 		w.Document = documentJSON(c.chat.ID, m.ID, m.Document)

@@ -1,0 +1,155 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	_ "image/gif" // formats whose size is read from their header, never their pixels
+	_ "image/jpeg"
+	_ "image/png"
+	"log/slog"
+	"slices"
+
+	_ "golang.org/x/image/webp"
+
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/bot/delivery"
+)
+
+// Vision says which model reads pictures; *ollama.Client is one.
+type Vision interface {
+	// VisionModel is the model to ask with pictures, or "" when there is
+	// none; an error when it cannot be told now.
+	VisionModel(ctx context.Context) (string, error)
+}
+
+// imagesShown is how many of the history's photos a turn shows the model
+// at most, newest first, besides every photo of the album it answers.
+const imagesShown = 3
+
+// maxAlbum is the most photos Telegram puts in one album.
+const maxAlbum = 10
+
+// What a person is told when the photo they sent cannot be looked at.
+const (
+	noVision = "I can't look at photos: no model that reads pictures is set up — an admin can name one in RYO_VISION_MODEL. Your message is kept."
+	photoBig = "That photo is too big for me to look at (more than 10 MB or 40 megapixels) — please send a smaller one."
+	photoBad = "I could not fetch that photo from Telegram just now — please send it again in a moment."
+	photoOdd = "That photo is in a form I can't read — please send it as an ordinary photo."
+)
+
+// errPixelBomb is a picture whose header claims more pixels than a photo
+// has: decoding it could take all the memory there is.
+var errPixelBomb = errors.New("the picture claims more pixels than allowed")
+
+// errNoPicture is a file whose header is of no picture the model reads.
+var errNoPicture = errors.New("not a picture the model reads")
+
+// sight is what a turn shows the model: its history, with the pictures
+// fetched, and the model that reads them; or why it cannot look at the
+// photo it answers.
+type sight struct {
+	history []ryo.Message
+	model   string // "" for the chat model
+	refusal string // the sentence the person is told instead of an answer; "" when none
+}
+
+// look reads the turn's history and fetches its newest photos for a vision
+// model to see: every photo of the album the answered message belongs to,
+// and the newest of the others up to imagesShown. Without a vision model,
+// or when the answered message's own photo cannot be fetched, the turn is
+// refused with a sentence; an older photo that cannot be is left out, with
+// a log line.
+func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error) {
+	history, err := b.db.History(ctx, t.place, b.cfg.HistoryLimit)
+	if err != nil {
+		return sight{}, err
+	}
+	s := sight{history: history}
+	i := slices.IndexFunc(history, func(m ryo.Message) bool { return m.ID == t.message })
+	asked := i >= 0 && len(history[i].Photos()) > 0
+	if !slices.ContainsFunc(history, func(m ryo.Message) bool { return len(m.Photos()) > 0 }) {
+		return s, nil
+	}
+	if b.cfg.Vision != nil {
+		s.model, err = b.cfg.Vision.VisionModel(ctx)
+		if err != nil {
+			log.Warn("cannot tell whether the model reads pictures; answering without them", "err", err)
+		}
+	}
+	if s.model == "" {
+		if asked {
+			log.Info("a photo came, but no model reads pictures (RYO_VISION_MODEL)")
+			s.refusal = noVision
+		}
+		return s, nil
+	}
+	album := ""
+	if i >= 0 {
+		album = history[i].MediaGroup
+	}
+	shown := 0
+	for j := len(history) - 1; j >= 0; j-- {
+		m := &history[j]
+		own := j == i || album != "" && m.MediaGroup == album
+		for _, p := range m.Photos() {
+			if !own && shown >= imagesShown || shown >= imagesShown+maxAlbum {
+				continue
+			}
+			data, err := b.fetchPhoto(ctx, p)
+			if err != nil {
+				log.Warn("cannot fetch a photo to show the model", "message_id", m.TelegramID, "file_size", p.Size,
+					"width", p.Width, "height", p.Height, "err", err)
+				if own {
+					s.refusal = photoRefused(err)
+					return s, nil
+				}
+				continue
+			}
+			m.Images = append(m.Images, data)
+			shown++
+		}
+	}
+	return s, nil
+}
+
+// fetchPhoto downloads a photo within its bounds, and checks from its
+// header alone that its pixels are within them too. Nothing is written to
+// disk: the bytes live as long as the turn.
+func (b *Bot) fetchPhoto(ctx context.Context, p ryo.Media) ([]byte, error) {
+	if p.Size > maxPhotoBytes {
+		return nil, delivery.ErrFileTooBig
+	}
+	data, err := b.tg.Download(ctx, p.FileID, maxPhotoBytes)
+	if err != nil {
+		return nil, err
+	}
+	return data, checkPicture(data)
+}
+
+// checkPicture reads a picture's header: a format the model server reads,
+// and no more pixels than a photo has.
+func checkPicture(data []byte) error {
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w: %v", errNoPicture, err)
+	case cfg.Width <= 0 || cfg.Height <= 0 || int64(cfg.Width)*int64(cfg.Height) > maxPhotoPixels:
+		return fmt.Errorf("%w: a %s of %d×%d", errPixelBomb, format, cfg.Width, cfg.Height)
+	}
+	return nil
+}
+
+// photoRefused is what the person is told when their photo could not be
+// fetched or read.
+func photoRefused(err error) string {
+	switch {
+	case errors.Is(err, delivery.ErrFileTooBig), errors.Is(err, errPixelBomb):
+		return photoBig
+	case errors.Is(err, errNoPicture):
+		return photoOdd
+	}
+	return photoBad
+}
