@@ -29,6 +29,7 @@ const (
 	ignoredOnPurpose                // nothing stored, nothing sent, and the update is done, not failed
 	pressAnswered                   // the press's spinner stops with "This button no longer works."
 	chatRecorded                    // the bot's membership changed: the chat is stored; nothing sent
+	keptAndTold                     // stored, and a fixed text replies to it; the model is not asked
 )
 
 // shape is one kind of update as Telegram sends it (a file in
@@ -37,7 +38,7 @@ type shape struct {
 	file    string
 	verdict string  // what the routing table calls it (bot.Verdict)
 	outcome outcome // what the person sees
-	says    string  // fixedReply: part of the reply
+	says    string  // fixedReply, keptAndTold: part of the reply
 	sender  string  // answered, kept: who history names, "from" or "sender_chat"
 	partial string  // a field left out because this version cannot read it
 }
@@ -100,9 +101,12 @@ var shapes = []shape{
 	{file: "story_group_unaddressed", verdict: "ignore", outcome: ignoredOnPurpose},
 	{file: "sticker_private", verdict: "unreadable", outcome: fixedReply, says: "I can only read text"},
 	{file: "sticker_group", verdict: "ignore", outcome: ignoredOnPurpose},
-	{file: "photo_caption_mention", verdict: "unreadable", outcome: fixedReply, says: "I can only read text"},
-	{file: "photo_group", verdict: "ignore", outcome: ignoredOnPurpose},
-	{file: "photo_caption_group", verdict: "ignore", outcome: ignoredOnPurpose},
+	// Photos are read by a vision model: without one (as here), one
+	// sentence names the setting and the photo is kept; in a group, a
+	// photo not meant for the bot is kept as context.
+	{file: "photo_caption_mention", verdict: "answer", outcome: keptAndTold, says: "RYO_VISION_MODEL", sender: "from"},
+	{file: "photo_group", verdict: "keep", outcome: kept, sender: "from"},
+	{file: "photo_caption_group", verdict: "keep", outcome: kept, sender: "from"},
 	{file: "voice_private", verdict: "unreadable", outcome: fixedReply, says: "I can only read text"},
 	{file: "voice_group", verdict: "ignore", outcome: ignoredOnPurpose},
 	{file: "voice_group_reply_to_bot", verdict: "unreadable", outcome: fixedReply, says: "I can only read text"},
@@ -230,7 +234,7 @@ func TestUpdateShapes(t *testing.T) {
 	}
 	replies := 0
 	for _, s := range shapes {
-		if s.outcome == answered || s.outcome == fixedReply {
+		if s.outcome == answered || s.outcome == fixedReply || s.outcome == keptAndTold {
 			replies++
 		}
 	}
@@ -311,7 +315,7 @@ func checkOutcome(t *testing.T, tg *telegramtest.Server, url string, s shape, f 
 	t.Helper()
 	stored := storedFor(t, url, f.UpdateID)
 	switch s.outcome {
-	case answered, kept:
+	case answered, kept, keptAndTold:
 		checkStored(t, stored, s, f)
 	default:
 		if len(stored) > 0 {
@@ -361,7 +365,7 @@ func checkReplies(t *testing.T, tg *telegramtest.Server, s shape, f fixture) {
 	switch s.outcome {
 	case answered:
 		says = fmt.Sprintf("Answer for update %d.", f.UpdateID)
-	case fixedReply:
+	case fixedReply, keptAndTold:
 	default:
 		if len(replies) > 0 {
 			t.Errorf("the bot replied %v; want no reply", replies)

@@ -57,6 +57,7 @@ type Config struct {
 	AdminsDecide      bool          // admins may confirm or cancel anyone's actions
 	Access            string        // open, or allowlist: only admins and the people they let in
 	EmbedModel        string        // for recall of memories and the knowledge base by meaning; "" for words alone
+	VisionModel       string        // reads the photos people send; "" for the chat model when it reads pictures
 	KnowledgeBytes    int64         // the largest document /knowledge add takes
 	KnowledgeChunks   int           // the most passages of one document
 	ImageURL          *url.URL      // an OpenAI-compatible image generator's API; nil: no generate_image
@@ -91,7 +92,7 @@ var settingNames = []string{
 	"RYO_MAX_ATTEMPTS", "RYO_POLL_TIMEOUT", "RYO_TELEGRAM_TIMEOUT", "RYO_SHUTDOWN_GRACE", "RYO_MODEL_KEEP_ALIVE",
 	"RYO_MODEL_NUM_CTX", "RYO_MODEL_NUM_PREDICT", "RYO_MODEL_CONNECT_TIMEOUT", "RYO_MODEL_FIRST_TOKEN_TIMEOUT", "RYO_MODEL_TIMEOUT",
 	"RYO_MAX_ROUNDS", "RYO_TURN_TIMEOUT", "RYO_NOTIFY_AFTER", "RYO_DRAFTS",
-	"RYO_CONFIRM", "RYO_CONFIRM_TTL", "RYO_ADMINS_DECIDE", "RYO_ACCESS", "RYO_EMBED_MODEL",
+	"RYO_CONFIRM", "RYO_CONFIRM_TTL", "RYO_ADMINS_DECIDE", "RYO_ACCESS", "RYO_EMBED_MODEL", "RYO_VISION_MODEL",
 	"RYO_KNOWLEDGE_MAX_BYTES", "RYO_KNOWLEDGE_MAX_CHUNKS",
 	"RYO_IMAGE_URL", "RYO_IMAGE_MODEL", "RYO_IMAGE_API_KEY", "RYO_IMAGE_TIMEOUT",
 	"RYO_SEARXNG_URL", "RYO_BRAVE_API_KEY", "RYO_SEARCH_RESULTS", "RYO_SEARCH_CACHE", "RYO_SEARCH_TIMEOUT", "RYO_FETCH_PRIVATE",
@@ -146,6 +147,7 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		AdminsDecide:      r.oneOf("RYO_ADMINS_DECIDE", "off", "on", "off") == "on",
 		Access:            r.oneOf("RYO_ACCESS", "open", "open", "allowlist"),
 		EmbedModel:        r.str("RYO_EMBED_MODEL", ""),
+		VisionModel:       r.str("RYO_VISION_MODEL", ""),
 		KnowledgeBytes:    int64(r.integer("RYO_KNOWLEDGE_MAX_BYTES", bot.DefaultKnowledgeBytes, 1024)),
 		KnowledgeChunks:   r.integer("RYO_KNOWLEDGE_MAX_CHUNKS", bot.DefaultKnowledgeChunks, 1),
 		ImageURL:          r.optionalURL("RYO_IMAGE_URL", "http://127.0.0.1:7860/v1"),

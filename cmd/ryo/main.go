@@ -162,7 +162,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	model := ollama.New(ollama.Config{Host: cfg.OllamaHost, Model: cfg.Model, EmbedModel: cfg.EmbedModel, KeepAlive: cfg.KeepAlive, NumCtx: cfg.NumCtx, NumPredict: cfg.NumPredict,
+	model := ollama.New(ollama.Config{Host: cfg.OllamaHost, Model: cfg.Model, EmbedModel: cfg.EmbedModel, VisionModel: cfg.VisionModel, KeepAlive: cfg.KeepAlive, NumCtx: cfg.NumCtx, NumPredict: cfg.NumPredict,
 		ConnectTimeout: cfg.ConnectTimeout, FirstTokenTimeout: cfg.FirstTokenTimeout, Timeout: cfg.ModelTimeout})
 	checked := make(chan struct{})
 	go func() { checkModel(ctx, model, log); close(checked) }()
@@ -207,7 +207,7 @@ func (m *Main) Run(ctx context.Context) error {
 		NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts,
 		Tools: registry, Tiers: tiers, ConfirmTTL: cfg.ConfirmTTL, AdminsDecide: cfg.AdminsDecide, Location: cfg.Timezone, Access: cfg.Access,
 		PersonRate: cfg.PersonRate, PersonBurst: cfg.PersonBurst,
-		Recall: recall, Clock: m.Clock, Metrics: stats,
+		Recall: recall, Clock: m.Clock, Metrics: stats, Vision: model,
 		Knowledge: bot.KnowledgeConfig{MaxBytes: cfg.KnowledgeBytes, MaxChunks: cfg.KnowledgeChunks,
 			Extract: documentReader{fetcher}.Extract, Pages: documentReader{fetcher}},
 		Retention: memory.Retention{Updates: cfg.RetainUpdates, Views: cfg.RetainViews, Actions: cfg.RetainActions, Context: cfg.RetainContext},
