@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/imagetest"
+	"github.com/ryo-bot/ryo/ollamatest"
+	"github.com/ryo-bot/ryo/telegramtest"
+)
+
+// visionHarness is a harness whose Ollama also has a model that reads
+// pictures, named in RYO_VISION_MODEL.
+func visionHarness(t *testing.T) *harness {
+	h := newHarness(t)
+	h.llm.AddVisionModel("gemma3:4b")
+	h.env["RYO_VISION_MODEL"] = "gemma3:4b"
+	h.env["RYO_DRAFTS"] = "off"
+	return h
+}
+
+// lastImages are the model and the pictures of the newest chat request,
+// decoded from the base64 they came as, with the text of the message that
+// carried the last one.
+func lastImages(t *testing.T, llm *ollamatest.Server) (string, [][]byte, string) {
+	t.Helper()
+	reqs := llm.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("the model was never asked")
+	}
+	r := reqs[len(reqs)-1]
+	text := ""
+	for _, m := range r.Messages {
+		if len(m.Images) > 0 {
+			text = m.Content
+		}
+	}
+	return r.Model, r.Images(), text
+}
+
+// The done-when of photos: a receipt with "what did I spend?" is answered
+// by the vision model, which got the photo's largest size as base64 with
+// the question.
+func TestPhotoAnsweredFromTheImage(t *testing.T) {
+	h := visionHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("You spent 42.50 at the grocer's.")})
+	h.start()
+	receipt := imagetest.Picture(1200, 1600, "jpeg")
+	q := h.tg.SendPhoto(dm, alice, receipt, "what did I spend?")
+	h.answer(dm, q.ID, "You spent 42.50 at the grocer's.")
+	model, images, text := lastImages(t, h.llm)
+	if model != "gemma3:4b" || len(images) != 1 || !bytes.Equal(images[0], receipt) || !strings.Contains(text, "what did I spend?") {
+		t.Fatalf("the model %q was shown %d pictures with %q; want the receipt with the question to gemma3:4b", model, len(images), text)
+	}
+	if d := h.tg.Downloads(); len(d) != 1 || !strings.HasPrefix(d[0], "photos/") {
+		t.Fatalf("downloads = %q; want the photo once", d)
+	}
+	hist, err := h.db().History(bg(t), ryo.Place{ChatID: dm.ID}, 10)
+	if err != nil || len(hist) == 0 || len(hist[0].Photos()) != 1 || hist[0].Photos()[0].Width != 1200 {
+		t.Fatalf("history = %+v, %v; want the photo stored with the message", hist, err)
+	}
+}
+
+// Without RYO_VISION_MODEL, the chat model reads the photo when Ollama
+// says it reads pictures.
+func TestPhotoAnsweredByAChatModelThatSees(t *testing.T) {
+	h := newHarness(t)
+	h.llm.AddVisionModel("llama3.2")
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("A red car.")})
+	h.start()
+	pic := imagetest.Picture(800, 600, "jpeg")
+	q := h.tg.SendPhoto(dm, alice, pic, "")
+	h.answer(dm, q.ID, "A red car.")
+	if model, images, _ := lastImages(t, h.llm); model != "llama3.2" || len(images) != 1 || !bytes.Equal(images[0], pic) {
+		t.Fatalf("the model %q was shown %d pictures; want the photo to llama3.2", model, len(images))
+	}
+}
+
+// Without a model that reads pictures, a photo gets one sentence naming
+// RYO_VISION_MODEL; the model is not asked, and the message is kept.
+func TestPhotoWithoutAVisionModel(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	q := h.tg.SendPhoto(dm, alice, imagetest.Picture(800, 600, "jpeg"), "what is this?")
+	h.reply(dm, q.ID, "RYO_VISION_MODEL")
+	if n := len(h.llm.Requests()); n != 0 {
+		t.Fatalf("the model was asked %d times", n)
+	}
+	hist, err := h.db().History(bg(t), ryo.Place{ChatID: dm.ID}, 10)
+	if err != nil || len(hist) != 1 || hist[0].Text != "what is this?" || len(hist[0].Photos()) != 1 {
+		t.Fatalf("history = %+v, %v; want the photo kept with its caption", hist, err)
+	}
+	if msgs := h.tg.BotMessages(dm.ID); len(msgs) != 1 {
+		t.Fatalf("bot messages = %+v; want the one sentence", msgs)
+	}
+}
+
+// An album reaches the bot as one update per photo, the caption on the
+// first: waiting together in the inbox, they are answered in one turn
+// that shows the model all three.
+func TestAlbumIsOneTurn(t *testing.T) {
+	h := visionHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Three views of the same bridge.")})
+	pics := [][]byte{imagetest.Picture(800, 600, "jpeg"), imagetest.Picture(600, 800, "jpeg"), imagetest.Picture(640, 640, "png")}
+	var last telegramtest.Message
+	for i, p := range pics {
+		caption := ""
+		if i == 0 {
+			caption = "what do these show?"
+		}
+		last = h.tg.SendPhoto(dm, alice, p, caption, telegramtest.InAlbum("13758912345678901"))
+	}
+	h.start()
+	h.answer(dm, last.ID, "Three views of the same bridge.")
+	if n := len(h.llm.Requests()); n != 1 {
+		t.Fatalf("the model was asked %d times; want one turn", n)
+	}
+	_, images, _ := lastImages(t, h.llm)
+	if len(images) != 3 {
+		t.Fatalf("the model was shown %d pictures; want the album's 3", len(images))
+	}
+	for _, p := range pics {
+		if !slices.ContainsFunc(images, func(img []byte) bool { return bytes.Equal(img, p) }) {
+			t.Fatal("a photo of the album was not shown")
+		}
+	}
+}
+
+// A photo past Telegram's 20 MB download limit gets one clear sentence,
+// and a log line; the model is not asked.
+func TestOversizedPhoto(t *testing.T) {
+	h := visionHarness(t)
+	h.start()
+	big := append(imagetest.Picture(1280, 960, "png"), make([]byte, 21<<20)...)
+	q := h.tg.SendPhoto(dm, alice, big, "what is this?")
+	h.reply(dm, q.ID, "too big")
+	if n := len(h.llm.Requests()); n != 0 {
+		t.Fatalf("the model was asked %d times", n)
+	}
+	if !strings.Contains(h.logs.String(), "cannot fetch a photo") {
+		t.Fatal("no log line says why")
+	}
+}
+
+// In a group, a photo not meant for the bot is kept as context, never
+// answered; a later question about it shows the model the photo again.
+func TestGroupPhotoKeptAndSeenLater(t *testing.T) {
+	h := visionHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("The car was red.")})
+	h.start()
+	car := imagetest.Picture(1024, 768, "jpeg")
+	p := h.tg.SendPhoto(team, bob, car, "look what I saw")
+	q := h.tg.SendText(team, alice, "@ryo_test_bot what colour was the car?")
+	h.answer(team, q.ID, "The car was red.")
+	for _, m := range h.tg.BotMessages(team.ID) {
+		if m.ReplyTo == p.ID {
+			t.Fatalf("the bot answered the photo: %q", m.Text)
+		}
+	}
+	if model, images, text := lastImages(t, h.llm); model != "gemma3:4b" || len(images) != 1 || !bytes.Equal(images[0], car) ||
+		!strings.Contains(text, "look what I saw") {
+		t.Fatalf("the model %q was shown %d pictures with %q; want the car's photo again", model, len(images), text)
+	}
+}
