@@ -73,9 +73,9 @@ func TestMediaOfPicksTheLargestSizeWithinBounds(t *testing.T) {
 		want  string
 	}{
 		{name: "largest fits", sizes: []models.PhotoSize{size("s", 90, 67, 1393), size("m", 800, 600, 60000), size("x", 1280, 960, 84200)}, want: "x"},
-		{name: "largest too many bytes", sizes: []models.PhotoSize{size("s", 90, 67, 1393), size("m", 800, 600, 9 << 20), size("x", 2560, 1920, 11 << 20)}, want: "m"},
-		{name: "largest too many pixels", sizes: []models.PhotoSize{size("m", 1280, 960, 1 << 20), size("x", 9000, 9000, 5 << 20)}, want: "m"},
-		{name: "none fits", sizes: []models.PhotoSize{size("m", 800, 600, 11 << 20), size("x", 1280, 960, 15 << 20)}, want: "x"},
+		{name: "largest too many bytes", sizes: []models.PhotoSize{size("s", 90, 67, 1393), size("m", 800, 600, 9<<20), size("x", 2560, 1920, 11<<20)}, want: "m"},
+		{name: "largest too many pixels", sizes: []models.PhotoSize{size("m", 1280, 960, 1<<20), size("x", 9000, 9000, 5<<20)}, want: "m"},
+		{name: "none fits", sizes: []models.PhotoSize{size("m", 800, 600, 11<<20), size("x", 1280, 960, 15<<20)}, want: "x"},
 		{name: "size unknown", sizes: []models.PhotoSize{size("s", 90, 67, 0), size("x", 1280, 960, 0)}, want: "x"},
 	}
 	for _, c := range cases {
