@@ -33,12 +33,16 @@ func (b *Bot) process(ctx context.Context, j *job) afterRun {
 		}
 	}
 	err := b.handleSafely(ctx, j)
+	var wait errWait
 	switch {
 	case err == nil:
 		b.finish(ctx, log, j.id, memory.StateDone, "")
 		return afterRun{}
 	case errors.Is(err, errGoOnInChat):
 		return afterRun{inChat: true}
+	case errors.As(err, &wait):
+		log.Debug("a photo of an album waits for the album's other parts", "wait", wait.d)
+		return afterRun{retryIn: wait.d}
 	case ctx.Err() != nil:
 		log.Info("update interrupted by shutdown; it resumes at the next start")
 		return afterRun{}

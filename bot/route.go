@@ -248,6 +248,9 @@ func (b *Bot) answerMessage(ctx context.Context, j *job, r route) error {
 	if !prior.CreatedAt.IsZero() { // begun before a stop: it goes on as it began, with what it showed and got
 		return b.turn(ctx, j, r.msg)
 	}
+	if wait := albumWait(r.msg, j.queued, b.cfg.Clock.Now()); wait > 0 {
+		return errWait{wait}
+	}
 	later, err := b.answeredLater(ctx, j, r.msg)
 	if err != nil {
 		return err
@@ -264,6 +267,9 @@ func (b *Bot) answerMessage(ctx context.Context, j *job, r route) error {
 		return err
 	}
 	if ok, err := b.allowed(ctx, j, r.msg, true); !ok || err != nil {
+		return err
+	}
+	if err := b.gatherAlbum(ctx, j, r.msg); err != nil {
 		return err
 	}
 	return b.turn(ctx, j, r.msg)

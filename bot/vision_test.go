@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/png"
 	"testing"
+	"time"
 
 	"github.com/go-telegram/bot/models"
 
@@ -86,5 +87,34 @@ func TestMediaOfPicksTheLargestSizeWithinBounds(t *testing.T) {
 	}
 	if got := mediaOf(&models.Message{Text: "hi"}); got != nil {
 		t.Errorf("a text message has media %+v", got)
+	}
+}
+
+// A photo of an album waits for the album's other parts for the window
+// after it arrived; a photo on its own, and a text, never wait.
+func TestAlbumWait(t *testing.T) {
+	start := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	photo := []models.PhotoSize{{FileID: "p", Width: 800, Height: 600}}
+	part := &models.Message{Photo: photo, MediaGroupID: "1375"}
+	cases := []struct {
+		name string
+		m    *models.Message
+		at   time.Duration
+		want time.Duration
+	}{
+		{name: "part, just arrived", m: part, at: 0, want: albumWindow},
+		{name: "part, half way", m: part, at: albumWindow / 2, want: albumWindow / 2},
+		{name: "part, window over", m: part, at: albumWindow, want: 0},
+		{name: "part, long after", m: part, at: time.Hour, want: 0},
+		{name: "photo on its own", m: &models.Message{Photo: photo}, at: 0, want: 0},
+		{name: "text", m: &models.Message{Text: "hi", MediaGroupID: "1375"}, at: 0, want: 0},
+	}
+	for _, c := range cases {
+		if got := albumWait(c.m, start, start.Add(c.at)); got != c.want {
+			t.Errorf("%s: albumWait = %v; want %v", c.name, got, c.want)
+		}
+	}
+	if got := albumWait(part, time.Time{}, start); got != 0 {
+		t.Errorf("a part with no arrival time waits %v", got)
 	}
 }

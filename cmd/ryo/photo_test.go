@@ -165,3 +165,46 @@ func TestGroupPhotoKeptAndSeenLater(t *testing.T) {
 		t.Fatalf("the model %q was shown %d pictures with %q; want the car's photo again", model, len(images), text)
 	}
 }
+
+// An album sent while ryo runs is one turn too: its first photo waits for
+// the others, which are answered together with the last.
+func TestAlbumWhileRunningIsOneTurn(t *testing.T) {
+	h := visionHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Three cats.")})
+	h.start()
+	var last telegramtest.Message
+	for i := range 3 {
+		caption := ""
+		if i == 0 {
+			caption = "how many cats?"
+		}
+		last = h.tg.SendPhoto(dm, alice, imagetest.Picture(640+i, 480, "jpeg"), caption, telegramtest.InAlbum("2001"))
+	}
+	h.answer(dm, last.ID, "Three cats.")
+	if n := len(h.llm.Requests()); n != 1 {
+		t.Fatalf("the model was asked %d times; want one turn", n)
+	}
+	if _, images, _ := lastImages(t, h.llm); len(images) != 3 {
+		t.Fatalf("the model was shown %d pictures; want the album's 3", len(images))
+	}
+	if msgs := h.tg.BotMessages(dm.ID); len(msgs) != 1 {
+		t.Fatalf("bot messages = %+v; want one answer", msgs)
+	}
+}
+
+// In a group only an album's first photo carries the caption that
+// mentions ryo: the turn that answers it shows the model the whole album.
+func TestGroupAlbumIsOneTurn(t *testing.T) {
+	h := visionHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Two bridges.")})
+	h.start()
+	first := h.tg.SendPhoto(team, alice, imagetest.Picture(800, 600, "jpeg"), "@ryo_test_bot what are these?", telegramtest.InAlbum("2002"))
+	h.tg.SendPhoto(team, alice, imagetest.Picture(600, 800, "jpeg"), "", telegramtest.InAlbum("2002"))
+	h.answer(team, first.ID, "Two bridges.")
+	if _, images, _ := lastImages(t, h.llm); len(images) != 2 {
+		t.Fatalf("the model was shown %d pictures; want the album's 2", len(images))
+	}
+	if n := len(h.llm.Requests()); n != 1 {
+		t.Fatalf("the model was asked %d times; want one turn", n)
+	}
+}
