@@ -103,7 +103,7 @@ func modelMessage(m ryo.Message, group bool) ryo.ModelMessage {
 	}
 	text := Neutralise(m.Text)
 	if n := len(m.Photos()); n > 0 {
-		text = photoNote(n, len(m.Images)) + text
+		text = strings.TrimSuffix(photoNote(n, len(m.Images))+" "+text, " ")
 	}
 	if group && m.Sender != nil {
 		text = "[" + Speaker(*m.Sender) + "]: " + quoteSpeakerLines(text)
@@ -140,7 +140,7 @@ func photoNote(photos, shown int) string {
 		what = fmt.Sprintf("%d photos", photos)
 	}
 	if shown == 0 {
-		return "(sent " + what + ", not shown to you now) "
+		return "(sent " + what + ", not shown to you now)"
 	}
-	return "(sent " + what + ", attached) "
+	return "(sent " + what + ", attached)"
 }
