@@ -46,12 +46,18 @@ var notSpeech = map[string]bool{
 // taken out, white space one space, at most MaxText characters. A
 // transcript without a letter or a digit ("♪", "...") is empty.
 func clean(s string) string {
+	if len(s) > 8*MaxText { // more than MaxText characters of any script
+		s = s[:8*MaxText]
+	}
 	s = oneLine(strings.Map(visible, dropAnnotations(strings.ToValidUTF8(s, ""))))
 	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
 		return ""
 	}
 	return cut(s, MaxText)
 }
+
+// maxAnnotation is the most bytes between an annotation's brackets.
+const maxAnnotation = 40
 
 // dropAnnotations takes out bracketed annotations of sound that is not
 // speech, such as [BLANK_AUDIO] or ( Silence ).
@@ -66,8 +72,8 @@ func dropAnnotations(s string) string {
 		if s[i] == '(' {
 			closer = ")"
 		}
-		j := strings.Index(s[i+1:], closer)
-		if j < 0 || j > 40 || !notSpeech[annotation(s[i+1:i+1+j])] {
+		j := strings.Index(s[i+1:min(len(s), i+1+maxAnnotation+1)], closer)
+		if j < 0 || !notSpeech[annotation(s[i+1:i+1+j])] {
 			b.WriteString(s[:i+1])
 			s = s[i+1:]
 			continue

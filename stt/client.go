@@ -171,7 +171,7 @@ func (c *Client) ask(ctx context.Context, a Audio, format string) (answer, error
 		return answer{}, transportError(ctx, err, "the answer broke off: ")
 	}
 	if len(raw) > maxAnswer {
-		return answer{}, &Error{Kind: ErrBadAnswer, Status: resp.StatusCode, Detail: "the answer is larger than 4 MB"}
+		return answer{}, &Error{Kind: ErrBadAnswer, Detail: "the answer is larger than 4 MB"}
 	}
 	var ans answer
 	jsonErr := json.Unmarshal(raw, &ans)

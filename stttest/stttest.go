@@ -62,10 +62,12 @@ type Answer struct {
 	Status     int    // an HTTP error status; 0 answers a transcript
 	Message    string // the error's message, as OpenAI's {"error":{"message"}}
 	RetryAfter string // the Retry-After header
-	Body       string // sent as it is instead of JSON (a malformed answer)
+	Body       string // sent as it is, with Status or 200, instead of the fake's JSON
 	Huge       int    // this many bytes of transcript text
 	// Hold keeps the answer until it is closed or the client gives up.
 	Hold chan struct{}
+	// Arrived, when not nil, is closed once the request is read.
+	Arrived chan struct{}
 }
 
 // Server is the fake transcription server.
@@ -146,6 +148,9 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := s.next()
+	if a.Arrived != nil {
+		close(a.Arrived)
+	}
 	if a.Hold != nil {
 		select {
 		case <-a.Hold:
@@ -157,6 +162,12 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 	case a.Status != 0:
 		if a.RetryAfter != "" {
 			w.Header().Set("Retry-After", a.RetryAfter)
+		}
+		if a.Body != "" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(a.Status)
+			io.WriteString(w, a.Body)
+			return
 		}
 		fail(w, a.Status, a.Message)
 	case a.Body != "":
