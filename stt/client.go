@@ -100,14 +100,13 @@ func (c *Client) Transcribe(ctx context.Context, a Audio) (Transcript, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, c.cfg.Timeout, errTooSlow)
 	defer cancel()
 	ans, err := c.ask(ctx, a, "verbose_json")
-	if e := (*Error)(nil); errors.As(err, &e) && e.Status == http.StatusBadRequest && strings.Contains(strings.ToLower(e.Detail), "response_format") {
-		// OpenAI's newer models answer only json; so may other servers.
+	if refusesVerbose(err) { // OpenAI's newer models answer only json; so may other servers
 		ans, err = c.ask(ctx, a, "json")
 	}
 	if err != nil {
 		return Transcript{}, err
 	}
-	t := Transcript{Text: clean(*ans.Text), Language: cut(oneLine(ans.Language), 32), Duration: a.Duration}
+	t := Transcript{Text: clean(*ans.Text), Language: cut(clean(ans.Language), 32), Duration: a.Duration}
 	if ans.Duration > 0 && ans.Duration < 24*3600 {
 		t.Duration = time.Duration(ans.Duration * float64(time.Second))
 	}
@@ -115,6 +114,17 @@ func (c *Client) Transcribe(ctx context.Context, a Audio) (Transcript, error) {
 		return t, &Error{Kind: ErrNoSpeech, Detail: "the transcript is empty"}
 	}
 	return t, nil
+}
+
+// refusesVerbose reports whether err is a server's refusal of
+// response_format verbose_json.
+func refusesVerbose(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) || e.Status != http.StatusBadRequest && e.Status != http.StatusUnprocessableEntity {
+		return false
+	}
+	d := strings.ToLower(e.Detail)
+	return strings.Contains(d, "response_format") || strings.Contains(d, "verbose_json")
 }
 
 // answer is what the servers answer, or their error: OpenAI's and LocalAI's

@@ -37,7 +37,7 @@ func mustURL(t *testing.T, s string) *url.URL {
 func TestTranscribeVoiceNote(t *testing.T) {
 	s := stttest.NewServer(stttest.Options{Key: "sk-test-key"})
 	defer s.Close()
-	s.Answer(stttest.Answer{Text: "  What's on my\ncalendar\u202e tomorrow? ", Duration: 3.5})
+	s.Answer(stttest.Answer{Text: "  What's on my\ncalendar\u202e tomorrow? ", Duration: 3.5, Language: "english\u200b\n"})
 	c := newClient(t, s, Config{APIKey: "sk-test-key"})
 	got, err := c.Transcribe(context.Background(), Audio{Data: ogg, MimeType: "audio/ogg", Duration: 4 * time.Second, Language: "en-US"})
 	if err != nil {
