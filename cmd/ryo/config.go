@@ -19,6 +19,7 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/bot"
+	"github.com/ryo-bot/ryo/stt"
 	"github.com/ryo-bot/ryo/toolbus"
 )
 
@@ -64,6 +65,11 @@ type Config struct {
 	ImageModel        string        // the generator's model; "" for its default
 	ImageAPIKey       ryo.Secret    // the generator's key; "" for none
 	ImageTimeout      time.Duration // one picture
+	STTURL            *url.URL      // an OpenAI-compatible transcription server's API; nil: voice messages are not transcribed
+	STTModel          string        // the transcription model
+	STTAPIKey         ryo.Secret    // the transcription server's key; "" for none
+	STTTimeout        time.Duration // one recording
+	STTMaxDuration    time.Duration // the longest recording transcribed
 	SearxNGURL        *url.URL      // a SearxNG instance for web_search; nil: not this provider
 	BraveAPIKey       ryo.Secret    // a Brave Search key for web_search; "": not this provider
 	SearchResults     int           // results web_search shows when the model does not say
@@ -95,6 +101,7 @@ var settingNames = []string{
 	"RYO_CONFIRM", "RYO_CONFIRM_TTL", "RYO_ADMINS_DECIDE", "RYO_ACCESS", "RYO_EMBED_MODEL", "RYO_VISION_MODEL",
 	"RYO_KNOWLEDGE_MAX_BYTES", "RYO_KNOWLEDGE_MAX_CHUNKS",
 	"RYO_IMAGE_URL", "RYO_IMAGE_MODEL", "RYO_IMAGE_API_KEY", "RYO_IMAGE_TIMEOUT",
+	"RYO_STT_URL", "RYO_STT_MODEL", "RYO_STT_API_KEY", "RYO_STT_TIMEOUT", "RYO_STT_MAX_DURATION",
 	"RYO_SEARXNG_URL", "RYO_BRAVE_API_KEY", "RYO_SEARCH_RESULTS", "RYO_SEARCH_CACHE", "RYO_SEARCH_TIMEOUT", "RYO_FETCH_PRIVATE",
 	"RYO_PERSON_RATE", "RYO_PERSON_BURST", "RYO_TIERS", "RYO_DEFAULT_TIER", "RYO_APIS", "RYO_APIS_REFRESH",
 	"RYO_RETAIN_UPDATES", "RYO_RETAIN_VIEWS", "RYO_RETAIN_ACTIONS", "RYO_RETAIN_CONTEXT",
@@ -154,6 +161,11 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		ImageModel:        r.str("RYO_IMAGE_MODEL", ""),
 		ImageAPIKey:       ryo.Secret(r.str("RYO_IMAGE_API_KEY", "")),
 		ImageTimeout:      r.duration("RYO_IMAGE_TIMEOUT", 2*time.Minute, time.Second),
+		STTURL:            r.optionalURL("RYO_STT_URL", "http://whisper:8080/v1"),
+		STTModel:          r.str("RYO_STT_MODEL", stt.DefaultModel),
+		STTAPIKey:         ryo.Secret(r.key("RYO_STT_API_KEY")),
+		STTTimeout:        r.duration("RYO_STT_TIMEOUT", stt.DefaultTimeout, time.Second),
+		STTMaxDuration:    r.duration("RYO_STT_MAX_DURATION", stt.DefaultMaxDuration, time.Second),
 		SearxNGURL:        r.optionalURL("RYO_SEARXNG_URL", "http://searxng:8080"),
 		BraveAPIKey:       ryo.Secret(r.key("RYO_BRAVE_API_KEY")),
 		SearchResults:     r.between("RYO_SEARCH_RESULTS", 5, 1, 10),

@@ -327,3 +327,42 @@ func TestConfigBraveKeyShape(t *testing.T) {
 		t.Errorf("a key with spaces around it: %v", err)
 	}
 }
+
+// Voice messages are transcribed only with a server named; its settings
+// are read, and a bad one stops start-up naming it, without the key.
+func TestConfigSpeechToText(t *testing.T) {
+	c, err := LoadConfig(env(minimal()), true)
+	if err != nil || c.STTURL != nil || c.STTModel != "whisper-1" || c.STTAPIKey != "" || c.STTTimeout != 2*time.Minute || c.STTMaxDuration != 10*time.Minute {
+		t.Fatalf("defaults: %+v, %v", c, err)
+	}
+	vars := minimal()
+	vars["RYO_STT_URL"] = "http://whisper:8080/v1"
+	vars["RYO_STT_MODEL"] = "Systran/faster-whisper-small"
+	vars["RYO_STT_API_KEY"] = "sk-sttsecret1"
+	vars["RYO_STT_TIMEOUT"] = "45s"
+	vars["RYO_STT_MAX_DURATION"] = "3m"
+	c, err = LoadConfig(env(vars), true)
+	if err != nil || c.STTURL.String() != "http://whisper:8080/v1" || c.STTModel != "Systran/faster-whisper-small" || c.STTAPIKey.Reveal() != "sk-sttsecret1" ||
+		c.STTTimeout != 45*time.Second || c.STTMaxDuration != 3*time.Minute {
+		t.Fatalf("values: %+v, %v", c, err)
+	}
+	for _, tt := range []struct {
+		vars map[string]string
+		want string
+	}{
+		{map[string]string{"RYO_STT_URL": "whisper:8080"}, "RYO_STT_URL: want an http(s) URL such as http://whisper:8080/v1"},
+		{map[string]string{"RYO_STT_URL": "ftp://u:sk-sttsecret1@whisper"}, "RYO_STT_URL: want an http(s) URL"},
+		{map[string]string{"RYO_STT_API_KEY": "sk-sttsecret1 extra"}, "RYO_STT_API_KEY: has a space"},
+		{map[string]string{"RYO_STT_TIMEOUT": "10ms"}, "RYO_STT_TIMEOUT: want a duration of at least 1s"},
+		{map[string]string{"RYO_STT_MAX_DURATION": "0s"}, "RYO_STT_MAX_DURATION: want a duration of at least 1s"},
+	} {
+		vars := minimal()
+		for k, v := range tt.vars {
+			vars[k] = v
+		}
+		_, err := LoadConfig(env(vars), true)
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) || strings.Contains(err.Error(), "sk-sttsecret1") {
+			t.Errorf("%v: %v; want %q", tt.vars, err, tt.want)
+		}
+	}
+}
