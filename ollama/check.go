@@ -27,5 +27,14 @@ func (c *Client) Check(ctx context.Context) (string, error) {
 	if err != nil {
 		return version, fmt.Errorf("show model %q: %w", c.cfg.Model, err)
 	}
+	if v := c.cfg.VisionModel; v != "" {
+		_, err = c.api.Show(ctx, &api.ShowRequest{Model: v})
+		if errors.As(err, &status) && status.StatusCode == http.StatusNotFound {
+			return version, fmt.Errorf("vision model %q (RYO_VISION_MODEL) is not installed (ollama pull %s)", v, v)
+		}
+		if err != nil {
+			return version, fmt.Errorf("show vision model %q: %w", v, err)
+		}
+	}
 	return version, nil
 }

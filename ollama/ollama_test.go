@@ -166,6 +166,10 @@ func TestCheck(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "ollama pull absent") {
 		t.Fatalf("Check(absent) = %v; want advice to pull it", err)
 	}
+	_, err = client(t, srv.URL(), func(c *ollama.Config) { c.VisionModel = "llava" }).Check(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "RYO_VISION_MODEL") || !strings.Contains(err.Error(), "ollama pull llava") {
+		t.Fatalf("Check(vision absent) = %v; want advice to pull it", err)
+	}
 }
 
 // Every call asks for at most NumPredict tokens, and an answer Ollama

@@ -342,6 +342,14 @@ func checkModel(ctx context.Context, model *ollama.Client, log *slog.Logger) {
 		return
 	}
 	log.Info("model server ready", "ollama_version", version, "model", model.Model())
+	switch vision, err := model.VisionModel(ctx); {
+	case err != nil:
+		log.Warn("cannot tell whether the model reads pictures; it is asked again at the next photo", "err", err)
+	case vision == "":
+		log.Info("no model reads pictures: a photo gets one sentence naming RYO_VISION_MODEL")
+	default:
+		log.Info("photos are read", "vision_model", vision)
+	}
 }
 
 // serveHTTP serves /healthz and /metrics on the configured address until
