@@ -61,8 +61,11 @@ type sight struct {
 // and the newest of the others up to imagesShown. Without a vision model,
 // or when the answered message's own photo cannot be fetched, the turn is
 // refused with a sentence; an older photo that cannot be is left out, with
-// a log line.
+// a log line. The fetching has the turn's deadline, and each download its
+// own.
 func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error) {
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.TurnTimeout)
+	defer cancel()
 	history, err := b.db.History(ctx, t.place, b.cfg.HistoryLimit)
 	if err != nil {
 		return sight{}, err
@@ -99,6 +102,9 @@ func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error)
 				continue
 			}
 			data, err := b.fetchPhoto(ctx, p)
+			if err != nil && (ctx.Err() != nil || ryo.IsUnavailable(err, ryo.Telegram)) {
+				return s, err // shutdown or an outage: the turn runs again later, and the photo is fetched then
+			}
 			if err != nil {
 				log.Warn("cannot fetch a photo to show the model", "message_id", m.TelegramID, "file_size", p.Size,
 					"width", p.Width, "height", p.Height, "err", err)

@@ -208,3 +208,36 @@ func TestGroupAlbumIsOneTurn(t *testing.T) {
 		t.Fatalf("the model was asked %d times; want one turn", n)
 	}
 }
+
+// A photo Telegram will not hand over gets one sentence and a log line;
+// the model is not asked, and the photo is kept.
+func TestPhotoTelegramRefuses(t *testing.T) {
+	h := visionHarness(t)
+	h.tg.FailNext("getFile", 1, telegramtest.APIError{Code: 400, Description: "Bad Request: wrong file_id or the file is temporarily unavailable"})
+	h.start()
+	q := h.tg.SendPhoto(dm, alice, imagetest.Picture(800, 600, "jpeg"), "what is this?")
+	h.reply(dm, q.ID, "could not fetch that photo")
+	if n := len(h.llm.Requests()); n != 0 {
+		t.Fatalf("the model was asked %d times", n)
+	}
+	if !strings.Contains(h.logs.String(), "cannot fetch a photo") || !strings.Contains(h.logs.String(), "wrong file_id") {
+		t.Fatal("no log line says why")
+	}
+	if strings.Contains(h.logs.String(), testToken) {
+		t.Fatal("the token reached the log")
+	}
+}
+
+// While Telegram fails to hand a photo over for a moment, the turn waits
+// and runs again: the photo is answered once Telegram works.
+func TestPhotoThroughATelegramOutage(t *testing.T) {
+	h := visionHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("A lighthouse.")})
+	h.tg.FailNext("getFile", 2, telegramtest.APIError{Code: 500, Description: "Internal Server Error"})
+	h.start()
+	q := h.tg.SendPhoto(dm, alice, imagetest.Picture(800, 600, "jpeg"), "what is this?")
+	h.answer(dm, q.ID, "A lighthouse.")
+	if _, images, _ := lastImages(t, h.llm); len(images) != 1 {
+		t.Fatalf("the model was shown %d pictures; want the photo", len(images))
+	}
+}
