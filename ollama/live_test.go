@@ -221,3 +221,19 @@ func TestLiveNumPredict(t *testing.T) {
 		t.Fatalf("short answer = %+v, %v; want ok, whole", short, err)
 	}
 }
+
+// A real Ollama reports the tiny model's capabilities without "vision":
+// it is no vision model. Sent a picture anyway, the server does not refuse
+// it — the model just never sees it — which is why ryo asks /api/show
+// before it sends one, and the fake takes it the same way.
+func TestLiveVisionModel(t *testing.T) {
+	_, c := live(t, nil)
+	if got, err := c.VisionModel(ctx(t)); got != "" || err != nil {
+		t.Fatalf("VisionModel = %q, %v; want none for a model without vision", got, err)
+	}
+	_, err := c.Chat(ctx(t), ryo.ModelRequest{Messages: []ryo.ModelMessage{
+		{Role: ryo.ModelUser, Content: "what is this?", Images: [][]byte{[]byte("\x89PNG\r\n\x1a\n")}}}})
+	if err != nil {
+		t.Fatalf("a picture to a model without vision: %v; want it taken without a word", err)
+	}
+}

@@ -80,8 +80,8 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, notFound(req.Model))
 	case len(req.Messages) == 0:
 		writeLoaded(w, req)
-	case s.imageProblem(req) != "":
-		writeError(w, http.StatusBadRequest, s.imageProblem(req))
+	case imageProblem(req) != "":
+		writeError(w, http.StatusBadRequest, imageProblem(req))
 	default:
 		s.reply(w, r, req, s.next(req))
 	}

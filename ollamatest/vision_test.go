@@ -2,17 +2,17 @@ package ollamatest_test
 
 import (
 	"bytes"
-	"errors"
+	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/types/model"
 )
 
-// A vision model reports the capability in /api/show and takes images,
-// which the fake hands back decoded; a model without it refuses them as
-// Ollama does.
+// A vision model reports the capability in /api/show; images come back
+// decoded, with the model they went to.
 func TestVisionModels(t *testing.T) {
 	s := MustStart(t, "llama3.2")
 	s.AddVisionModel("gemma3:4b")
@@ -39,8 +39,25 @@ func TestVisionModels(t *testing.T) {
 	if got := s.Requests()[0].Images(); len(got) != 1 || !bytes.Equal(got[0], picture) {
 		t.Errorf("images received = %q; want the picture", got)
 	}
-	var se api.StatusError
-	if err := ask("llama3.2"); !errors.As(err, &se) || se.StatusCode != 400 {
-		t.Errorf("images to a model without vision: %v; want a 400", err)
+	if err := ask("llama3.2"); err != nil {
+		t.Errorf("images to a model without vision: %v; want them taken, as Ollama does", err)
+	}
+	if r := s.Requests()[1]; r.Model != "llama3.2" || len(r.Images()) != 1 {
+		t.Errorf("request = %+v; want the picture recorded with the model it went to", r)
+	}
+}
+
+// An image that is not base64 is refused before any answer, as Ollama
+// refuses a body it cannot decode.
+func TestImageNotBase64(t *testing.T) {
+	s := MustStart(t, "llama3.2")
+	body := `{"model":"llama3.2","messages":[{"role":"user","content":"hi","images":["@@not base64@@"]}]}`
+	resp, err := http.Post(s.URL()+"/api/chat", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("status = %d; want 400", resp.StatusCode)
 	}
 }
