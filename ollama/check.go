@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/types/model"
 )
 
 // Check asks the server for its version and whether the model is installed.
@@ -28,12 +30,15 @@ func (c *Client) Check(ctx context.Context) (string, error) {
 		return version, fmt.Errorf("show model %q: %w", c.cfg.Model, err)
 	}
 	if v := c.cfg.VisionModel; v != "" {
-		_, err = c.api.Show(ctx, &api.ShowRequest{Model: v})
-		if errors.As(err, &status) && status.StatusCode == http.StatusNotFound {
+		show, err := c.api.Show(ctx, &api.ShowRequest{Model: v})
+		switch {
+		case errors.As(err, &status) && status.StatusCode == http.StatusNotFound:
 			return version, fmt.Errorf("vision model %q (RYO_VISION_MODEL) is not installed (ollama pull %s)", v, v)
-		}
-		if err != nil {
+		case err != nil:
 			return version, fmt.Errorf("show vision model %q: %w", v, err)
+		case !slices.Contains(show.Capabilities, model.CapabilityVision):
+			// Ollama takes a picture for such a model without a word, and the model never sees it.
+			return version, fmt.Errorf("vision model %q (RYO_VISION_MODEL) does not read pictures: Ollama reports its capabilities as %v", v, show.Capabilities)
 		}
 	}
 	return version, nil

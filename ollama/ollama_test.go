@@ -170,6 +170,14 @@ func TestCheck(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "RYO_VISION_MODEL") || !strings.Contains(err.Error(), "ollama pull llava") {
 		t.Fatalf("Check(vision absent) = %v; want advice to pull it", err)
 	}
+	_, err = client(t, srv.URL(), func(c *ollama.Config) { c.VisionModel = "llama3.2" }).Check(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "does not read pictures") {
+		t.Fatalf("Check(vision model without vision) = %v; want it named", err)
+	}
+	srv.AddVisionModel("gemma3:4b")
+	if _, err := client(t, srv.URL(), func(c *ollama.Config) { c.VisionModel = "gemma3:4b" }).Check(context.Background()); err != nil {
+		t.Fatalf("Check(vision model) = %v", err)
+	}
 }
 
 // Every call asks for at most NumPredict tokens, and an answer Ollama
