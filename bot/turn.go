@@ -96,12 +96,14 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		}
 		start.Forced = t.force
 	}
-	if t.seen, err = b.look(ctx, log, t); err != nil {
-		return err
-	}
-	if t.seen.refusal != "" { // nothing to ask the model: one sentence says why, and the message stays kept
-		outcome = TurnFailed
-		return b.replyOnce(ctx, t.w, t.id, t.place, t.replyTo, t.seen.refusal)
+	if t.prepare == nil { // a turn for a message; one after a confirmation looks once its action has run
+		if t.seen, err = b.look(ctx, log, t); err != nil {
+			return err
+		}
+		if t.seen.refusal != "" { // nothing to ask the model: one sentence says why, and the message stays kept
+			outcome = TurnFailed
+			return b.replyOnce(ctx, t.w, t.id, t.place, t.replyTo, t.seen.refusal)
+		}
 	}
 	shown := b.stages.Begin(ctx, start)
 	defer shown.Close() // also when the turn panics: the failure is then shown in the status message
@@ -148,17 +150,20 @@ func (b *Bot) askAgain(ctx context.Context, log *slog.Logger, t talk, shown *sta
 // remembers its answer — with the action it asks to confirm, if any —
 // before anything is delivered.
 func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.Turn) (string, json.RawMessage, error) {
-	history := t.seen.history
 	known, err := b.memories(ctx, t)
 	if err != nil {
 		return "", nil, err
 	}
 	tools := t.tools
-	if t.prepare != nil { // a turn going on after a confirmation: the person's tools now
+	if t.prepare != nil { // a turn going on after a confirmation: the person's tools now, and the history with the action's result
 		if tools, err = b.toolsOfID(ctx, t.person.ID); err != nil {
 			return "", nil, err
 		}
+		if t.seen, err = b.look(ctx, log, t); err != nil {
+			return "", nil, err
+		}
 	}
+	history := t.seen.history
 	var toolsTook time.Duration // told from the agent's goroutine, read once it returns
 	ranTools := false
 	observe := func(s ryo.Step) {
