@@ -245,15 +245,32 @@ func (b *Bot) readPage(ctx context.Context, raw string) (src source, problem str
 	case b.cfg.Knowledge.Pages == nil:
 		return src, "I cannot read web pages here; send the document as a file with /knowledge add as its caption.", nil
 	}
+	shown := pageName(u)
 	r, err := b.cfg.Knowledge.Pages.Read(ctx, raw)
 	if err != nil {
-		b.log.Info("a page to add could not be read", "url", raw, "err", err)
-		return src, fmt.Sprintf("I could not read %s: %s.", raw, clip(err.Error(), 300)), nil
+		b.log.Info("a page to add could not be read", "url", shown, "err", scrubQuery(err, u))
+		return src, fmt.Sprintf("I could not read %s: %s.", shown, clip(scrubQuery(err, u).Error(), 300)), nil
 	}
 	if limit := b.knowledgeBytes(); int64(len(r.Text)) > limit {
-		return src, tooBig(raw, int64(len(r.Text)), limit), nil
+		return src, tooBig(shown, int64(len(r.Text)), limit), nil
 	}
-	return source{Reading: r, name: knowledge.Name(raw), from: raw, bytes: int64(len(r.Text))}, "", nil
+	return source{Reading: r, name: knowledge.Name(shown), from: shown, bytes: int64(len(r.Text))}, "", nil
+}
+
+// pageName is a page's address as documents, lists, replies and logs show
+// it: without its query and fragment, where a token or a signature may
+// ride, which only the reading of the page needs.
+func pageName(u *url.URL) string {
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawPath: u.RawPath}).String()
+}
+
+// scrubQuery is err without the page's query in its words: an error of
+// the reading may quote the whole address.
+func scrubQuery(err error, u *url.URL) error {
+	if u.RawQuery == "" || !strings.Contains(err.Error(), u.RawQuery) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), u.RawQuery, "…"))
 }
 
 func tooBig(name string, size, limit int64) string {

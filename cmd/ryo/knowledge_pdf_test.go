@@ -60,3 +60,40 @@ func TestKnowledgeAddPage(t *testing.T) {
 	q = h.tg.SendText(dm, alice, "/knowledge add http://127.0.0.1:8080/admin")
 	h.reply(dm, q.ID, "I could not read http://127.0.0.1:8080/admin")
 }
+
+// A page's address may carry a secret in its query (a token, a signature):
+// the page is read with it, but it never becomes the document's name, the
+// list everyone sees, a reply or a log line.
+func TestKnowledgeAddPageKeepsItsQuerySecret(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("token") != "s3cr3t-tok" {
+			http.Error(w, "forbidden", http.StatusForbidden)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, ferryPage)
+	}))
+	t.Cleanup(srv.Close)
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.fetch = webNet(t, srv, map[string]string{"news.example": newsIP})
+	h.start()
+	q := h.tg.SendText(dm, alice, "/knowledge add https://news.example/2026/ferry?token=s3cr3t-tok#top")
+	h.reply(dm, q.ID, "📚 Added “https://news.example/2026/ferry” as #")
+	q = h.tg.SendText(dm, alice, "/knowledge")
+	h.reply(dm, q.ID, "news.example/2026/ferry")
+	q = h.tg.SendText(dm, alice, "/knowledge add https://news.example/missing?token=other-secret")
+	h.reply(dm, q.ID, "I could not read https://news.example/missing")
+	for _, m := range h.tg.Messages(dm.ID) {
+		if m.From.IsBot && (strings.Contains(m.Text, "s3cr3t") || strings.Contains(m.Text, "other-secret")) {
+			t.Fatalf("a reply shows the page's token: %q", m.Text)
+		}
+	}
+	if logs := h.logs.String(); strings.Contains(logs, "s3cr3t") || strings.Contains(logs, "other-secret") {
+		t.Fatal("the log shows a page's token")
+	}
+	docs, _, err := h.db().Documents(bg(t), bob.ID, 0, 10)
+	if err != nil || len(docs) != 1 || strings.Contains(docs[0].Name+docs[0].Source, "s3cr3t") {
+		t.Fatalf("documents = %+v, %v", docs, err)
+	}
+}
