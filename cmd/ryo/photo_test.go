@@ -241,3 +241,23 @@ func TestPhotoThroughATelegramOutage(t *testing.T) {
 		t.Fatalf("the model was shown %d pictures; want the photo", len(images))
 	}
 }
+
+// Photos of the history whose files Telegram no longer hands over cost a
+// turn no more fetches than the photos it would show: a chat full of
+// stale photos does not make each question fetch every one of them, and
+// the question is still answered.
+func TestStalePhotosFetchedNoMoreThanShown(t *testing.T) {
+	h := visionHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("I can't see them any more.")})
+	h.start()
+	const stale = 12
+	for range stale {
+		h.tg.SendPhoto(team, bob, imagetest.Picture(64, 48, "jpeg"), "")
+	}
+	h.tg.FailNext("getFile", stale, telegramtest.APIError{Code: 400, Description: "Bad Request: wrong file_id or the file is temporarily unavailable"})
+	q := h.tg.SendText(team, alice, "@ryo_test_bot what were those photos?")
+	h.answer(team, q.ID, "I can't see them any more.")
+	if n := len(h.tg.Calls("getFile")); n > 3 {
+		t.Fatalf("the turn asked for %d photos' files; want no more than the 3 it shows", n)
+	}
+}
