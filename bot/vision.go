@@ -58,7 +58,8 @@ type sight struct {
 
 // look reads the turn's history and fetches its newest photos for a vision
 // model to see: every photo of the album the answered message belongs to,
-// and the newest of the others up to imagesShown. Without a vision model,
+// and the newest of the others up to imagesShown, counting those that
+// could not be fetched. Without a vision model,
 // or when the answered message's own photo cannot be fetched, the turn is
 // refused with a sentence; an older photo that cannot be is left out, with
 // a log line. The fetching has the turn's deadline, and each download its
@@ -93,14 +94,15 @@ func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error)
 	if i >= 0 {
 		album = history[i].MediaGroup
 	}
-	shown := 0
+	tried := 0 // a photo that cannot be fetched takes its place as one shown would: stale ones cost no more
 	for j := len(history) - 1; j >= 0; j-- {
 		m := &history[j]
 		own := j == i || album != "" && m.MediaGroup == album
 		for _, p := range m.Photos() {
-			if !own && shown >= imagesShown || shown >= imagesShown+maxAlbum {
+			if !own && tried >= imagesShown || tried >= imagesShown+maxAlbum {
 				continue
 			}
+			tried++
 			data, err := b.fetchPhoto(ctx, p)
 			if err != nil && (ctx.Err() != nil || ryo.IsUnavailable(err, ryo.Telegram)) {
 				return s, err // shutdown or an outage: the turn runs again later, and the photo is fetched then
@@ -115,7 +117,6 @@ func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error)
 				continue
 			}
 			m.Images = append(m.Images, data)
-			shown++
 		}
 	}
 	return s, nil
