@@ -62,7 +62,15 @@ func (s *Server) serveShow(w http.ResponseWriter, r *http.Request) {
 	s.shows++
 	name, ok := s.models.lookup(req.Model)
 	caps := s.capabilities(name)
+	fail := s.showFail > 0
+	if fail {
+		s.showFail--
+	}
 	s.mu.Unlock()
+	if fail {
+		writeError(w, http.StatusInternalServerError, "failed to load model metadata")
+		return
+	}
 	if !ok {
 		writeError(w, http.StatusNotFound, notFound(req.Model))
 		return

@@ -26,6 +26,7 @@ type Server struct {
 	requests []Request
 	vision   []string // canonical names of the models that read pictures
 	shows    int      // /api/show requests
+	showFail int      // how many of the next /api/show requests fail with a 500
 }
 
 // NewServer starts a fake Ollama server with the given models installed,

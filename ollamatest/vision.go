@@ -23,6 +23,14 @@ func (s *Server) Shows() int {
 	return s.shows
 }
 
+// FailShows makes the next n /api/show requests fail with a 500, as a
+// server that cannot read a model's metadata for a moment does.
+func (s *Server) FailShows(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.showFail = n
+}
+
 // capabilities are what /api/show reports for the installed model name.
 func (s *Server) capabilities(name string) []string {
 	caps := []string{"completion"}

@@ -261,3 +261,22 @@ func TestStalePhotosFetchedNoMoreThanShown(t *testing.T) {
 		t.Fatalf("the turn asked for %d photos' files; want no more than the 3 it shows", n)
 	}
 }
+
+// When Ollama cannot say for a moment whether the chat model reads
+// pictures, a photo is told so, in words that do not send an admin
+// looking for a missing setting; the failure is asked about again, and the
+// next photo is answered.
+func TestPhotoWhileOllamaCannotSayItSees(t *testing.T) {
+	h := newHarness(t)
+	h.llm.AddVisionModel("llama3.2")
+	h.llm.FailShows(2) // the start check's, and the first photo's
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("A red car.")})
+	h.start()
+	q := h.tg.SendPhoto(dm, alice, imagetest.Picture(800, 600, "jpeg"), "what is this?")
+	told := h.reply(dm, q.ID, "in a moment").Text
+	if strings.Contains(told, "RYO_VISION_MODEL") {
+		t.Fatalf("told %q: an outage is not a missing setting", told)
+	}
+	q = h.tg.SendPhoto(dm, alice, imagetest.Picture(800, 600, "jpeg"), "and this?")
+	h.answer(dm, q.ID, "A red car.")
+}
