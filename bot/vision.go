@@ -38,6 +38,7 @@ const (
 	photoBig = "That photo is too big for me to look at (more than 10 MB or 40 megapixels) — please send a smaller one."
 	photoBad = "I could not fetch that photo from Telegram just now — please send it again in a moment."
 	photoOdd = "That photo is in a form I can't read — please send it as an ordinary photo."
+	noSight  = "I can't tell just now whether I can look at photos — the model server did not say. Your message is kept; please ask again in a moment."
 )
 
 // errPixelBomb is a picture whose header claims more pixels than a photo
@@ -80,7 +81,11 @@ func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error)
 	if b.cfg.Vision != nil {
 		s.model, err = b.cfg.Vision.VisionModel(ctx)
 		if err != nil {
-			log.Warn("cannot tell whether the model reads pictures; answering without them", "err", err)
+			log.Warn("cannot tell whether the model reads pictures", "photo_answered", asked, "err", err)
+		}
+		if err != nil && asked {
+			s.refusal = noSight // not noVision: nothing is missing from the settings
+			return s, nil
 		}
 	}
 	if s.model == "" {
