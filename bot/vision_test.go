@@ -31,6 +31,24 @@ func pngClaiming(t *testing.T, width, height uint32) []byte {
 	return data
 }
 
+// webpClaiming is a WebP whose extended header claims a canvas of
+// canvasW×canvasH pixels around a lossy frame whose own header claims
+// frameW×frameH: a decoder allocates for the frame.
+func webpClaiming(canvasW, canvasH, frameW, frameH uint32) []byte {
+	le24 := func(v uint32) []byte { return []byte{byte(v), byte(v >> 8), byte(v >> 16)} }
+	chunk := func(fourCC string, data []byte) []byte {
+		c := binary.LittleEndian.AppendUint32([]byte(fourCC), uint32(len(data)))
+		return append(c, data...)
+	}
+	vp8x := append(append([]byte{0, 0, 0, 0}, le24(canvasW-1)...), le24(canvasH-1)...)
+	frame := []byte{0x10, 0x02, 0x00, 0x9d, 0x01, 0x2a}
+	frame = binary.LittleEndian.AppendUint16(frame, uint16(frameW))
+	frame = binary.LittleEndian.AppendUint16(frame, uint16(frameH))
+	body := append([]byte("WEBP"), chunk("VP8X", vp8x)...)
+	body = append(body, chunk("VP8 ", frame)...)
+	return append(binary.LittleEndian.AppendUint32([]byte("RIFF"), uint32(len(body))), body...)
+}
+
 // A picture is checked by its header alone: a photo passes; one that
 // claims more than 40 megapixels, and a file that is no picture, do not,
 // and each gets the sentence that says why.
@@ -45,6 +63,8 @@ func TestCheckPicture(t *testing.T) {
 		{name: "just under the bound", data: pngClaiming(t, 8000, 5000)},
 		{name: "pixel bomb", data: pngClaiming(t, 30000, 30000), want: errPixelBomb, says: photoBig},
 		{name: "one pixel past", data: pngClaiming(t, 8000, 5001), want: errPixelBomb, says: photoBig},
+		{name: "webp whose frame is its canvas", data: webpClaiming(640, 480, 640, 480)},
+		{name: "webp frame past a small canvas", data: webpClaiming(1, 1, 16383, 16383), want: errPixelBomb, says: photoBig},
 		{name: "not a picture", data: []byte("%PDF-1.7 a receipt"), want: errNoPicture, says: photoOdd},
 		{name: "cut short", data: imagetest.Picture(640, 480, "jpeg")[:20], want: errNoPicture, says: photoOdd},
 	}
