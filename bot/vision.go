@@ -150,6 +150,8 @@ func checkPicture(data []byte) error {
 		return fmt.Errorf("%w: %v", errNoPicture, err)
 	case cfg.Width <= 0 || cfg.Height <= 0 || int64(cfg.Width)*int64(cfg.Height) > maxPhotoPixels:
 		return fmt.Errorf("%w: a %s of %d×%d", errPixelBomb, format, cfg.Width, cfg.Height)
+	case format == "webp":
+		return webpFrames(data, cfg.Width, cfg.Height)
 	}
 	return nil
 }
