@@ -280,3 +280,39 @@ func TestPhotoWhileOllamaCannotSayItSees(t *testing.T) {
 	q = h.tg.SendPhoto(dm, alice, imagetest.Picture(800, 600, "jpeg"), "and this?")
 	h.answer(dm, q.ID, "A red car.")
 }
+
+// An album followed at once by a question is answered in one turn, with
+// the question: the model is shown every photo of the album, not only
+// the newest three.
+func TestAlbumThenQuestionShowsTheWholeAlbum(t *testing.T) {
+	h := visionHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("The third.")})
+	for i := range 5 {
+		h.tg.SendPhoto(dm, alice, imagetest.Picture(100+i, 100, "jpeg"), "", telegramtest.InAlbum("13758912345678902"))
+	}
+	q := h.tg.SendText(dm, alice, "which of these is the best?")
+	h.start()
+	h.answer(dm, q.ID, "The third.")
+	if n := len(h.llm.Requests()); n != 1 {
+		t.Fatalf("the model was asked %d times; want one turn", n)
+	}
+	if _, images, _ := lastImages(t, h.llm); len(images) != 5 {
+		t.Fatalf("the model was shown %d pictures; want the album's 5", len(images))
+	}
+}
+
+// A photo refused as too big does not refuse the question after it: the
+// question is answered, without the photo.
+func TestQuestionAfterARefusedPhoto(t *testing.T) {
+	h := visionHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Hello!")})
+	h.start()
+	big := append(imagetest.Picture(1280, 960, "png"), make([]byte, 21<<20)...)
+	p := h.tg.SendPhoto(dm, alice, big, "what is this?")
+	h.reply(dm, p.ID, "too big")
+	q := h.tg.SendText(dm, alice, "never mind, hello")
+	h.answer(dm, q.ID, "Hello!")
+	if _, images, _ := lastImages(t, h.llm); len(images) != 0 {
+		t.Fatalf("the model was shown %d pictures; want none", len(images))
+	}
+}
