@@ -58,8 +58,8 @@ type sight struct {
 }
 
 // look reads the turn's history and fetches its newest photos for a vision
-// model to see: every photo of the album the answered message belongs to,
-// and the newest of the others up to imagesShown, counting those that
+// model to see: every photo of what the turn answers (see answersOf), up
+// to an album's worth, and the newest of the others up to imagesShown, counting those that
 // could not be fetched. Without a vision model,
 // or when the answered message's own photo cannot be fetched, the turn is
 // refused with a sentence; an older photo that cannot be is left out, with
@@ -95,16 +95,12 @@ func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error)
 		}
 		return s, nil
 	}
-	album := ""
-	if i >= 0 {
-		album = history[i].MediaGroup
-	}
+	ours := answersOf(history, i)
 	tried := 0 // a photo that cannot be fetched takes its place as one shown would: stale ones cost no more
 	for j := len(history) - 1; j >= 0; j-- {
 		m := &history[j]
-		own := j == i || album != "" && m.MediaGroup == album
 		for _, p := range m.Photos() {
-			if !own && tried >= imagesShown || tried >= imagesShown+maxAlbum {
+			if !ours(j) && tried >= imagesShown || tried >= imagesShown+maxAlbum {
 				continue
 			}
 			tried++
@@ -115,8 +111,8 @@ func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error)
 			if err != nil {
 				log.Warn("cannot fetch a photo to show the model", "message_id", m.TelegramID, "file_size", p.Size,
 					"width", p.Width, "height", p.Height, "err", err)
-				if own {
-					s.refusal = photoRefused(err)
+				if j == i || i >= 0 && history[i].MediaGroup != "" && m.MediaGroup == history[i].MediaGroup {
+					s.refusal = photoRefused(err) // the answered message's own: an earlier one of the burst may have been refused before
 					return s, nil
 				}
 				continue
@@ -125,6 +121,31 @@ func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error)
 		}
 	}
 	return s, nil
+}
+
+// answersOf reports whether history[j] is part of what the turn answering
+// history[i] answers: that message, its sender's messages since the bot
+// last spoke (a burst is answered together with its last message), and
+// every part of an album among them.
+func answersOf(history []ryo.Message, i int) func(j int) bool {
+	if i < 0 {
+		return func(int) bool { return false }
+	}
+	from := history[i].Sender
+	same := func(m ryo.Message) bool { return m.Sender != nil && from != nil && m.Sender.ID == from.ID }
+	first := i
+	for first > 0 && history[first-1].Sender != nil && same(history[first-1]) {
+		first--
+	}
+	albums := map[string]bool{}
+	for _, m := range history[first : i+1] {
+		if m.MediaGroup != "" {
+			albums[m.MediaGroup] = true
+		}
+	}
+	return func(j int) bool {
+		return first <= j && j <= i || albums[history[j].MediaGroup] && same(history[j])
+	}
 }
 
 // fetchPhoto downloads a photo within its bounds, and checks from its
