@@ -316,3 +316,19 @@ func TestQuestionAfterARefusedPhoto(t *testing.T) {
 		t.Fatalf("the model was shown %d pictures; want none", len(images))
 	}
 }
+
+// RYO_VISION_MODEL naming a model that does not read pictures is no model
+// that does: Ollama would take the photo for it without a word, and the
+// model would answer about a picture it never saw. The photo gets the
+// sentence naming the setting instead; the model is not asked.
+func TestVisionModelThatDoesNotSee(t *testing.T) {
+	h := newHarness(t)
+	h.llm.AddModel("qwen3:0.6b")
+	h.env["RYO_VISION_MODEL"] = "qwen3:0.6b"
+	h.start()
+	q := h.tg.SendPhoto(dm, alice, imagetest.Picture(800, 600, "jpeg"), "what is this?")
+	h.reply(dm, q.ID, "RYO_VISION_MODEL")
+	if n := len(h.llm.Requests()); n != 0 {
+		t.Fatalf("the model was asked %d times", n)
+	}
+}
