@@ -25,26 +25,29 @@ type sees struct {
 const showTimeout = 10 * time.Second
 
 // VisionModel is the model a turn that shows pictures asks:
-// Config.VisionModel when set (RYO_VISION_MODEL), else Config.Model when
-// the server reports the "vision" capability for it, else "". An error
-// means the server could not say; it is asked again next time.
+// Config.VisionModel when set (RYO_VISION_MODEL), else Config.Model, when
+// the server reports the "vision" capability for it; else "". A model
+// without it would take the pictures without a word and answer about
+// pictures it never saw. An error means the server could not say; it is
+// asked again next time.
 func (c *Client) VisionModel(ctx context.Context) (string, error) {
-	if c.cfg.VisionModel != "" {
-		return c.cfg.VisionModel, nil
+	name := c.cfg.VisionModel
+	if name == "" {
+		name = c.cfg.Model
 	}
 	c.vision.mu.Lock()
 	defer c.vision.mu.Unlock()
 	if !c.vision.known {
 		ctx, cancel := context.WithTimeout(ctx, c.cfg.ConnectTimeout+showTimeout)
 		defer cancel()
-		show, err := c.api.Show(ctx, &api.ShowRequest{Model: c.cfg.Model})
+		show, err := c.api.Show(ctx, &api.ShowRequest{Model: name})
 		if err != nil {
-			return "", fmt.Errorf("ollama: show model %q: %w", c.cfg.Model, err)
+			return "", fmt.Errorf("ollama: show model %q: %w", name, err)
 		}
 		c.vision.known, c.vision.answer = true, slices.Contains(show.Capabilities, model.CapabilityVision)
 	}
 	if !c.vision.answer {
 		return "", nil
 	}
-	return c.cfg.Model, nil
+	return name, nil
 }

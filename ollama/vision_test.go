@@ -10,9 +10,8 @@ import (
 	"github.com/ryo-bot/ryo/ollamatest"
 )
 
-// The vision model is RYO_VISION_MODEL when set, without asking the
-// server; else the chat model when /api/show reports it reads pictures,
-// asked once; else none.
+// The vision model is RYO_VISION_MODEL when set, else the chat model,
+// when /api/show reports it reads pictures, asked once; else none.
 func TestVisionModel(t *testing.T) {
 	srv := ollamatest.NewServer("llama3.2")
 	defer srv.Close()
@@ -22,7 +21,8 @@ func TestVisionModel(t *testing.T) {
 		model, vision, want string
 		shows               int
 	}{
-		{model: "llama3.2", vision: "llava:7b", want: "llava:7b", shows: 0},
+		{model: "llama3.2", vision: "gemma3:4b", want: "gemma3:4b", shows: 1},
+		{model: "gemma3:4b", vision: "llama3.2", want: "", shows: 1},
 		{model: "gemma3:4b", want: "gemma3:4b", shows: 1},
 		{model: "llama3.2", want: "", shows: 1},
 	}
