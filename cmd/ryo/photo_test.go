@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -330,5 +331,30 @@ func TestVisionModelThatDoesNotSee(t *testing.T) {
 	h.reply(dm, q.ID, "RYO_VISION_MODEL")
 	if n := len(h.llm.Requests()); n != 0 {
 		t.Fatalf("the model was asked %d times", n)
+	}
+}
+
+// A photo whose caption is a command runs the command: /knowledge add
+// with a photo is told in words that it takes a document, and /help with
+// one is the help; neither asks the model nor fetches the photo.
+func TestPhotoWithACommandCaption(t *testing.T) {
+	h := visionHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.start()
+	q := h.tg.SendPhoto(dm, alice, imagetest.Picture(800, 600, "jpeg"), "/knowledge add")
+	told := h.reply(dm, q.ID, "").Text
+	t.Logf("/knowledge add with a photo: %q", told)
+	if told == "" {
+		t.Fatal("no answer to /knowledge add with a photo")
+	}
+	q = h.tg.SendPhoto(dm, alice, imagetest.Picture(800, 600, "jpeg"), "/help")
+	if h.reply(dm, q.ID, "").Text == "" {
+		t.Fatal("no answer to /help with a photo")
+	}
+	if n := len(h.llm.Requests()); n != 0 {
+		t.Fatalf("the model was asked %d times", n)
+	}
+	if d := h.tg.Downloads(); len(d) != 0 {
+		t.Fatalf("downloads = %q; want none", d)
 	}
 }
