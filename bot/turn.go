@@ -178,6 +178,12 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 	out, err := b.agent.Run(turnCtx, agent.Input{Bot: b.me, Chat: t.chat, Place: t.place, UpdateID: t.id, History: history,
 		Model: t.seen.model, Person: t.person, Message: t.message, Memories: known, Observe: observe, Tools: tools, Force: t.force})
 	b.agentPhases(b.cfg.Clock.Now().Sub(started), toolsTook, ranTools)
+	if older := t.seen.withoutOlder(); err != nil && older != nil && !ranTools && turnCtx.Err() == nil {
+		log.Warn("the model server refused the turn with older photos shown again; asking without them", "err", err)
+		started = b.cfg.Clock.Now()
+		out, err = b.agent.Run(turnCtx, agent.Input{Bot: b.me, Chat: t.chat, Place: t.place, UpdateID: t.id, History: older,
+			Model: t.seen.model, Person: t.person, Message: t.message, Memories: known, Observe: observe, Tools: tools, Force: t.force})
+	}
 	if err != nil {
 		return "", nil, err
 	}

@@ -55,6 +55,21 @@ type sight struct {
 	history []ryo.Message
 	model   string // "" for the chat model
 	refusal string // the sentence the person is told instead of an answer; "" when none
+	older   []int  // the messages of history shown with photos of theirs, besides the answered message and its album
+}
+
+// withoutOlder is the history with only the photos of the answered
+// message and its album, or nil when it shows no others: a photo shown again that the
+// model server cannot read must not fail every later turn.
+func (s sight) withoutOlder() []ryo.Message {
+	if len(s.older) == 0 {
+		return nil
+	}
+	h := slices.Clone(s.history)
+	for _, j := range s.older {
+		h[j].Images = nil
+	}
+	return h
 }
 
 // look reads the turn's history and fetches its newest photos for a vision
@@ -96,6 +111,9 @@ func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error)
 		return s, nil
 	}
 	ours := answersOf(history, i)
+	itsOwn := func(j int) bool { // the answered message's own photos
+		return j == i || i >= 0 && history[i].MediaGroup != "" && history[j].MediaGroup == history[i].MediaGroup
+	}
 	tried := 0 // a photo that cannot be fetched takes its place as one shown would: stale ones cost no more
 	for j := len(history) - 1; j >= 0; j-- {
 		m := &history[j]
@@ -111,11 +129,14 @@ func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error)
 			if err != nil {
 				log.Warn("cannot fetch a photo to show the model", "message_id", m.TelegramID, "file_size", p.Size,
 					"width", p.Width, "height", p.Height, "err", err)
-				if j == i || i >= 0 && history[i].MediaGroup != "" && m.MediaGroup == history[i].MediaGroup {
+				if itsOwn(j) {
 					s.refusal = photoRefused(err) // the answered message's own: an earlier one of the burst may have been refused before
 					return s, nil
 				}
 				continue
+			}
+			if !itsOwn(j) && len(m.Images) == 0 {
+				s.older = append(s.older, j)
 			}
 			m.Images = append(m.Images, data)
 		}
