@@ -138,3 +138,15 @@ func TestAlbumWait(t *testing.T) {
 		t.Errorf("a part with no arrival time waits %v", got)
 	}
 }
+
+// FuzzCheckPicture: whatever bytes come as a photo, reading its header
+// and walking a WebP's chunks never panics.
+func FuzzCheckPicture(f *testing.F) {
+	f.Add(webpClaiming(640, 480, 640, 480))
+	f.Add(webpClaiming(1, 1, 16383, 16383))
+	f.Add(imagetest.Picture(32, 24, "png"))
+	f.Add(imagetest.Picture(32, 24, "jpeg"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_ = checkPicture(data)
+	})
+}
