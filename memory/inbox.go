@@ -200,8 +200,8 @@ func (db *DB) LaterFrom(ctx context.Context, chat, sender, id int64, limit int) 
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
 	rows, err := db.pool.Query(ctx, `select raw from (select update_id, raw from updates
-			where chat_id = $1 and sender_id = $2 and update_id > $3 and state in ('pending', 'processing') and kind = 'message'
-			order by update_id desc limit $4) later order by update_id`, chat, sender, id, limit)
+			where chat_id = $1::bigint and sender_id = $2::bigint and update_id > $3::bigint and state in ('pending', 'processing') and kind = 'message'
+			order by update_id desc limit $4::bigint) later order by update_id`, chat, sender, id, limit)
 	if err != nil {
 		return nil, db.fail("later updates", err)
 	}
@@ -221,7 +221,7 @@ func (db *DB) OthersWaiting(ctx context.Context, chat, sender, id int64, limit i
 	rows, err := db.pool.Query(ctx, `select raw from updates
 		where chat_id = $1::bigint and sender_id is distinct from $2::bigint and update_id <> $3::bigint
 			and state in ('pending', 'processing') and kind = 'message'
-		order by update_id limit $4`, chat, sender, id, limit)
+		order by update_id limit $4::bigint`, chat, sender, id, limit)
 	if err != nil {
 		return nil, db.fail("waiting updates", err)
 	}
