@@ -50,7 +50,8 @@ func New(cfg Config) *Client {
 		MaxIdleConnsPerHost: 4,
 		IdleConnTimeout:     90 * time.Second,
 	}
-	return &Client{api: api.NewClient(cfg.Host, &http.Client{Transport: transport}), cfg: cfg}
+	return &Client{api: api.NewClient(cfg.Host, &http.Client{Transport: transport}), cfg: cfg,
+		vision: sees{asking: make(chan struct{}, 1)}}
 }
 
 // Model names the model this client asks.

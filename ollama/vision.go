@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -16,7 +15,7 @@ import (
 // installed, and a turn with a photo must not wait for /api/show each
 // time.
 type sees struct {
-	mu     sync.Mutex
+	asking chan struct{} // one slot, held while the server is asked; it guards known and answer
 	known  bool
 	answer bool
 }
@@ -35,8 +34,14 @@ func (c *Client) VisionModel(ctx context.Context) (string, error) {
 	if name == "" {
 		name = c.cfg.Model
 	}
-	c.vision.mu.Lock()
-	defer c.vision.mu.Unlock()
+	// A turn waits for another's question to the server no longer than
+	// its own deadline.
+	select {
+	case c.vision.asking <- struct{}{}:
+		defer func() { <-c.vision.asking }()
+	case <-ctx.Done():
+		return "", fmt.Errorf("ollama: whether %q reads pictures: %w", name, ctx.Err())
+	}
 	if !c.vision.known {
 		ctx, cancel := context.WithTimeout(ctx, c.cfg.ConnectTimeout+showTimeout)
 		defer cancel()

@@ -3,7 +3,11 @@ package ollama_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/ollama"
@@ -64,5 +68,30 @@ func TestChatSendsImagesToTheVisionModel(t *testing.T) {
 	r := srv.Requests()[0]
 	if got := r.Images(); r.Model != "gemma3:4b" || len(got) != 1 || !bytes.Equal(got[0], picture) {
 		t.Fatalf("request to %q with images %q; want the picture to gemma3:4b", r.Model, got)
+	}
+}
+
+// A turn waiting while another asks the server whether the model reads
+// pictures waits no longer than its own deadline.
+func TestVisionModelWaitKeepsItsDeadline(t *testing.T) {
+	arrived, release := make(chan struct{}), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-release
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"capabilities":["completion","vision"]}`))
+	}))
+	defer srv.Close()
+	defer close(release)
+	// The first question could take an hour: only the waiting turn's own
+	// deadline can end its wait.
+	c := client(t, srv.URL, func(c *ollama.Config) { c.ConnectTimeout = time.Hour })
+	first := make(chan error, 1)
+	go func() { _, err := c.VisionModel(context.Background()); first <- err }()
+	<-arrived
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got, err := c.VisionModel(ctx); got != "" || !errors.Is(err, context.Canceled) {
+		t.Fatalf("VisionModel while the server is asked, past the deadline = %q, %v; want context.Canceled", got, err)
 	}
 }
