@@ -12,7 +12,6 @@ import (
 	"net/textproto"
 	"net/url"
 	"path"
-	"strconv"
 	"strings"
 	"time"
 
@@ -204,13 +203,13 @@ func (c *Client) failure(resp *http.Response, ans answer, jsonErr error) error {
 	case status == http.StatusRequestEntityTooLarge:
 		e.Kind = ErrTooLarge
 	case status == http.StatusTooManyRequests:
-		e.Kind, e.RetryAfter = ErrRateLimited, retryAfter(resp.Header)
+		e.Kind, e.RetryAfter = ErrRateLimited, ryo.RetryAfter(resp.Header, time.Now(), maxWait)
 	case status == http.StatusRequestTimeout || status == http.StatusGatewayTimeout:
 		e.Kind = ErrTimeout
 	case status >= 400 && formatProblem(msg):
 		e.Kind = ErrUnsupported
 	case status >= 500:
-		e.Kind, e.RetryAfter = ErrUnavailable, retryAfter(resp.Header)
+		e.Kind, e.RetryAfter = ErrUnavailable, ryo.RetryAfter(resp.Header, time.Now(), maxWait)
 	case status >= 400:
 		e.Kind = ErrRefused
 	case status < 200 || status > 299:
@@ -357,19 +356,3 @@ func form(a Audio, model, format string) (*bytes.Buffer, string) {
 
 // maxWait is the longest wait a server is believed.
 const maxWait = 24 * time.Hour
-
-// retryAfter reads Retry-After in seconds or as an HTTP date; 0 when it is
-// missing, unreadable, past or past belief.
-func retryAfter(h http.Header) time.Duration {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	var d time.Duration
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 && n <= int64(maxWait/time.Second) {
-		d = time.Duration(n) * time.Second
-	} else if t, err := http.ParseTime(v); err == nil {
-		d = time.Until(t)
-	}
-	if d < 0 || d > maxWait {
-		return 0
-	}
-	return d
-}

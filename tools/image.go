@@ -208,7 +208,7 @@ func (g generator) ask(ctx context.Context, body map[string]any) (imageAnswer, e
 		if ctx.Err() != nil {
 			return imageAnswer{}, g.late(ctx)
 		}
-		return imageAnswer{}, toolbus.Errorf("generator_unavailable", "the image generator did not answer (%s); tell the person pictures cannot be made right now", transportProblem(err))
+		return imageAnswer{}, toolbus.Errorf("generator_unavailable", "the image generator did not answer (%s); tell the person pictures cannot be made right now", ryo.TransportProblem(err))
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxImageReply+1))
@@ -261,7 +261,7 @@ func (g generator) picture(ctx context.Context, answer imageAnswer) ([]byte, err
 		if ctx.Err() != nil {
 			return nil, g.late(ctx)
 		}
-		return nil, toolbus.Errorf("generator_unavailable", "the image generator's picture could not be fetched (%s)", transportProblem(err))
+		return nil, toolbus.Errorf("generator_unavailable", "the image generator's picture could not be fetched (%s)", ryo.TransportProblem(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -287,23 +287,6 @@ func (g generator) late(ctx context.Context) error {
 		return toolbus.Errorf(toolbus.CodeTimeout, "the image generator did not finish the picture within %v; it may still be busy with it, so tell the person and do not ask again right away", g.cfg.Timeout)
 	}
 	return ctx.Err()
-}
-
-// transportProblem says in a few words why a request got no answer,
-// without the address (which may carry credentials).
-func transportProblem(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "connection refused"):
-		return "connection refused"
-	case strings.Contains(msg, "no such host"):
-		return "unknown host"
-	}
-	return clipRunes(msg, 120)
 }
 
 // clipRunes cuts s to n characters, marking the cut.

@@ -141,7 +141,7 @@ func braveFailure(resp *http.Response, body []byte) *Error {
 // request a second, this many a month, reset in seconds): the wait is the
 // longest reset among the spent windows. Retry-After wins when sent.
 func braveRetry(h http.Header) time.Duration {
-	if d := retryAfter(h); d > 0 {
+	if d := ryo.RetryAfter(h, time.Now(), maxWait); d > 0 {
 		return d
 	}
 	remaining, reset := numbers(h.Get("X-RateLimit-Remaining")), numbers(h.Get("X-RateLimit-Reset"))

@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ryo-bot/ryo"
 )
 
 // maxAnswer is the most bytes of one answer read: SearxNG's page of
@@ -133,18 +133,7 @@ func transportProblem(ctx context.Context, err error) string {
 	if ctx.Err() != nil {
 		return "cancelled"
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "connection refused"):
-		return "connection refused"
-	case strings.Contains(msg, "no such host"):
-		return "unknown host"
-	}
-	return clip(msg, 120)
+	return ryo.TransportProblem(err)
 }
 
 // maxWait is the longest wait a provider is believed: a quota's month.
@@ -165,20 +154,4 @@ func seconds(n int64) time.Duration {
 		return 0
 	}
 	return time.Duration(n) * time.Second
-}
-
-// retryAfter reads Retry-After in seconds or as an HTTP date; 0 when it
-// is missing, unreadable or past belief.
-func retryAfter(h http.Header) time.Duration {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		return seconds(n)
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return believable(time.Until(t))
-	}
-	return 0
 }

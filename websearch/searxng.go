@@ -98,7 +98,7 @@ func searxngFailure(resp *http.Response, body []byte) *Error {
 	case resp.StatusCode == http.StatusOK:
 		return nil
 	case resp.StatusCode == http.StatusTooManyRequests:
-		e.Kind, e.RetryAfter, e.Detail = RateLimited, retryAfter(resp.Header), "its limiter stopped ryo; switch server.limiter off for ryo's network"
+		e.Kind, e.RetryAfter, e.Detail = RateLimited, ryo.RetryAfter(resp.Header, time.Now(), maxWait), "its limiter stopped ryo; switch server.limiter off for ryo's network"
 	case resp.StatusCode == http.StatusForbidden:
 		e.Kind, e.Detail = Refused, "JSON output is not switched on: add json to search.formats in its settings.yml"
 	case resp.StatusCode == http.StatusUnauthorized:
