@@ -44,7 +44,8 @@ type Message struct {
 
 // Media kinds.
 const (
-	MediaPhoto = "photo"
+	MediaPhoto    = "photo"
+	MediaDocument = "document" // a file sent as a file, read for its text
 )
 
 // Media is a file a person sent, as Telegram knows it: its bytes stay with
@@ -56,6 +57,8 @@ type Media struct {
 	Width    int    `json:"width,omitempty"`
 	Height   int    `json:"height,omitempty"`
 	Size     int64  `json:"size,omitempty"`
+	Name     string `json:"file_name,omitempty"` // a document's name, as its sender's client gave it
+	MimeType string `json:"mime_type,omitempty"` // a document's type, as its sender's client gave it
 }
 
 // Photos are m's photos.

@@ -13,7 +13,7 @@ import (
 )
 
 const (
-	cannotReadMedia = "I can only read text for now — please write your question as a message."
+	cannotReadMedia = "I can't read that kind of message — I read text, photos, voice messages and " + documentTypes + ", so please send your question as one of those."
 	staleButton     = "This button no longer works."
 )
 
@@ -141,6 +141,8 @@ func (b *Bot) classifyMessage(m *models.Message) route {
 		return asContext(m, "a group message not meant for the bot: kept as context")
 	case len(m.Photo) > 0:
 		return route{what: verdictAnswer, why: "a photo meant for the bot: a vision model looks at it", msg: m}
+	case m.Document != nil:
+		return route{what: verdictAnswer, why: "a document meant for the bot: its text is read (document.go)", msg: m}
 	case m.Text == "" && hasMedia(m):
 		return route{what: verdictUnreadable, why: "media meant for the bot, which reads only text", msg: m}
 	case strings.TrimSpace(text) == "":
@@ -155,6 +157,8 @@ func asContext(m *models.Message, why string) route {
 	switch {
 	case len(m.Photo) > 0:
 		return route{what: verdictKeep, why: why + " (a photo, kept with its file id)", msg: m}
+	case m.Document != nil && strings.TrimSpace(m.Caption) != "":
+		return route{what: verdictKeep, why: why + " (a document's caption; the file is not read)", msg: m}
 	case m.Text == "" && hasMedia(m):
 		return ignored("media not meant for the bot")
 	case strings.TrimSpace(text) == "":
