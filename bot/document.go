@@ -205,7 +205,8 @@ func (b *Bot) documentBudget() int {
 }
 
 // files reads the documents of what the turn answers (the message at i of
-// history, and its burst: see answersOf) that are not yet read, and shows
+// history, and its burst: see answersOf) that are not yet read — never
+// those of group messages kept as context only — and shows
 // the model the newest file of the history with its text up to the
 // budget, read back from the store: the others with a line each. A
 // refusal is the sentence the person is told when the answered message's
@@ -226,10 +227,14 @@ func (b *Bot) files(ctx context.Context, log *slog.Logger, chat ryo.Chat, histor
 	if err != nil {
 		return "", err
 	}
+	aside, err := b.db.ContextOnly(ctx, ids) // a group's files not meant for the bot are never read
+	if err != nil {
+		return "", err
+	}
 	ours, tried := answersOf(history, i), 0
 	for j := len(history) - 1; j >= 0 && tried < filesRead; j-- {
 		m := history[j]
-		if _, ok := stored[m.ID]; ok || !ours(j) || len(documentsOf(m)) == 0 {
+		if _, ok := stored[m.ID]; ok || !ours(j) || aside[m.ID] || len(documentsOf(m)) == 0 {
 			continue
 		}
 		tried++

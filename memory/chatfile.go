@@ -95,3 +95,23 @@ func (db *DB) ChatFileText(ctx context.Context, chat, id int64, chars int) ([]ry
 	}
 	return chunks, int(total), nil
 }
+
+// ContextOnly returns which of the given messages were kept as context
+// only: group messages not meant for the bot, whose files it never reads.
+func (db *DB) ContextOnly(ctx context.Context, messages []int64) (map[int64]bool, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	rows, err := db.pool.Query(ctx, `select id from messages where id = any($1::bigint[]) and context_only`, messages)
+	if err != nil {
+		return nil, db.fail("tell context from questions", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, db.fail("tell context from questions", err)
+	}
+	out := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		out[id] = true
+	}
+	return out, nil
+}

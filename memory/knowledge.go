@@ -23,7 +23,9 @@ const documentColumns = `d.id, coalesce(d.chat_id, 0), d.name, d.title, d.source
 
 // sees is the condition that keeps the knowledge base's documents chat $n
 // sees: not the files people sent.
-func sees(n string) string { return `(d.message_id is null and (d.chat_id is null or d.chat_id = ` + n + `::bigint))` }
+func sees(n string) string {
+	return `(d.message_id is null and (d.chat_id is null or d.chat_id = ` + n + `::bigint))`
+}
 
 // searches is the condition that keeps the documents a search from chat
 // $n looks through: those it sees, and the files sent in it. A file's
