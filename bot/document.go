@@ -371,6 +371,9 @@ func (b *Bot) readDocument(ctx context.Context, log *slog.Logger, chat ryo.Chat,
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return ryo.Document{}, "", err
+	case errors.Is(err, knowledge.ErrEmpty):
+		log.Info("a document with no text in it", "err", err)
+		return ryo.Document{}, fmt.Sprintf(docNoText, name), nil
 	case errors.Is(err, context.DeadlineExceeded):
 		log.Warn("reading a document's text took too long", "err", err)
 		return ryo.Document{}, fmt.Sprintf(docSlow, name), nil

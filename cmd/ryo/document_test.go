@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/ryo-bot/ryo/imagetest"
 	"github.com/ryo-bot/ryo/ollamatest"
 	"github.com/ryo-bot/ryo/telegramtest"
 )
@@ -143,5 +145,67 @@ func TestDocumentInAGroupNotMeantForTheBot(t *testing.T) {
 	}
 	if n := len(h.tg.Calls("getFile")); n != 0 {
 		t.Errorf("getFile was called %d times; want none", n)
+	}
+}
+
+// A file Telegram will not hand over gets a sentence asking for it again,
+// with a log line saying why that carries no token; the model is not
+// asked.
+func TestDocumentTelegramRefuses(t *testing.T) {
+	h := newHarness(t)
+	h.tg.FailNext("getFile", 1, telegramtest.APIError{Code: 400, Description: "Bad Request: wrong file_id or the file is temporarily unavailable"})
+	h.start()
+	q := h.tg.SendDocument(dm, alice, telegramtest.Document{FileName: "notes.txt", MimeType: "text/plain", Data: []byte("hello")}, "read this")
+	h.reply(dm, q.ID, "Telegram would not hand me “notes.txt” just now")
+	if n := len(h.llm.Requests()); n != 0 {
+		t.Errorf("the model was asked %d times", n)
+	}
+	if logs := h.logs.String(); !strings.Contains(logs, "wrong file_id") || strings.Contains(logs, testToken) {
+		t.Errorf("the log does not say why, or carries the token")
+	}
+}
+
+// While Telegram fails for a moment, the turn runs again, and the file is
+// read once Telegram works.
+func TestDocumentThroughATelegramOutage(t *testing.T) {
+	h := newHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("It says hello.")})
+	h.tg.FailNext("getFile", 2, telegramtest.APIError{Code: 500, Description: "Internal Server Error"})
+	h.start()
+	q := h.tg.SendDocument(dm, alice, telegramtest.Document{FileName: "notes.txt", MimeType: "text/plain", Data: []byte("hello from the notes")}, "")
+	h.answer(dm, q.ID, "It says hello.")
+	if shown := requestText(t, h.llm); !strings.Contains(shown, "hello from the notes") {
+		t.Errorf("the model was not shown the file:\n%s", shown)
+	}
+}
+
+// A PDF whose pages hold no text (a scan) gets a sentence saying so, and
+// one that cannot be read at all another; the model is not asked.
+func TestDocumentPDFWithoutText(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	scan := pdfOf("<</Type /Catalog /Pages 2 0 R>>", "<</Type /Pages /Kids [3 0 R] /Count 1>>",
+		"<</Type /Page /Parent 2 0 R /Resources <<>> /MediaBox [0 0 612 792]>>")
+	q := h.tg.SendDocument(dm, alice, telegramtest.Document{FileName: "scan.pdf", MimeType: "application/pdf", Data: scan}, "what does it say?")
+	h.reply(dm, q.ID, "I found no text in “scan.pdf” — if it is a scanned PDF")
+	q = h.tg.SendDocument(dm, alice, telegramtest.Document{FileName: "broken.pdf", MimeType: "application/pdf",
+		Data: []byte("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n")}, "and this?")
+	h.reply(dm, q.ID, "I could not read the text of “broken.pdf”")
+	if n := len(h.llm.Requests()); n != 0 {
+		t.Errorf("the model was asked %d times", n)
+	}
+}
+
+// A picture sent as a file ("without compression") is looked at as a
+// photo is.
+func TestDocumentPictureLookedAt(t *testing.T) {
+	h := visionHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("A red car.")})
+	h.start()
+	pic := imagetest.Picture(800, 600, "png")
+	q := h.tg.SendDocument(dm, alice, telegramtest.Document{FileName: "car.png", MimeType: "image/png", Data: pic}, "what is this?")
+	h.answer(dm, q.ID, "A red car.")
+	if model, images, _ := lastImages(t, h.llm); model != "gemma3:4b" || len(images) != 1 || !bytes.Equal(images[0], pic) {
+		t.Fatalf("the model %q was shown %d pictures; want the file as a photo", model, len(images))
 	}
 }
