@@ -3,6 +3,7 @@ package memory_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/knowledge"
@@ -126,5 +127,32 @@ func TestChatFilesOfAForgottenPerson(t *testing.T) {
 	}
 	if n := memory.Count(t, db, `select count(*) from knowledge_chunks`); n != 0 {
 		t.Errorf("%d passages are left after Alice was forgotten", n)
+	}
+}
+
+// The text of a file people sent goes RYO_RETAIN_FILES after it was read:
+// its passages with it, never the message it came with, nor the knowledge
+// base's documents however old.
+func TestSweepFiles(t *testing.T) {
+	db, clock := sweepDB(t)
+	c := ctx(t)
+	const month = 30 * 24 * time.Hour
+	kb := addDocument(t, db, group.ID, "rules.md", "The zeppelin hangar opens at nine.")
+	m, _ := sendFile(t, db, group, alice, 5, "hangar.txt", "The zeppelin hangar costs 4.2 million.")
+	clock.Advance(month - time.Second)
+	if got := sweep(t, db, memory.Retention{Files: month}); got != (memory.Swept{}) {
+		t.Errorf("swept %+v a second early", got)
+	}
+	clock.Advance(2 * time.Second)
+	if got := sweep(t, db, memory.Retention{Files: month}); got != (memory.Swept{Files: 1}) {
+		t.Errorf("swept %+v; want the file", got)
+	}
+	found, err := db.SearchKnowledge(c, group.ID, "zeppelin", nil, 5)
+	if err != nil || len(found) != 1 || found[0].Document.ID != kb.ID {
+		t.Errorf("a search after the sweep finds %+v, %v; want the knowledge base's document alone", found, err)
+	}
+	hist, err := db.History(c, ryo.Place{ChatID: group.ID}, 10)
+	if err != nil || len(hist) != 1 || hist[0].ID != m.ID || len(hist[0].Media) != 1 {
+		t.Errorf("history after the sweep = %+v, %v; want the message kept", hist, err)
 	}
 }

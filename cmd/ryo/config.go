@@ -90,6 +90,7 @@ type Config struct {
 	RetainViews   time.Duration // paged lists' views: their buttons work as long
 	RetainActions time.Duration // actions and their audit log after they ended
 	RetainContext time.Duration // group messages kept as context only
+	RetainFiles   time.Duration // the text of files people sent the bot to read
 }
 
 // Settings names every variable ryo reads, in the order .env.example lists
@@ -107,6 +108,7 @@ var settingNames = []string{
 	"RYO_SEARXNG_URL", "RYO_BRAVE_API_KEY", "RYO_SEARCH_RESULTS", "RYO_SEARCH_CACHE", "RYO_SEARCH_TIMEOUT", "RYO_FETCH_PRIVATE",
 	"RYO_PERSON_RATE", "RYO_PERSON_BURST", "RYO_TIERS", "RYO_DEFAULT_TIER", "RYO_APIS", "RYO_APIS_REFRESH",
 	"RYO_RETAIN_UPDATES", "RYO_RETAIN_VIEWS", "RYO_RETAIN_ACTIONS", "RYO_RETAIN_CONTEXT",
+	"RYO_RETAIN_FILES",
 }
 
 // ConfigError is a missing or malformed setting. Its text is one line that
@@ -187,6 +189,7 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		RetainViews:   r.retention("RYO_RETAIN_VIEWS", day, time.Minute),
 		RetainActions: r.retention("RYO_RETAIN_ACTIONS", 90*day, time.Minute),
 		RetainContext: r.retention("RYO_RETAIN_CONTEXT", 30*day, time.Minute),
+		RetainFiles:   r.retention("RYO_RETAIN_FILES", 30*day, time.Minute),
 	}
 	if c.SearxNGURL != nil && c.BraveAPIKey != "" {
 		r.fail("RYO_BRAVE_API_KEY", "set one web search provider: RYO_SEARXNG_URL or RYO_BRAVE_API_KEY, not both")

@@ -211,7 +211,8 @@ func (m *Main) Run(ctx context.Context) error {
 		Knowledge: bot.KnowledgeConfig{MaxBytes: cfg.KnowledgeBytes, MaxChunks: cfg.KnowledgeChunks,
 			Extract: documentReader{fetcher}.Extract, Pages: documentReader{fetcher}},
 		Documents: bot.DocumentConfig{MaxBytes: cfg.DocumentBytes, Budget: cfg.DocumentBudget},
-		Retention: memory.Retention{Updates: cfg.RetainUpdates, Views: cfg.RetainViews, Actions: cfg.RetainActions, Context: cfg.RetainContext},
+		Retention: memory.Retention{Updates: cfg.RetainUpdates, Views: cfg.RetainViews, Actions: cfg.RetainActions, Context: cfg.RetainContext,
+			Files: cfg.RetainFiles},
 	}, log, db, answerer, cfg.Model)
 	if err != nil {
 		return err
