@@ -157,3 +157,26 @@ func TestDocumentSentences(t *testing.T) {
 		}
 	}
 }
+
+// Whatever a file is called, typed and holds, reading its kind and
+// sniffing its bytes never panics, and text cut to a budget is a prefix
+// of it within the budget.
+func FuzzDocumentKind(f *testing.F) {
+	f.Add("report.pdf.exe", "application/pdf", []byte("%PDF-1.4"), 3)
+	f.Add("notes\u202etxt.exe", "text/plain", []byte("PK\x03\x04"), 1)
+	f.Add("a.md", "", []byte("🇵🇹e\u0301"), 2)
+	f.Fuzz(func(t *testing.T, name, mime string, data []byte, budget int) {
+		kind := fileKind(name, mime)
+		if kind != "" && kind != readImage {
+			_ = sniff(kind, data)
+		}
+		text := string(data)
+		if budget < 0 || budget > 1<<16 || !utf8.ValidString(text) { // a file's text is valid UTF-8 by the time it is cut
+			return
+		}
+		got, cut := cutText(text, budget)
+		if !strings.HasPrefix(text, got) || utf8.RuneCountInString(got) > budget && cut {
+			t.Fatalf("cutText(%q, %d) = %q", text, budget, got)
+		}
+	})
+}
