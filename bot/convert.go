@@ -130,7 +130,7 @@ const (
 // above, or its largest when none is (fetching it is then refused, with a
 // reason). A document's or a voice note's file joins here.
 func mediaOf(m *models.Message) []ryo.Media {
-	if m.Document != nil {
+	if isDocument(m) {
 		return []ryo.Media{documentMedia(m.Document)}
 	}
 	if len(m.Photo) == 0 {

@@ -142,6 +142,11 @@ func kindLabel(name, kind string) string {
 	return strings.ToUpper(ext)
 }
 
+// isDocument reports whether m carries a file sent as a file. An
+// animation (a GIF) carries its file as a document too, for older
+// clients: it is none.
+func isDocument(m *models.Message) bool { return m.Document != nil && m.Animation == nil }
+
 // documentMedia is a document as stored with its message: a picture sent
 // as a file is a photo, looked at as one.
 func documentMedia(d *models.Document) ryo.Media {

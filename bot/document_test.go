@@ -180,3 +180,15 @@ func FuzzDocumentKind(f *testing.F) {
 		}
 	})
 }
+
+// A GIF carries its file as a document too, for older clients: it is no
+// document to read.
+func TestAnimationIsNoDocument(t *testing.T) {
+	doc := &models.Document{FileID: "f", FileName: "cat.mp4", MimeType: "video/mp4"}
+	if isDocument(&models.Message{Document: doc, Animation: &models.Animation{FileID: "f"}}) || !isDocument(&models.Message{Document: doc}) {
+		t.Error("an animation is taken for a document, or a document for none")
+	}
+	if m := mediaOf(&models.Message{Document: doc, Animation: &models.Animation{FileID: "f"}}); len(m) != 0 {
+		t.Errorf("an animation is stored with %+v", m)
+	}
+}

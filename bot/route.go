@@ -141,7 +141,7 @@ func (b *Bot) classifyMessage(m *models.Message) route {
 		return asContext(m, "a group message not meant for the bot: kept as context")
 	case len(m.Photo) > 0:
 		return route{what: verdictAnswer, why: "a photo meant for the bot: a vision model looks at it", msg: m}
-	case m.Document != nil:
+	case isDocument(m):
 		return route{what: verdictAnswer, why: "a document meant for the bot: its text is read (document.go)", msg: m}
 	case m.Text == "" && hasMedia(m):
 		return route{what: verdictUnreadable, why: "media meant for the bot, which reads only text", msg: m}
@@ -157,7 +157,7 @@ func asContext(m *models.Message, why string) route {
 	switch {
 	case len(m.Photo) > 0:
 		return route{what: verdictKeep, why: why + " (a photo, kept with its file id)", msg: m}
-	case m.Document != nil && strings.TrimSpace(m.Caption) != "":
+	case isDocument(m) && strings.TrimSpace(m.Caption) != "":
 		return route{what: verdictKeep, why: why + " (a document's caption; the file is not read)", msg: m}
 	case m.Text == "" && hasMedia(m):
 		return ignored("media not meant for the bot")
