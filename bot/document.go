@@ -2,6 +2,7 @@ package bot
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -399,20 +400,13 @@ func (b *Bot) readDocument(ctx context.Context, log *slog.Logger, chat ryo.Chat,
 		chunks = chunks[:n]
 	}
 	b.embedFile(ctx, log, chunks)
-	d, err := b.db.SaveChatFile(ctx, ryo.Document{Chat: chat.ID, Name: name, Title: clip(cmpOr(r.Title, title), knowledge.MaxHeading),
+	d, err := b.db.SaveChatFile(ctx, ryo.Document{Chat: chat.ID, Name: name, Title: clip(cmp.Or(r.Title, title), knowledge.MaxHeading),
 		Source: label, AddedBy: senderID(m), Bytes: int64(len(data)), Message: m.ID}, chunks)
 	if err != nil {
 		return ryo.Document{}, "", err
 	}
 	log.Info("a document read", "document", d.ID, "passages", d.Chunks)
 	return d, "", nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 func senderID(m ryo.Message) int64 {
