@@ -45,6 +45,11 @@ type Message struct {
 // Media kinds.
 const (
 	MediaPhoto = "photo"
+	// Recordings, transcribed to be read: a voice note, an audio file, a
+	// round video note.
+	MediaVoice     = "voice"
+	MediaAudio     = "audio"
+	MediaVideoNote = "video_note"
 )
 
 // Media is a file a person sent, as Telegram knows it: its bytes stay with
@@ -56,6 +61,12 @@ type Media struct {
 	Width    int    `json:"width,omitempty"`
 	Height   int    `json:"height,omitempty"`
 	Size     int64  `json:"size,omitempty"`
+	// Of a recording: its length in seconds, its type and name as
+	// Telegram gives them, and what was heard in it once transcribed.
+	Duration   int    `json:"duration,omitempty"`
+	MimeType   string `json:"mime_type,omitempty"`
+	FileName   string `json:"file_name,omitempty"`
+	Transcript string `json:"transcript,omitempty"`
 }
 
 // Photos are m's photos.
