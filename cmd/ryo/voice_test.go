@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/ollamatest"
 	"github.com/ryo-bot/ryo/stttest"
 	"github.com/ryo-bot/ryo/telegramtest"
@@ -78,6 +79,7 @@ func TestVoiceNoteAnsweredFromItsTranscript(t *testing.T) {
 	if d := h.tg.Downloads(); len(d) != 1 || !strings.HasPrefix(d[0], "voice/") {
 		t.Fatalf("downloads = %q; want the voice note once", d)
 	}
+	h.waitFor("the update done", func() bool { return updateState(t, h.db(), ryo.Place{ChatID: dm.ID}) == memory.StateDone })
 	hist, err := h.db().History(bg(t), ryo.Place{ChatID: dm.ID}, 10)
 	if err != nil || len(hist) != 2 || !strings.Contains(hist[0].Text, "(voice note, transcribed) What's the weather") ||
 		len(hist[0].Media) != 1 || hist[0].Media[0].Kind != ryo.MediaVoice || hist[0].Media[0].Transcript == "" {
@@ -213,5 +215,62 @@ func TestVoiceTranscriptSurvivesARestart(t *testing.T) {
 	said := personSaid(t, h.llm)
 	if !strings.Contains(said, "quick one") || !strings.Contains(said, "(voice note, transcribed) Remind me what we decided about the budget.") {
 		t.Fatalf("the model was told %q after the restart; want the caption and the stored transcript", said)
+	}
+}
+
+// Telegram refusing the recording's file is one sentence; the model is not
+// asked, and a log line says why without the token.
+func TestVoiceNoteTelegramRefuses(t *testing.T) {
+	h, stt := voiceHarness(t)
+	h.tg.FailNext("getFile", 1, telegramtest.APIError{Code: 400, Description: "Bad Request: wrong file_id or the file is temporarily unavailable"})
+	h.start()
+	q := h.tg.SendRecording(dm, alice, voice(4), "")
+	h.reply(dm, q.ID, "could not fetch that recording from Telegram")
+	if n := len(h.llm.Requests()) + len(stt.Requests()); n != 0 {
+		t.Fatalf("%d requests to the model and the transcription server; want none", n)
+	}
+	if !strings.Contains(h.logs.String(), "cannot transcribe a recording") || !strings.Contains(h.logs.String(), "wrong file_id") {
+		t.Fatal("no log line says why")
+	}
+	if strings.Contains(h.logs.String(), testToken) {
+		t.Fatal("the token reached the log")
+	}
+}
+
+// Telegram failing for a while as the recording is fetched is no failure
+// of the turn: it runs again, and the voice note is answered.
+func TestVoiceNoteThroughATelegramOutage(t *testing.T) {
+	h, stt := voiceHarness(t)
+	stt.Answer(stttest.Answer{Text: "Is the ferry running today?"})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Yes, every hour.")})
+	h.tg.FailNext("getFile", 2, telegramtest.APIError{Code: 500, Description: "Internal Server Error"})
+	h.start()
+	q := h.tg.SendRecording(dm, alice, voice(3), "")
+	h.answer(dm, q.ID, "Yes, every hour.")
+	if n := len(stt.Requests()); n != 1 {
+		t.Fatalf("transcribed %d times; want once", n)
+	}
+}
+
+// ryo doctor says whether the transcription server answers and takes the
+// key, and says so when none is set up.
+func TestDoctorTranscription(t *testing.T) {
+	h, _ := voiceHarness(t)
+	cfg, err := LoadConfig(env(h.env), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if detail, err := doctorSTT(bg(t), cfg); err != nil || !strings.Contains(detail, "answers") {
+		t.Fatalf("doctorSTT = %q, %v; want the server answering", detail, err)
+	}
+	h.env["RYO_STT_API_KEY"] = "sk-wrong-key"
+	cfg, _ = LoadConfig(env(h.env), true)
+	if _, err := doctorSTT(bg(t), cfg); err == nil || !strings.Contains(err.Error(), "RYO_STT_API_KEY") || strings.Contains(err.Error(), "sk-wrong-key") {
+		t.Fatalf("doctorSTT with a wrong key: %v; want the key refused, without the key", err)
+	}
+	delete(h.env, "RYO_STT_URL")
+	cfg, _ = LoadConfig(env(h.env), true)
+	if detail, err := doctorSTT(bg(t), cfg); err != nil || !strings.Contains(detail, "RYO_STT_URL") {
+		t.Fatalf("doctorSTT without a server = %q, %v", detail, err)
 	}
 }
