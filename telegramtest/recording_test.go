@@ -74,8 +74,12 @@ func TestSendRecordingRefusesMistakes(t *testing.T) {
 		"caption on a video note": func() {
 			s.SendRecording(aliceChat(), alice(), telegramtest.Recording{Kind: telegramtest.KindVideoNote, Data: []byte("x")}, "hi")
 		},
-		"empty":        func() { s.SendRecording(aliceChat(), alice(), telegramtest.Recording{Kind: telegramtest.KindVoice}, "") },
-		"unknown kind": func() { s.SendRecording(aliceChat(), alice(), telegramtest.Recording{Kind: "video", Data: []byte("x")}, "") },
+		"empty": func() {
+			s.SendRecording(aliceChat(), alice(), telegramtest.Recording{Kind: telegramtest.KindVoice}, "")
+		},
+		"unknown kind": func() {
+			s.SendRecording(aliceChat(), alice(), telegramtest.Recording{Kind: "video", Data: []byte("x")}, "")
+		},
 	} {
 		func() {
 			defer func() {
