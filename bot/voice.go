@@ -106,24 +106,49 @@ func (b *Bot) cannotListen(log *slog.Logger, t talk) string {
 	return ""
 }
 
-// listen transcribes the recording of the message the turn answers, shown
-// in the status message ("🎙 listening…", then what was heard), and
-// stores what was heard as the message's text, with its caption: what
-// the model, recall and history_search read. A turn run again reuses the
-// stored transcript. It returns the sentence that ends the turn when the
-// recording cannot be heard; an error for shutdown, an outage of Telegram
-// or the database, when the turn runs again later.
+// listen transcribes the recordings of what the turn answers (see
+// answersOf: the message, and those its sender sent just before it, kept
+// to be answered with it), each shown in the status message ("🎙
+// listening…", then what was heard), and stores what was heard as the
+// message's text, after its caption: what the model, recall and
+// history_search read. A turn run again reuses the stored transcripts. It
+// returns the sentence that ends the turn when the answered message's own
+// recording cannot be heard (an earlier one's failure is logged, and it
+// is left as it was); an error for shutdown, an outage of Telegram or the
+// database, when the turn runs again later.
 func (b *Bot) listen(ctx context.Context, log *slog.Logger, t *talk, shown *stages.Turn) (string, error) {
-	i, k := recordingAt(t.seen.history, t.message)
-	if k < 0 {
+	i := slices.IndexFunc(t.seen.history, func(m ryo.Message) bool { return m.ID == t.message })
+	if i < 0 {
 		return "", nil
 	}
-	m := &t.seen.history[i]
+	ours := answersOf(t.seen.history, i)
+	for j := range t.seen.history {
+		if !ours(j) {
+			continue
+		}
+		refusal, err := b.hear(ctx, log, &t.seen.history[j], shown)
+		if err != nil {
+			return "", err
+		}
+		if refusal != "" && j == i {
+			return refusal, nil
+		}
+	}
+	t.text = t.seen.history[i].Text
+	return "", nil
+}
+
+// hear transcribes m's recording, if it has one not yet heard, and stores
+// the transcript with it; see listen.
+func (b *Bot) hear(ctx context.Context, log *slog.Logger, m *ryo.Message, shown *stages.Turn) (string, error) {
+	k := slices.IndexFunc(m.Media, isRecording)
+	if k < 0 || b.cfg.Listen == nil { // without a server the answered message was refused before
+		return "", nil
+	}
 	rec := m.Media[k]
 	if rec.Transcript != "" { // heard by an earlier run of the turn
 		shown.Observe(ryo.Step{Kind: ryo.StepTool, Tool: transcribeTool, Doing: stt.Doing(stt.Transcript{Text: rec.Transcript})})
 		shown.Observe(ryo.Step{Kind: ryo.StepToolDone, Tool: transcribeTool, Status: "ok"})
-		t.text = m.Text
 		return "", nil
 	}
 	shown.Observe(ryo.Step{Kind: ryo.StepTool, Tool: transcribeTool, Doing: listening})
@@ -133,7 +158,9 @@ func (b *Bot) listen(ctx context.Context, log *slog.Logger, t *talk, shown *stag
 		if ctx.Err() != nil || ryo.IsUnavailable(err, ryo.Telegram) {
 			return "", err
 		}
-		log.Warn("cannot transcribe a recording", "kind", rec.Kind, "duration_s", rec.Duration, "file_size", rec.Size, "err", err)
+		log.Warn("cannot transcribe a recording", "message_id", m.TelegramID, "kind", rec.Kind, "duration_s", rec.Duration,
+			"file_size", rec.Size, "err", err)
+		shown.Observe(ryo.Step{Kind: ryo.StepToolDone, Tool: transcribeTool, Status: "failed", Took: b.cfg.Clock.Now().Sub(began)})
 		return notHeard(err), nil
 	}
 	rec.Transcript = heard.Text
@@ -146,11 +173,11 @@ func (b *Bot) listen(ctx context.Context, log *slog.Logger, t *talk, shown *stag
 	if err != nil {
 		return "", err
 	}
-	m.Text, m.Media, t.text = text, media, text
+	m.Text, m.Media = text, media
 	shown.Observe(ryo.Step{Kind: ryo.StepTool, Tool: transcribeTool, Doing: stt.Doing(heard)})
 	shown.Observe(ryo.Step{Kind: ryo.StepToolDone, Tool: transcribeTool, Status: "ok", Took: b.cfg.Clock.Now().Sub(began)})
-	log.Info("recording transcribed", "kind", rec.Kind, "duration_s", rec.Duration, "language", heard.Language,
-		"chars", len([]rune(heard.Text)))
+	log.Info("recording transcribed", "message_id", m.TelegramID, "kind", rec.Kind, "duration_s", rec.Duration,
+		"language", heard.Language, "chars", len([]rune(heard.Text)))
 	return "", nil
 }
 

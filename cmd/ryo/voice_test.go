@@ -274,3 +274,28 @@ func TestDoctorTranscription(t *testing.T) {
 		t.Fatalf("doctorSTT without a server = %q, %v", detail, err)
 	}
 }
+
+// A voice note followed at once by a text is answered with it, in one
+// turn: the voice note is transcribed too, and the model reads both.
+func TestVoiceNoteAnsweredWithTheNextMessage(t *testing.T) {
+	h, stt := voiceHarness(t)
+	stt.Answer(stttest.Answer{Text: "I need a gift for my sister."})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("How about a book?")})
+	h.tg.SendRecording(dm, alice, voice(3), "")
+	q := h.tg.SendText(dm, alice, "she likes reading")
+	h.start()
+	h.answer(dm, q.ID, "How about a book?")
+	reqs := h.llm.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("the model was asked %d times; want one turn", len(reqs))
+	}
+	var told []string
+	for _, m := range reqs[0].Messages {
+		if m.Role == "user" {
+			told = append(told, m.Content)
+		}
+	}
+	if all := strings.Join(told, "\n"); !strings.Contains(all, "(voice note, transcribed) I need a gift for my sister.") || !strings.Contains(all, "she likes reading") {
+		t.Fatalf("the model was told %q; want the transcript and the text", told)
+	}
+}
