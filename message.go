@@ -44,8 +44,14 @@ type Message struct {
 
 // Media kinds.
 const (
-	MediaPhoto    = "photo"
-	MediaDocument = "document" // a file sent as a file, read for its text
+	MediaPhoto = "photo"
+	// Recordings, transcribed to be read: a voice note, an audio file, a
+	// round video note.
+	MediaVoice     = "voice"
+	MediaAudio     = "audio"
+	MediaVideoNote = "video_note"
+	// A file sent as a file, read for its text.
+	MediaDocument = "document"
 )
 
 // Media is a file a person sent, as Telegram knows it: its bytes stay with
@@ -57,8 +63,13 @@ type Media struct {
 	Width    int    `json:"width,omitempty"`
 	Height   int    `json:"height,omitempty"`
 	Size     int64  `json:"size,omitempty"`
-	Name     string `json:"file_name,omitempty"` // a document's name, as its sender's client gave it
-	MimeType string `json:"mime_type,omitempty"` // a document's type, as its sender's client gave it
+	// Of a recording: its length in seconds, its type and name as
+	// Telegram gives them, and what was heard in it once transcribed. Of
+	// a document: its type and name as its sender's app gave them.
+	Duration   int    `json:"duration,omitempty"`
+	MimeType   string `json:"mime_type,omitempty"`
+	FileName   string `json:"file_name,omitempty"`
+	Transcript string `json:"transcript,omitempty"`
 }
 
 // Photos are m's photos.

@@ -55,6 +55,9 @@ type Config struct {
 	// Vision says which model reads the photos people send; none does
 	// when nil.
 	Vision Vision
+	// Listen transcribes the recordings people send (voice notes, audio
+	// files, video notes); none is transcribed when nil.
+	Listen Listener
 	// Metrics is told what the bot does; nothing is told when nil.
 	Metrics Metrics
 }

@@ -130,6 +130,9 @@ const (
 // above, or its largest when none is (fetching it is then refused, with a
 // reason). A document's or a voice note's file joins here.
 func mediaOf(m *models.Message) []ryo.Media {
+	if rec, ok := recordingOf(m); ok {
+		return []ryo.Media{rec}
+	}
 	if isDocument(m) {
 		return []ryo.Media{documentMedia(m.Document)}
 	}

@@ -59,6 +59,13 @@
 // field by field (decode.go), the fields left out named in the log. A turn is shown
 // live by stages, which talks to Telegram through delivery.
 //
+// A recording meant for the bot — a voice note, an audio file, a video
+// note — is a turn like text (voice.go): refused with one sentence before
+// anything is downloaded when no transcription server is set up or it is
+// too long or large, else transcribed in the status message before the
+// model is asked, its transcript stored as the message's text so that a
+// turn run again never transcribes twice.
+//
 // Actions that wait for a person's yes have one home, action.go: the
 // model's (a turn ends with its held call) and the commands' (/forget;
 // /forgetme, which runs forget_me; and an admin's /memory forget, which

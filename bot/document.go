@@ -156,7 +156,7 @@ func documentMedia(d *models.Document) ryo.Media {
 		kind = ryo.MediaPhoto
 	}
 	return ryo.Media{Kind: kind, FileID: d.FileID, UniqueID: d.FileUniqueID, Size: d.FileSize,
-		Name: d.FileName, MimeType: d.MimeType}
+		FileName: d.FileName, MimeType: d.MimeType}
 }
 
 // documentsOf are m's documents to read.
@@ -345,8 +345,8 @@ func thousands(n int) string {
 // text and stores it, split into passages, as the chat's; refusal is the
 // sentence its sender is told when it cannot be read.
 func (b *Bot) readDocument(ctx context.Context, log *slog.Logger, chat ryo.Chat, m ryo.Message, f ryo.Media) (ryo.Document, string, error) {
-	name := knowledge.Name(f.Name)
-	kind := fileKind(f.Name, f.MimeType)
+	name := knowledge.Name(f.FileName)
+	kind := fileKind(f.FileName, f.MimeType)
 	limit := b.documentBytes()
 	log = log.With("message_id", m.TelegramID, "file", name, "mime_type", f.MimeType, "file_size", f.Size)
 	switch {

@@ -138,7 +138,7 @@ func TestDocumentMedia(t *testing.T) {
 		t.Errorf("a PNG sent as a file = %+v; want a photo", pic)
 	}
 	doc := documentMedia(&models.Document{FileID: "f2", FileName: "a.pdf", MimeType: "application/pdf", FileSize: 9})
-	if doc.Kind != ryo.MediaDocument || doc.Name != "a.pdf" || doc.MimeType != "application/pdf" {
+	if doc.Kind != ryo.MediaDocument || doc.FileName != "a.pdf" || doc.MimeType != "application/pdf" {
 		t.Errorf("a PDF = %+v; want a document with its name and type", doc)
 	}
 }

@@ -141,6 +141,8 @@ func (b *Bot) classifyMessage(m *models.Message) route {
 		return asContext(m, "a group message not meant for the bot: kept as context")
 	case len(m.Photo) > 0:
 		return route{what: verdictAnswer, why: "a photo meant for the bot: a vision model looks at it", msg: m}
+	case isRecordingMessage(m):
+		return route{what: verdictAnswer, why: "a recording meant for the bot: it is transcribed, then answered", msg: m}
 	case isDocument(m):
 		return route{what: verdictAnswer, why: "a document meant for the bot: its text is read (document.go)", msg: m}
 	case m.Text == "" && hasMedia(m):

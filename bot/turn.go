@@ -100,6 +100,9 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		if t.seen, err = b.look(ctx, log, t); err != nil {
 			return err
 		}
+		if t.seen.refusal == "" {
+			t.seen.refusal = b.cannotListen(log, t) // voice.go
+		}
 		if t.seen.refusal != "" { // nothing to ask the model: one sentence says why, and the message stays kept
 			outcome = TurnFailed
 			return b.replyOnce(ctx, t.w, t.id, t.place, t.replyTo, t.seen.refusal)
@@ -107,6 +110,16 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 	}
 	shown := b.stages.Begin(ctx, start)
 	defer shown.Close() // also when the turn panics: the failure is then shown in the status message
+	if t.prepare == nil {
+		// A recording is heard first, shown in the status message.
+		refusal, err := b.listen(ctx, log, &t, shown)
+		if err != nil || refusal != "" {
+			if refusal != "" {
+				outcome = TurnFailed
+			}
+			return b.notListened(ctx, t, shown, refusal, err)
+		}
+	}
 	if t.prepare != nil {
 		err := t.prepare(ctx, shown)
 		if errors.Is(err, errAskedAgain) {

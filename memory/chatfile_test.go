@@ -17,7 +17,7 @@ func sendFile(t *testing.T, db *memory.DB, chat ryo.Chat, person ryo.User, tgID 
 	t.Helper()
 	m, err := db.SaveUserMessage(ctx(t), chat, ryo.Message{Place: ryo.Place{ChatID: chat.ID}, Sender: &person, Kind: ryo.KindUser,
 		Text: "read this", TelegramID: tgID, UpdateID: int64(tgID) + 9_000_000_000,
-		Media: []ryo.Media{{Kind: ryo.MediaDocument, FileID: "doc-" + name, Name: name, MimeType: "text/plain", Size: int64(len(text))}}})
+		Media: []ryo.Media{{Kind: ryo.MediaDocument, FileID: "doc-" + name, FileName: name, MimeType: "text/plain", Size: int64(len(text))}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,10 @@
 // A test plays the user and the network around the bot:
 //
 //   - SendText, EditText and PushUpdate put updates in the queue the bot
-//     polls, as a Telegram user (or a broken client) would.
+//     polls, as a Telegram user (or a broken client) would. SendPhoto,
+//     SendDocument and SendRecording (a voice note, an audio file or a
+//     video note, in Telegram's shapes) send files whose file_id getFile
+//     knows, and whose bytes then download.
 //   - CreateTopic makes a topic in a forum as a person does: a
 //     forum_topic_created service message whose id is the topic's
 //     message_thread_id. Messages sent InThread(topic.ThreadID) carry it

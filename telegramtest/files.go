@@ -38,6 +38,9 @@ func (s *Server) keepFiles(c *chatLog, m *stored) {
 	if m.Photo != nil && !m.byBot {
 		s.keepPhoto(c, m)
 	}
+	if m.Recording != nil {
+		s.keepRecording(c, m)
+	}
 	if m.Document == nil {
 		return
 	}
@@ -75,6 +78,11 @@ func (s *Server) getFile(r *request) (any, error) {
 func folder(f *servedFile) string {
 	if strings.HasPrefix(f.id, "photo-") {
 		return "photos"
+	}
+	for prefix, dir := range map[string]string{KindVoice + "-": "voice", KindAudio + "-": "music", KindVideoNote + "-": "video_notes"} {
+		if strings.HasPrefix(f.id, prefix) {
+			return dir
+		}
 	}
 	return "documents"
 }

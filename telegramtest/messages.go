@@ -16,12 +16,13 @@ type Message struct {
 	ReplyTo     int             // id of the message this one replies to, 0 if none; see InThread
 	ReplyMarkup json.RawMessage // as sent, nil if none
 	Date        time.Time
-	UpdateID    int64     // the update that brought a user's message to the bot; 0 for the bot's
-	Document    *Document // a file the bot sent; Text is then its caption
-	Photo       *Photo    // a picture the bot or a person sent; Text is then its caption
-	Album       string    // media_group_id: the album a person's photo belongs to; "" when none
-	Edits       int       // successful edits applied to this message
-	Deleted     bool      // deleted with deleteMessage
+	UpdateID    int64      // the update that brought a user's message to the bot; 0 for the bot's
+	Document    *Document  // a file the bot sent; Text is then its caption
+	Photo       *Photo     // a picture the bot or a person sent; Text is then its caption
+	Recording   *Recording // a voice note, audio file or video note a person sent; Text is then its caption
+	Album       string     // media_group_id: the album a person's photo belongs to; "" when none
+	Edits       int        // successful edits applied to this message
+	Deleted     bool       // deleted with deleteMessage
 	// TopicCreated is the topic this service message created
 	// (forum_topic_created), nil for other messages.
 	TopicCreated *Topic
@@ -148,7 +149,7 @@ func (s *Server) editMessageText(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.Document != nil || m.Photo != nil {
+	if m.Document != nil || m.Photo != nil || m.Recording != nil {
 		// Telegram changes a document's or a photo's caption only with
 		// editMessageCaption.
 		return nil, badRequest("there is no text in the message to edit")

@@ -42,6 +42,9 @@ type wireMessage struct {
 	Entities    json.RawMessage   `json:"entities,omitempty"`
 	Document    *wireDocument     `json:"document,omitempty"`
 	Photo       []wirePhotoSize   `json:"photo,omitempty"`
+	Voice       *wireVoice        `json:"voice,omitempty"`
+	Audio       *wireAudio        `json:"audio,omitempty"`
+	VideoNote   *wireVideoNote    `json:"video_note,omitempty"`
 	MediaGroup  string            `json:"media_group_id,omitempty"`
 	Caption     string            `json:"caption,omitempty"`
 	CaptionEnts json.RawMessage   `json:"caption_entities,omitempty"`
@@ -85,6 +88,10 @@ func messageJSON(c *chatLog, m *stored, nested bool) *wireMessage {
 	}
 	if m.Photo != nil {
 		w.Photo = photoSizes(c.chat.ID, m.ID, m.Photo)
+		w.Text, w.Caption, w.Entities, w.CaptionEnts = "", m.shown.text, nil, m.shown.entities
+	}
+	if m.Recording != nil {
+		putRecording(w, c.chat.ID, m.ID, m.Recording)
 		w.Text, w.Caption, w.Entities, w.CaptionEnts = "", m.shown.text, nil, m.shown.entities
 	}
 	if !m.edited.IsZero() {

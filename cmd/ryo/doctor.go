@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"github.com/ryo-bot/ryo/bot"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/ollama"
+	"github.com/ryo-bot/ryo/stt"
 )
 
 // doctor checks each thing ryo depends on and prints one line for each.
@@ -23,6 +26,7 @@ func doctor(ctx context.Context, cfg Config, out io.Writer) int {
 		{"database", doctorDatabase},
 		{"ollama", doctorOllama},
 		{"telegram", doctorTelegram},
+		{"transcription", doctorSTT},
 	}
 	code := exitOK
 	for _, c := range checks {
@@ -86,4 +90,38 @@ func doctorTelegram(ctx context.Context, cfg Config) (string, error) {
 		detail += "; group privacy mode is on, so in groups only replies and commands reach the bot (turn it off in @BotFather: /setprivacy)"
 	}
 	return detail, nil
+}
+
+// doctorSTT sends the transcription server half a second of silence: a
+// transcript, or "no speech", shows that it answers and takes ryo's key.
+func doctorSTT(ctx context.Context, cfg Config) (string, error) {
+	if cfg.STTURL == nil {
+		return "none set up (RYO_STT_URL): a voice message gets one sentence saying so", nil
+	}
+	c := stt.New(stt.Config{URL: cfg.STTURL, Model: cfg.STTModel, APIKey: cfg.STTAPIKey, Timeout: min(cfg.STTTimeout, 30*time.Second)})
+	_, err := c.Transcribe(ctx, stt.Audio{Data: silence(), Name: "silence.wav", MimeType: "audio/wav", Duration: time.Second / 2})
+	if err != nil && !errors.Is(err, stt.ErrNoSpeech) {
+		return "", err
+	}
+	return fmt.Sprintf("the server at %s answers (model %s)", cfg.STTURL.Redacted(), cfg.STTModel), nil
+}
+
+// silence is half a second of 16 kHz, 16-bit mono PCM silence as WAV.
+func silence() []byte {
+	const rate, samples = 16000, 8000
+	data := make([]byte, 44+2*samples)
+	le := binary.LittleEndian
+	copy(data[0:], "RIFF")
+	le.PutUint32(data[4:], uint32(len(data)-8))
+	copy(data[8:], "WAVEfmt ")
+	le.PutUint32(data[16:], 16)
+	le.PutUint16(data[20:], 1) // PCM
+	le.PutUint16(data[22:], 1) // mono
+	le.PutUint32(data[24:], rate)
+	le.PutUint32(data[28:], rate*2)
+	le.PutUint16(data[32:], 2)
+	le.PutUint16(data[34:], 16)
+	copy(data[36:], "data")
+	le.PutUint32(data[40:], 2*samples)
+	return data
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/ollama"
 	"github.com/ryo-bot/ryo/prompts"
+	"github.com/ryo-bot/ryo/stt"
 	"github.com/ryo-bot/ryo/toolbus"
 	"github.com/ryo-bot/ryo/tools"
 	"github.com/ryo-bot/ryo/websearch"
@@ -207,7 +208,7 @@ func (m *Main) Run(ctx context.Context) error {
 		NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts,
 		Tools: registry, Tiers: tiers, ConfirmTTL: cfg.ConfirmTTL, AdminsDecide: cfg.AdminsDecide, Location: cfg.Timezone, Access: cfg.Access,
 		PersonRate: cfg.PersonRate, PersonBurst: cfg.PersonBurst,
-		Recall: recall, Clock: m.Clock, Metrics: stats, Vision: model,
+		Recall: recall, Clock: m.Clock, Metrics: stats, Vision: model, Listen: listener(cfg, log),
 		Knowledge: bot.KnowledgeConfig{MaxBytes: cfg.KnowledgeBytes, MaxChunks: cfg.KnowledgeChunks,
 			Extract: documentReader{fetcher}.Extract, Pages: documentReader{fetcher}},
 		Documents: bot.DocumentConfig{MaxBytes: cfg.DocumentBytes, Budget: cfg.DocumentBudget},
@@ -352,6 +353,19 @@ func checkModel(ctx context.Context, model *ollama.Client, log *slog.Logger) {
 	default:
 		log.Info("photos are read", "vision_model", vision)
 	}
+}
+
+// listener is the transcription server recordings are sent to, or nil
+// when RYO_STT_URL names none: a recording then gets one sentence naming
+// the setting.
+func listener(cfg Config, log *slog.Logger) bot.Listener {
+	if cfg.STTURL == nil {
+		log.Info("no transcription server: a voice message gets one sentence naming RYO_STT_URL")
+		return nil
+	}
+	log.Info("voice messages are transcribed", "stt_model", cfg.STTModel, "max_duration", cfg.STTMaxDuration.String())
+	return stt.New(stt.Config{URL: cfg.STTURL, Model: cfg.STTModel, APIKey: cfg.STTAPIKey, Timeout: cfg.STTTimeout,
+		Limits: stt.Limits{MaxDuration: cfg.STTMaxDuration}})
 }
 
 // serveHTTP serves /healthz and /metrics on the configured address until

@@ -1,0 +1,301 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/ollamatest"
+	"github.com/ryo-bot/ryo/stttest"
+	"github.com/ryo-bot/ryo/telegramtest"
+)
+
+// oggBytes stands for a voice note: Opus in Ogg, as Telegram's clients
+// record it. The fake transcription server reads no audio.
+var oggBytes = append([]byte("OggS\x00\x02"), bytes.Repeat([]byte{0x4f, 0x70, 0x75, 0x73}, 900)...)
+
+// voiceHarness is a harness with a fake transcription server named in
+// RYO_STT_URL.
+func voiceHarness(t *testing.T) (*harness, *stttest.Server) {
+	h := newHarness(t)
+	s := stttest.NewServer(stttest.Options{Key: "sk-test-voice-key"})
+	t.Cleanup(s.Close)
+	h.env["RYO_STT_URL"] = s.URL()
+	h.env["RYO_STT_API_KEY"] = "sk-test-voice-key"
+	h.env["RYO_DRAFTS"] = "off"
+	return h, s
+}
+
+// voice is a voice note of seconds seconds.
+func voice(seconds int) telegramtest.Recording {
+	return telegramtest.Recording{Kind: telegramtest.KindVoice, Data: oggBytes, Duration: seconds}
+}
+
+// personSaid is the newest person's message the model was shown.
+func personSaid(t *testing.T, llm *ollamatest.Server) string {
+	t.Helper()
+	reqs := llm.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("the model was never asked")
+	}
+	msgs := reqs[len(reqs)-1].Messages
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" {
+			return msgs[i].Content
+		}
+	}
+	return ""
+}
+
+// The done-when of voice notes: a voice note in a private chat is
+// transcribed, the status message shows what was heard before the answer,
+// and the model gets the transcript as what the person said.
+func TestVoiceNoteAnsweredFromItsTranscript(t *testing.T) {
+	h, stt := voiceHarness(t)
+	stt.Answer(stttest.Answer{Text: "What's the weather like in Kraków tomorrow?"})
+	hold := make(chan struct{})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Sunny, 21 °C."), Hold: hold})
+	h.start()
+	q := h.tg.SendRecording(dm, alice, voice(4), "")
+	h.waitFor("the transcript in the status message", func() bool {
+		for _, m := range h.tg.BotMessages(dm.ID) {
+			if strings.Contains(m.Text, "🎙 “What's the weather like in Kraków tomorrow?”") {
+				return true
+			}
+		}
+		return false
+	})
+	close(hold)
+	h.answer(dm, q.ID, "Sunny, 21 °C.")
+	if said := personSaid(t, h.llm); !strings.Contains(said, "What's the weather like in Kraków tomorrow?") {
+		t.Fatalf("the model was told %q; want the transcript", said)
+	}
+	reqs := stt.Requests()
+	if len(reqs) != 1 || !bytes.Equal(reqs[0].File, oggBytes) || reqs[0].FileName != "audio.ogg" || reqs[0].Authorization != "Bearer sk-test-voice-key" {
+		t.Fatalf("transcription requests = %d; want the voice note once, as audio.ogg, with the key", len(reqs))
+	}
+	if d := h.tg.Downloads(); len(d) != 1 || !strings.HasPrefix(d[0], "voice/") {
+		t.Fatalf("downloads = %q; want the voice note once", d)
+	}
+	h.waitFor("the update done", func() bool { return updateState(t, h.db(), ryo.Place{ChatID: dm.ID}) == memory.StateDone })
+	hist, err := h.db().History(bg(t), ryo.Place{ChatID: dm.ID}, 10)
+	if err != nil || len(hist) != 2 || !strings.Contains(hist[0].Text, "(voice note, transcribed) What's the weather") ||
+		len(hist[0].Media) != 1 || hist[0].Media[0].Kind != ryo.MediaVoice || hist[0].Media[0].Transcript == "" {
+		t.Fatalf("history = %+v, %v; want the voice note kept with its transcript", hist, err)
+	}
+	found, err := h.db().SearchHistory(bg(t), ryo.Place{ChatID: dm.ID}, "Kraków", 0, 5)
+	if err != nil || len(found) == 0 {
+		t.Fatalf("history_search for Kraków = %+v, %v; want the transcript found", found, err)
+	}
+	if strings.Contains(h.logs.String(), "sk-test-voice-key") {
+		t.Fatal("the key is in the log")
+	}
+}
+
+// In a group, a voice note replying to the bot is transcribed and
+// answered; one meant for no one is left alone, not transcribed.
+func TestVoiceReplyToTheBotInAGroup(t *testing.T) {
+	h, stt := voiceHarness(t)
+	group := telegramtest.NewSupergroup("Choir 🎶")
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Practice is at six.")}, ollamatest.Reply{Content: envelope("Bring the scores.")})
+	h.start()
+	q := h.tg.SendText(group, alice, "@ryo_test_bot when is practice?")
+	msgs := h.answer(group, q.ID, "Practice is at six.")
+	h.tg.SendRecording(group, bob, voice(3), "") // chatter: not for the bot
+	stt.Answer(stttest.Answer{Text: "And what should we bring?"})
+	v := h.tg.SendRecording(group, alice, voice(2), "", telegramtest.ReplyTo(msgs[len(msgs)-1].ID))
+	h.answer(group, v.ID, "Bring the scores.")
+	if said := personSaid(t, h.llm); !strings.Contains(said, "And what should we bring?") {
+		t.Fatalf("the model was told %q; want the transcript", said)
+	}
+	if n := len(stt.Requests()); n != 1 {
+		t.Fatalf("%d recordings transcribed; want only the one meant for the bot", n)
+	}
+}
+
+// A video note is transcribed as its sound track.
+func TestVideoNoteTranscribed(t *testing.T) {
+	h, stt := voiceHarness(t)
+	stt.Answer(stttest.Answer{Text: "Look at this sunset!"})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Lovely.")})
+	h.start()
+	q := h.tg.SendRecording(dm, alice, telegramtest.Recording{Kind: telegramtest.KindVideoNote, Data: []byte("\x00\x00\x00\x20ftypisom" + strings.Repeat("mdat", 500)), Duration: 7}, "")
+	h.answer(dm, q.ID, "Lovely.")
+	if said := personSaid(t, h.llm); !strings.Contains(said, "(video note, transcribed) Look at this sunset!") {
+		t.Fatalf("the model was told %q; want the transcript", said)
+	}
+	if reqs := stt.Requests(); len(reqs) != 1 || reqs[0].FileName != "audio.mp4" {
+		t.Fatalf("transcription requests = %+v; want the video note as audio.mp4", reqs)
+	}
+}
+
+// A voice note longer than RYO_STT_MAX_DURATION is refused from what
+// Telegram says of it: nothing is downloaded or transcribed, and the
+// message is kept.
+func TestTooLongVoiceNoteRefusedBeforeDownload(t *testing.T) {
+	h, stt := voiceHarness(t)
+	h.env["RYO_STT_MAX_DURATION"] = "2m"
+	h.start()
+	q := h.tg.SendRecording(dm, alice, voice(754), "")
+	h.reply(dm, q.ID, "too long")
+	h.reply(dm, q.ID, "12m 34s, and the limit is 2m")
+	if n := len(h.tg.Calls("getFile")); n != 0 {
+		t.Fatalf("getFile called %d times; want none", n)
+	}
+	if n := len(stt.Requests()); n != 0 || len(h.llm.Requests()) != 0 {
+		t.Fatalf("%d transcriptions, %d model requests; want none", n, len(h.llm.Requests()))
+	}
+	if hist := history(t, h.db(), ryo.Place{ChatID: dm.ID}); len(hist) != 1 {
+		t.Fatalf("history = %q; want the voice note kept", hist)
+	}
+}
+
+// Without RYO_STT_URL a voice note gets one sentence naming the setting,
+// and is kept.
+func TestVoiceNoteWithoutATranscriptionServer(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	q := h.tg.SendRecording(dm, alice, voice(4), "listen")
+	h.reply(dm, q.ID, "I can't listen to voice messages: no transcription server is set up — an admin can name one in RYO_STT_URL. Your message is kept.")
+	if n := len(h.llm.Requests()); n != 0 {
+		t.Fatalf("the model was asked %d times", n)
+	}
+	hist, err := h.db().History(bg(t), ryo.Place{ChatID: dm.ID}, 10)
+	if err != nil || len(hist) != 1 || hist[0].Text != "listen" || len(hist[0].Media) != 1 || hist[0].Media[0].FileID == "" {
+		t.Fatalf("history = %+v, %v; want the voice note kept with its caption and file id", hist, err)
+	}
+	if n := len(h.tg.Calls("getFile")); n != 0 {
+		t.Fatalf("getFile called %d times; want none", n)
+	}
+}
+
+// With the transcription server down, the person is told to try again
+// later; the message is kept and the model is not asked.
+func TestVoiceNoteWithTheServerDown(t *testing.T) {
+	h, stt := voiceHarness(t)
+	stt.Close()
+	h.start()
+	q := h.tg.SendRecording(dm, alice, voice(4), "")
+	h.reply(dm, q.ID, "the transcription server is not answering")
+	h.waitFor("the update done", func() bool { return updateState(t, h.db(), ryo.Place{ChatID: dm.ID}) != "" })
+	if n := len(h.llm.Requests()); n != 0 {
+		t.Fatalf("the model was asked %d times", n)
+	}
+	if hist := history(t, h.db(), ryo.Place{ChatID: dm.ID}); len(hist) != 1 {
+		t.Fatalf("history = %q; want the voice note kept", hist)
+	}
+}
+
+// A restart between the transcript and the answer: the turn runs again
+// with the stored transcript, and the recording is not transcribed twice.
+func TestVoiceTranscriptSurvivesARestart(t *testing.T) {
+	h, stt := voiceHarness(t)
+	stt.Answer(stttest.Answer{Text: "Remind me what we decided about the budget."})
+	hold := make(chan struct{})
+	defer close(hold)
+	h.llm.Enqueue(ollamatest.Reply{Hold: hold})
+	h.start()
+	q := h.tg.SendRecording(dm, alice, voice(5), "quick one")
+	if err := h.llm.Wait(bg(t), func() bool { return len(h.llm.Requests()) == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	h.stopMain()
+
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("You agreed on 400 a month.")})
+	h.start()
+	h.answer(dm, q.ID, "You agreed on 400 a month.")
+	if n := len(stt.Requests()); n != 1 {
+		t.Fatalf("the recording was transcribed %d times; want once", n)
+	}
+	if n := len(h.tg.Downloads()); n != 1 {
+		t.Fatalf("the recording was downloaded %d times; want once", n)
+	}
+	said := personSaid(t, h.llm)
+	if !strings.Contains(said, "quick one") || !strings.Contains(said, "(voice note, transcribed) Remind me what we decided about the budget.") {
+		t.Fatalf("the model was told %q after the restart; want the caption and the stored transcript", said)
+	}
+}
+
+// Telegram refusing the recording's file is one sentence; the model is not
+// asked, and a log line says why without the token.
+func TestVoiceNoteTelegramRefuses(t *testing.T) {
+	h, stt := voiceHarness(t)
+	h.tg.FailNext("getFile", 1, telegramtest.APIError{Code: 400, Description: "Bad Request: wrong file_id or the file is temporarily unavailable"})
+	h.start()
+	q := h.tg.SendRecording(dm, alice, voice(4), "")
+	h.reply(dm, q.ID, "could not fetch that recording from Telegram")
+	if n := len(h.llm.Requests()) + len(stt.Requests()); n != 0 {
+		t.Fatalf("%d requests to the model and the transcription server; want none", n)
+	}
+	if !strings.Contains(h.logs.String(), "cannot transcribe a recording") || !strings.Contains(h.logs.String(), "wrong file_id") {
+		t.Fatal("no log line says why")
+	}
+	if strings.Contains(h.logs.String(), testToken) {
+		t.Fatal("the token reached the log")
+	}
+}
+
+// Telegram failing for a while as the recording is fetched is no failure
+// of the turn: it runs again, and the voice note is answered.
+func TestVoiceNoteThroughATelegramOutage(t *testing.T) {
+	h, stt := voiceHarness(t)
+	stt.Answer(stttest.Answer{Text: "Is the ferry running today?"})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Yes, every hour.")})
+	h.tg.FailNext("getFile", 2, telegramtest.APIError{Code: 500, Description: "Internal Server Error"})
+	h.start()
+	q := h.tg.SendRecording(dm, alice, voice(3), "")
+	h.answer(dm, q.ID, "Yes, every hour.")
+	if n := len(stt.Requests()); n != 1 {
+		t.Fatalf("transcribed %d times; want once", n)
+	}
+}
+
+// ryo doctor says whether the transcription server answers and takes the
+// key, and says so when none is set up.
+func TestDoctorTranscription(t *testing.T) {
+	h, _ := voiceHarness(t)
+	cfg, err := LoadConfig(env(h.env), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if detail, err := doctorSTT(bg(t), cfg); err != nil || !strings.Contains(detail, "answers") {
+		t.Fatalf("doctorSTT = %q, %v; want the server answering", detail, err)
+	}
+	h.env["RYO_STT_API_KEY"] = "sk-wrong-key"
+	cfg, _ = LoadConfig(env(h.env), true)
+	if _, err := doctorSTT(bg(t), cfg); err == nil || !strings.Contains(err.Error(), "RYO_STT_API_KEY") || strings.Contains(err.Error(), "sk-wrong-key") {
+		t.Fatalf("doctorSTT with a wrong key: %v; want the key refused, without the key", err)
+	}
+	delete(h.env, "RYO_STT_URL")
+	cfg, _ = LoadConfig(env(h.env), true)
+	if detail, err := doctorSTT(bg(t), cfg); err != nil || !strings.Contains(detail, "RYO_STT_URL") {
+		t.Fatalf("doctorSTT without a server = %q, %v", detail, err)
+	}
+}
+
+// A voice note followed at once by a text is answered with it, in one
+// turn: the voice note is transcribed too, and the model reads both.
+func TestVoiceNoteAnsweredWithTheNextMessage(t *testing.T) {
+	h, stt := voiceHarness(t)
+	stt.Answer(stttest.Answer{Text: "I need a gift for my sister."})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("How about a book?")})
+	h.tg.SendRecording(dm, alice, voice(3), "")
+	q := h.tg.SendText(dm, alice, "she likes reading")
+	h.start()
+	h.answer(dm, q.ID, "How about a book?")
+	reqs := h.llm.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("the model was asked %d times; want one turn", len(reqs))
+	}
+	var told []string
+	for _, m := range reqs[0].Messages {
+		if m.Role == "user" {
+			told = append(told, m.Content)
+		}
+	}
+	if all := strings.Join(told, "\n"); !strings.Contains(all, "(voice note, transcribed) I need a gift for my sister.") || !strings.Contains(all, "she likes reading") {
+		t.Fatalf("the model was told %q; want the transcript and the text", told)
+	}
+}
