@@ -209,3 +209,19 @@ func TestDocumentPictureLookedAt(t *testing.T) {
 		t.Fatalf("the model %q was shown %d pictures; want the file as a photo", model, len(images))
 	}
 }
+
+// A file that was refused is not downloaded again when its sender's next
+// message is answered: the refusal was its answer.
+func TestDocumentRefusedIsNotDownloadedAgain(t *testing.T) {
+	h := newHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Hello again.")})
+	h.start()
+	q := h.tg.SendDocument(dm, alice, telegramtest.Document{FileName: "notes.txt", MimeType: "text/plain",
+		Data: []byte("PK\x03\x04\x14\x00\x00\x00\x08\x00\x00\x00")}, "")
+	h.reply(dm, q.ID, "“notes.txt” is not really a TXT file")
+	q = h.tg.SendText(dm, alice, "hello")
+	h.answer(dm, q.ID, "Hello again.")
+	if d := h.tg.Downloads(); len(d) != 1 {
+		t.Errorf("downloads = %q; want the refused file once", d)
+	}
+}
