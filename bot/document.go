@@ -212,7 +212,8 @@ func (b *Bot) documentBudget() int {
 
 // files reads the documents of what the turn answers (the message at i of
 // history, and its burst: see answersOf) that are not yet read — never
-// those of group messages kept as context only — and shows
+// those of group messages kept as context only, nor one a turn of its
+// own has already answered (a refused file) — and shows
 // the model the newest file of the history with its text up to the
 // budget, read back from the store: the others with a line each. A
 // refusal is the sentence the person is told when the answered message's
@@ -237,10 +238,14 @@ func (b *Bot) files(ctx context.Context, log *slog.Logger, chat ryo.Chat, histor
 	if err != nil {
 		return "", err
 	}
+	answered, err := b.db.AnsweredAlone(ctx, ids) // a file refused in its own turn is not downloaded again
+	if err != nil {
+		return "", err
+	}
 	ours, tried := answersOf(history, i), 0
 	for j := len(history) - 1; j >= 0 && tried < filesRead; j-- {
 		m := history[j]
-		if _, ok := stored[m.ID]; ok || !ours(j) || aside[m.ID] || len(documentsOf(m)) == 0 {
+		if _, ok := stored[m.ID]; ok || !ours(j) || aside[m.ID] || answered[m.ID] && j != i || len(documentsOf(m)) == 0 {
 			continue
 		}
 		tried++

@@ -115,3 +115,26 @@ func (db *DB) ContextOnly(ctx context.Context, messages []int64) (map[int64]bool
 	}
 	return out, nil
 }
+
+// AnsweredAlone returns which of the given messages had a turn of their
+// own that sent something (an answer, or a sentence refusing their file):
+// such a message is no longer waiting to be answered with its sender's
+// next one, and its file is never read again.
+func (db *DB) AnsweredAlone(ctx context.Context, messages []int64) (map[int64]bool, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	rows, err := db.pool.Query(ctx, `select m.id from messages m join turns t on t.update_id = m.update_id
+		where m.id = any($1::bigint[]) and t.status_message_id is not null`, messages)
+	if err != nil {
+		return nil, db.fail("tell answered messages", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, db.fail("tell answered messages", err)
+	}
+	out := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		out[id] = true
+	}
+	return out, nil
+}
