@@ -225,3 +225,27 @@ func TestDocumentRefusedIsNotDownloadedAgain(t *testing.T) {
 		t.Errorf("downloads = %q; want the refused file once", d)
 	}
 }
+
+// Five files someone sends while their first question is being answered
+// are answered together: the turn reads no more than it may, but the
+// model is told of every one of them — none is dropped unsaid.
+func TestDocumentBurstNamesEveryFile(t *testing.T) {
+	h, g := bobsTurnAtTheModel(t, nil)
+	var last telegramtest.Message
+	for i := 1; i <= 5; i++ {
+		last = h.tg.SendDocument(team, bob, telegramtest.Document{FileName: fmt.Sprintf("part%d.txt", i), MimeType: "text/plain",
+			Data: []byte(fmt.Sprintf("Part %d of the minutes: the ferry leaves at %d o'clock.", i, i+6))}, "@ryo_test_bot compare these")
+	}
+	h.waitStored(last)
+	g.release()
+	h.waitFor("the burst's turn at the model", func() bool { return len(h.llm.Requests()) == 2 })
+	shown := contents(h.llm.Requests()[1])
+	for i := 1; i <= 5; i++ {
+		if name := fmt.Sprintf("“part%d.txt”", i); !strings.Contains(shown, name) {
+			t.Errorf("the model was not told of %s:\n%s", name, shown)
+		}
+	}
+	if d := h.tg.Downloads(); len(d) > 3 {
+		t.Errorf("downloads = %q; want at most three", d)
+	}
+}
