@@ -47,6 +47,10 @@ const (
 // answered together, the answered message's own first.
 const filesRead = 3
 
+// fileUnread is what the model is told of a file past those one turn
+// reads.
+const fileUnread = "[File “%s” sent with this message was not read: I read at most %d files at once — it must be sent again to be read.]"
+
 // extractTimeout bounds the extraction of one file's text.
 const extractTimeout = time.Minute
 
@@ -243,9 +247,16 @@ func (b *Bot) files(ctx context.Context, log *slog.Logger, chat ryo.Chat, histor
 		return "", err
 	}
 	ours, tried := answersOf(history, i), 0
-	for j := len(history) - 1; j >= 0 && tried < filesRead; j-- {
+	for j := len(history) - 1; j >= 0; j-- {
 		m := history[j]
 		if _, ok := stored[m.ID]; ok || !ours(j) || aside[m.ID] || answered[m.ID] && j != i || len(documentsOf(m)) == 0 {
+			continue
+		}
+		if tried == filesRead { // past what one turn reads: the model is told the file was not read
+			f := documentsOf(m)[0]
+			name := knowledge.Name(f.FileName)
+			log.Info("a document past the files one turn reads: not read", "message_id", m.TelegramID, "file", name)
+			history[j].Text = withFile(history[j].Text, fmt.Sprintf(fileUnread, name, filesRead))
 			continue
 		}
 		tried++
