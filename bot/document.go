@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/go-telegram/bot/models"
@@ -321,6 +322,7 @@ func fileBlock(d ryo.Document, chunks []ryo.Chunk, total, budget int) string {
 		text.WriteString(c.Text)
 	}
 	shown, cut := cutText(text.String(), budget)
+	shown = quoteFraming(shown)
 	var note string
 	if cut {
 		note = fmt.Sprintf("shown below: its first %s of about %s characters, cut there — the rest is not shown, and knowledge_search finds any part of it",
@@ -333,6 +335,27 @@ func fileBlock(d ryo.Document, chunks []ryo.Chunk, total, budget int) string {
 		end = "[End of what is shown of “" + d.Name + "”.]"
 	}
 	return fmt.Sprintf("[File “%s” (%s, %s) sent with this message; %s.]\n%s\n%s", d.Name, d.Source, kilobytes(d.Bytes), note, shown, end)
+}
+
+// quoteFraming turns the opening bracket of any line of a file's text
+// that reads as the lines framing a file — "[End of …", "[File “…" — in
+// any bracket and case, past invisible characters, into "(": a file
+// cannot end itself early and pass what follows for its sender's words.
+func quoteFraming(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		rest := strings.TrimLeftFunc(line, func(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) })
+		open, size := utf8.DecodeRuneInString(rest)
+		if !unicode.Is(unicode.Ps, open) {
+			continue
+		}
+		word := strings.ToLower(strings.TrimLeftFunc(rest[size:], func(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) }))
+		if strings.HasPrefix(word, "end of") || strings.HasPrefix(word, "file “") || strings.HasPrefix(word, "file \"") {
+			at := len(line) - len(rest)
+			lines[i] = line[:at] + "(" + rest[size:]
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // cutText is text cut to at most budget characters, between visible
