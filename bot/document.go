@@ -217,8 +217,8 @@ func (b *Bot) documentBudget() int {
 
 // files reads the documents of what the turn answers (the message at i of
 // history, and its burst: see answersOf) that are not yet read — never
-// those of group messages kept as context only, nor one a turn of its
-// own has already answered (a refused file) — and shows
+// those of group messages kept as context only, nor one refused before
+// (but for the answered message's own, in a turn run again) — and shows
 // the model the newest file of the history with its text up to the
 // budget, read back from the store: the others with a line each. A
 // refusal is the sentence the person is told when the answered message's
@@ -243,14 +243,14 @@ func (b *Bot) files(ctx context.Context, log *slog.Logger, chat ryo.Chat, histor
 	if err != nil {
 		return "", err
 	}
-	answered, err := b.db.AnsweredAlone(ctx, ids) // a file refused in its own turn is not downloaded again
+	refused, err := b.db.RefusedFiles(ctx, ids) // a file refused once is not downloaded again
 	if err != nil {
 		return "", err
 	}
 	ours, tried := answersOf(history, i), 0
 	for j := len(history) - 1; j >= 0; j-- {
 		m := history[j]
-		if _, ok := stored[m.ID]; ok || !ours(j) || aside[m.ID] || answered[m.ID] && j != i || len(documentsOf(m)) == 0 {
+		if _, ok := stored[m.ID]; ok || !ours(j) || aside[m.ID] || refused[m.ID] && j != i || len(documentsOf(m)) == 0 {
 			continue
 		}
 		if tried == filesRead { // past what one turn reads: the model is told the file was not read
@@ -262,6 +262,9 @@ func (b *Bot) files(ctx context.Context, log *slog.Logger, chat ryo.Chat, histor
 		}
 		tried++
 		d, refusal, err := b.readDocument(ctx, log, chat, m, documentsOf(m)[0])
+		if err == nil && refusal != "" {
+			err = b.db.RefuseFile(ctx, m.ID)
+		}
 		switch {
 		case err != nil:
 			return "", err

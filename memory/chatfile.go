@@ -116,21 +116,27 @@ func (db *DB) ContextOnly(ctx context.Context, messages []int64) (map[int64]bool
 	return out, nil
 }
 
-// AnsweredAlone returns which of the given messages had a turn of their
-// own that sent something (an answer, or a sentence refusing their file):
-// such a message is no longer waiting to be answered with its sender's
-// next one, and its file is never read again.
-func (db *DB) AnsweredAlone(ctx context.Context, messages []int64) (map[int64]bool, error) {
+// RefuseFile marks stored message id as one whose file could not be read,
+// so that no later turn downloads it again.
+func (db *DB) RefuseFile(ctx context.Context, id int64) error {
+	return db.tx(ctx, "mark a refused file", func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `update messages set metadata = coalesce(metadata, '{}') || '{"file_refused": true}' where id = $1::bigint`, id)
+		return err
+	})
+}
+
+// RefusedFiles returns which of the given messages came with a file that
+// could not be read (RefuseFile).
+func (db *DB) RefusedFiles(ctx context.Context, messages []int64) (map[int64]bool, error) {
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
-	rows, err := db.pool.Query(ctx, `select m.id from messages m join turns t on t.update_id = m.update_id
-		where m.id = any($1::bigint[]) and t.status_message_id is not null`, messages)
+	rows, err := db.pool.Query(ctx, `select id from messages where id = any($1::bigint[]) and metadata @> '{"file_refused": true}'`, messages)
 	if err != nil {
-		return nil, db.fail("tell answered messages", err)
+		return nil, db.fail("tell refused files", err)
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	if err != nil {
-		return nil, db.fail("tell answered messages", err)
+		return nil, db.fail("tell refused files", err)
 	}
 	out := make(map[int64]bool, len(ids))
 	for _, id := range ids {
