@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/imagetest"
 	"github.com/ryo-bot/ryo/ollamatest"
 	"github.com/ryo-bot/ryo/telegramtest"
@@ -248,4 +252,49 @@ func TestDocumentBurstNamesEveryFile(t *testing.T) {
 	if d := h.tg.Downloads(); len(d) > 3 {
 		t.Errorf("downloads = %q; want at most three", d)
 	}
+}
+
+// The built binary, killed after a file's text is stored but before the
+// answer, and started again, answers once from the stored text: the file
+// is neither downloaded nor stored a second time.
+func TestDocumentKill9AfterStoredAnswersOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary; skipped with -short")
+	}
+	bin := filepath.Join(t.TempDir(), "ryo")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	h := newHarness(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	h.llm.Enqueue(ollamatest.Reply{Hold: hold})
+	first := h.startBinary(bin)
+	q := h.tg.SendDocument(dm, alice, telegramtest.Document{FileName: "minutes.md", MimeType: "text/markdown",
+		Data: []byte("# Minutes\n\nThe ferry to Vlieland leaves at seven.\n")}, "when does the ferry leave?")
+	if err := h.llm.Wait(bg(t), func() bool { return len(h.llm.Requests()) == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the status message remembered", func() bool { return statusRemembered(t, h.db(), ryo.Place{ChatID: dm.ID}) })
+	if err := first.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	first.Wait()
+
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("At seven.")})
+	second := h.startBinary(bin)
+	if msgs := h.answer(dm, q.ID, "At seven."); len(msgs) != 1 {
+		t.Fatalf("the chat shows %d bot messages: %+v; want one", len(msgs), msgs)
+	}
+	if shown := requestText(t, h.llm); !strings.Contains(shown, "The ferry to Vlieland leaves at seven.") {
+		t.Errorf("the turn run again was not shown the stored file:\n%s", shown)
+	}
+	if d := h.tg.Downloads(); len(d) != 1 {
+		t.Errorf("downloads = %q; want the file once", d)
+	}
+	if n := strings.Count(h.logs.String(), "a document read"); n != 1 {
+		t.Errorf("the file was read and stored %d times; want once", n)
+	}
+	second.Process.Signal(syscall.SIGTERM)
+	second.Wait()
 }
