@@ -298,3 +298,30 @@ func TestDocumentKill9AfterStoredAnswersOnce(t *testing.T) {
 	second.Process.Signal(syscall.SIGTERM)
 	second.Wait()
 }
+
+// A file longer than the passages kept of one keeps its first part; the
+// model is told so, in the turn that reads it and in a later one, rather
+// than that knowledge_search finds any part of it.
+func TestDocumentPastThePassagesKeptSaysSo(t *testing.T) {
+	var text strings.Builder
+	for i := 1; i <= 8; i++ {
+		fmt.Fprintf(&text, "# Day %d\n\nThe log of day %d: the ferry ran on time.\n\n", i, i)
+	}
+	h := newHarness(t)
+	h.env["RYO_KNOWLEDGE_MAX_CHUNKS"] = "3"
+	h.env["RYO_DOCUMENT_BUDGET"] = "500"
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("It is a ferry log.")}, ollamatest.Reply{Content: envelope("Day 8 is not kept.")})
+	h.start()
+	q := h.tg.SendDocument(dm, alice, telegramtest.Document{FileName: "ferry.log", MimeType: "text/plain", Data: []byte(text.String())}, "what is this?")
+	h.answer(dm, q.ID, "It is a ferry log.")
+	first := requestText(t, h.llm)
+	q = h.tg.SendText(dm, alice, "what happened on day 8?")
+	h.answer(dm, q.ID, "Day 8 is not kept.")
+	later := requestText(t, h.llm)
+	for turn, shown := range map[string]string{"first": first, "later": later} {
+		if strings.Contains(shown, "finds any part of it") || strings.Contains(shown, "shown below whole") ||
+			!strings.Contains(shown, "only its first 3 passages were kept") {
+			t.Errorf("the %s turn was not told the file was kept in part:\n%s", turn, shown)
+		}
+	}
+}
