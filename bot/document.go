@@ -20,6 +20,7 @@ import (
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/bot/delivery"
 	"github.com/ryo-bot/ryo/knowledge"
+	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/render"
 )
 
@@ -243,7 +244,7 @@ func (b *Bot) files(ctx context.Context, log *slog.Logger, chat ryo.Chat, histor
 	if err != nil {
 		return "", err
 	}
-	refused, err := b.db.RefusedFiles(ctx, ids) // a file refused once is not downloaded again
+	refused, err := b.db.MarkedFiles(ctx, ids, memory.FileRefused) // a file refused once is not downloaded again
 	if err != nil {
 		return "", err
 	}
@@ -263,7 +264,7 @@ func (b *Bot) files(ctx context.Context, log *slog.Logger, chat ryo.Chat, histor
 		tried++
 		d, refusal, err := b.readDocument(ctx, log, chat, m, documentsOf(m)[0])
 		if err == nil && refusal != "" {
-			err = b.db.RefuseFile(ctx, m.ID)
+			err = b.db.MarkFile(ctx, m.ID, memory.FileRefused)
 		}
 		switch {
 		case err != nil:
@@ -274,13 +275,17 @@ func (b *Bot) files(ctx context.Context, log *slog.Logger, chat ryo.Chat, histor
 			stored[m.ID] = d
 		}
 	}
-	return "", b.showFiles(ctx, chat, history, stored)
+	cut, err := b.db.MarkedFiles(ctx, ids, memory.FileCut)
+	if err != nil {
+		return "", err
+	}
+	return "", b.showFiles(ctx, chat, history, stored, cut)
 }
 
 // showFiles adds to the history's messages that came with a file the
 // file's text: the newest one's up to the budget, with a note of how much
 // is shown; the others' a line saying the file is searchable.
-func (b *Bot) showFiles(ctx context.Context, chat ryo.Chat, history []ryo.Message, stored map[int64]ryo.Document) error {
+func (b *Bot) showFiles(ctx context.Context, chat ryo.Chat, history []ryo.Message, stored map[int64]ryo.Document, cut map[int64]bool) error {
 	newest := true
 	for j := len(history) - 1; j >= 0; j-- {
 		d, ok := stored[history[j].ID]
@@ -293,7 +298,7 @@ func (b *Bot) showFiles(ctx context.Context, chat ryo.Chat, history []ryo.Messag
 			if err != nil {
 				return err
 			}
-			history[j].Text = withFile(history[j].Text, fileBlock(d, chunks, total, b.documentBudget()))
+			history[j].Text = withFile(history[j].Text, fileBlock(d, chunks, total, b.documentBudget(), cut[history[j].ID]))
 			continue
 		}
 		history[j].Text = withFile(history[j].Text, fmt.Sprintf("[File “%s” (%s, %s), sent earlier: search it with knowledge_search.]",
@@ -310,8 +315,9 @@ func withFile(text, block string) string {
 }
 
 // fileBlock is a file as the model is shown it: what it is, how much of
-// its text is shown and where the rest is, then the text.
-func fileBlock(d ryo.Document, chunks []ryo.Chunk, total, budget int) string {
+// its text is shown and where the rest is, then the text. partial says
+// the file was longer than the passages kept of it: only those are.
+func fileBlock(d ryo.Document, chunks []ryo.Chunk, total, budget int, partial bool) string {
 	var text strings.Builder
 	heading := ""
 	for _, c := range chunks {
@@ -327,10 +333,14 @@ func fileBlock(d ryo.Document, chunks []ryo.Chunk, total, budget int) string {
 	shown, cut := cutText(text.String(), budget)
 	shown = quoteFraming(shown)
 	var note string
-	if cut {
+	switch {
+	case partial:
+		note = fmt.Sprintf("only its first %s passages were kept (about %s characters), the rest of the file is lost; shown below: the first %s characters of those, and knowledge_search finds any part of them — say that the file was too long to keep whole",
+			thousands(d.Chunks), thousands(total), thousands(utf8.RuneCountInString(shown)))
+	case cut:
 		note = fmt.Sprintf("shown below: its first %s of about %s characters, cut there — the rest is not shown, and knowledge_search finds any part of it",
 			thousands(utf8.RuneCountInString(shown)), thousands(total))
-	} else {
+	default:
 		note = fmt.Sprintf("shown below whole (%s characters); knowledge_search finds it too", thousands(total))
 	}
 	end := "[End of “" + d.Name + "”.]"
@@ -440,6 +450,9 @@ func (b *Bot) readDocument(ctx context.Context, log *slog.Logger, chat ryo.Chat,
 	if n := b.knowledgeChunks(); len(chunks) > n {
 		log.Info("a document longer than the passages kept of one: only its first part is kept", "passages", len(chunks), "kept", n)
 		chunks = chunks[:n]
+		if err := b.db.MarkFile(ctx, m.ID, memory.FileCut); err != nil { // before the file is stored: a turn run again marks it then
+			return ryo.Document{}, "", err
+		}
 	}
 	b.embedFile(ctx, log, chunks)
 	d, err := b.db.SaveChatFile(ctx, ryo.Document{Chat: chat.ID, Name: name, Title: clip(cmp.Or(r.Title, title), knowledge.MaxHeading),

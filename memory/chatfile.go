@@ -116,27 +116,31 @@ func (db *DB) ContextOnly(ctx context.Context, messages []int64) (map[int64]bool
 	return out, nil
 }
 
-// RefuseFile marks stored message id as one whose file could not be read,
-// so that no later turn downloads it again.
-func (db *DB) RefuseFile(ctx context.Context, id int64) error {
-	return db.tx(ctx, "mark a refused file", func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `update messages set metadata = coalesce(metadata, '{}') || '{"file_refused": true}' where id = $1::bigint`, id)
+// Marks kept with the message a file came with (MarkFile).
+const (
+	FileRefused = "file_refused" // it could not be read: no later turn downloads it again
+	FileCut     = "file_cut"     // it was longer than the passages kept of one: only its first part is
+)
+
+// MarkFile marks stored message id's file with mark.
+func (db *DB) MarkFile(ctx context.Context, id int64, mark string) error {
+	return db.tx(ctx, "mark a file", func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `update messages set metadata = coalesce(metadata, '{}') || jsonb_build_object($2::text, true) where id = $1::bigint`, id, mark)
 		return err
 	})
 }
 
-// RefusedFiles returns which of the given messages came with a file that
-// could not be read (RefuseFile).
-func (db *DB) RefusedFiles(ctx context.Context, messages []int64) (map[int64]bool, error) {
+// MarkedFiles returns which of the given messages' files bear mark.
+func (db *DB) MarkedFiles(ctx context.Context, messages []int64, mark string) (map[int64]bool, error) {
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
-	rows, err := db.pool.Query(ctx, `select id from messages where id = any($1::bigint[]) and metadata @> '{"file_refused": true}'`, messages)
+	rows, err := db.pool.Query(ctx, `select id from messages where id = any($1::bigint[]) and metadata @> jsonb_build_object($2::text, true)`, messages, mark)
 	if err != nil {
-		return nil, db.fail("tell refused files", err)
+		return nil, db.fail("tell marked files", err)
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	if err != nil {
-		return nil, db.fail("tell refused files", err)
+		return nil, db.fail("tell marked files", err)
 	}
 	out := make(map[int64]bool, len(ids))
 	for _, id := range ids {
