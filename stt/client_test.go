@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -313,5 +315,44 @@ func TestCheck(t *testing.T) {
 	}
 	if err := Check(11*time.Minute, 0); !errors.Is(err, ErrTooLong) {
 		t.Errorf("Check = %v", err)
+	}
+}
+
+// A server that redirects elsewhere does not get the person's recording
+// sent on to a host the owner never named, nor the key; a redirect on
+// the same server (FastAPI's trailing slash) is followed.
+func TestRedirectToAnotherHostNotFollowed(t *testing.T) {
+	elsewhere := stttest.NewServer(stttest.Options{})
+	defer elsewhere.Close()
+	other := strings.Replace(elsewhere.URL(), "127.0.0.1", "localhost", 1) + "/audio/transcriptions"
+	named := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other, http.StatusTemporaryRedirect)
+	}))
+	defer named.Close()
+	_, err := New(Config{URL: mustURL(t, named.URL+"/v1"), APIKey: "sk-redirected-key"}).Transcribe(context.Background(), Audio{Data: ogg, MimeType: "audio/ogg"})
+	if n := len(elsewhere.Requests()); n != 0 {
+		t.Fatalf("the recording was sent on to another host %d times", n)
+	}
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "RYO_STT_URL") || strings.Contains(err.Error(), "localhost") {
+		t.Fatalf("err = %v, want ErrRefused naming RYO_STT_URL, without the address", err)
+	}
+
+	var slash *httptest.Server
+	slash = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/") {
+			http.Redirect(w, r, slash.URL+r.URL.Path+"/", http.StatusTemporaryRedirect)
+			return
+		}
+		if r.Header.Get("Authorization") != "Bearer sk-same-key" {
+			http.Error(w, `{"error":{"message":"no key"}}`, http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"text":"hello there"}`))
+	}))
+	defer slash.Close()
+	heard, err := New(Config{URL: mustURL(t, slash.URL+"/v1"), APIKey: "sk-same-key"}).Transcribe(context.Background(), Audio{Data: ogg, MimeType: "audio/ogg"})
+	if err != nil || heard.Text != "hello there" {
+		t.Fatalf("through a redirect on the same server: %+v, %v", heard, err)
 	}
 }
