@@ -66,7 +66,26 @@ func New(cfg Config) *Client {
 	if cfg.Client == nil {
 		cfg.Client = &http.Client{}
 	}
+	client := *cfg.Client
+	client.CheckRedirect = sameServer
+	cfg.Client = &client
 	return &Client{cfg: cfg, endpoint: endpoint(cfg.URL)}
+}
+
+// errElsewhere refuses a redirect to another server.
+var errElsewhere = errors.New("it redirects to another server; set RYO_STT_URL to the address it redirects to")
+
+// sameServer follows a redirect on the server RYO_STT_URL names (such as
+// FastAPI's to a path with a trailing slash), and refuses one to another:
+// a person's recording goes nowhere the owner did not name.
+func sameServer(req *http.Request, via []*http.Request) error {
+	if len(via) >= 5 {
+		return errors.New("it redirects again and again")
+	}
+	if req.URL.Scheme != via[0].URL.Scheme || req.URL.Host != via[0].URL.Host {
+		return errElsewhere
+	}
+	return nil
 }
 
 // endpoint is where recordings are posted, from the API's base.
@@ -171,6 +190,9 @@ func (c *Client) ask(ctx context.Context, a Audio, format string) (answer, error
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	resp, err := c.cfg.Client.Do(req)
+	if errors.Is(err, errElsewhere) {
+		return answer{}, &Error{Kind: ErrRefused, Detail: errElsewhere.Error()}
+	}
 	if err != nil {
 		return answer{}, transportError(ctx, err, "")
 	}

@@ -25,7 +25,8 @@
 // never under the person's own file name. Limits refuse a recording that
 // is too long or too large before anything is downloaded, from what
 // Telegram says of it; the answer is read up to 4 MB; one recording has a
-// deadline.
+// deadline. A redirect is followed only on the server RYO_STT_URL names:
+// a recording goes nowhere else.
 //
 // Every failure is an *Error wrapping one sentinel — ErrUnavailable,
 // ErrTimeout, ErrRateLimited (with RetryAfter), ErrUnsupported,
