@@ -299,3 +299,24 @@ func TestVoiceNoteAnsweredWithTheNextMessage(t *testing.T) {
 		t.Fatalf("the model was told %q; want the transcript and the text", told)
 	}
 }
+
+// An audio file whose name carries a NUL, a right-to-left override, path
+// separators and 300 characters is kept, transcribed and answered: the
+// name is no reason to lose the message, and it reaches neither the
+// transcription server nor the model as it was.
+func TestAudioFileWithAHostileName(t *testing.T) {
+	h, stt := voiceHarness(t)
+	stt.Answer(stttest.Answer{Text: "Is this the final mix?"})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("It sounds final.")})
+	h.start()
+	name := "../../etc/\x00mix\u202e3pm." + strings.Repeat("ж", 300) + ".mp3"
+	q := h.tg.SendRecording(dm, alice, telegramtest.Recording{Kind: telegramtest.KindAudio, Data: []byte("ID3" + strings.Repeat("mp3!", 400)), Duration: 200, FileName: name}, "")
+	h.answer(dm, q.ID, "It sounds final.")
+	said := personSaid(t, h.llm)
+	if !strings.Contains(said, "Is this the final mix?") || strings.ContainsAny(said, "\x00\u202e") {
+		t.Fatalf("the model was told %q; want the transcript, without the name's hidden characters", said)
+	}
+	if reqs := stt.Requests(); len(reqs) != 1 || reqs[0].FileName != "audio.mp3" {
+		t.Fatalf("transcription requests = %+v; want the file once, as audio.mp3", reqs)
+	}
+}
