@@ -351,3 +351,26 @@ func TestHostileTranscript(t *testing.T) {
 	}
 	checkBotAPIUse(t, h.tg)
 }
+
+// A transcription server that stalls cannot hold a turn past
+// RYO_TURN_TIMEOUT, however many recordings it answers: two voice notes
+// answered together share the turn's one deadline, the second is not
+// even sent once it has passed, the person is told, and the chat is free
+// for the next message.
+func TestStalledTranscriptionKeepsTheTurnsDeadline(t *testing.T) {
+	h, stt := voiceHarness(t)
+	h.env["RYO_TURN_TIMEOUT"] = "1s"
+	hold := make(chan struct{})
+	defer close(hold)
+	stt.Answer(stttest.Answer{Hold: hold}, stttest.Answer{Hold: hold})
+	h.tg.SendRecording(dm, alice, voice(3), "")
+	q := h.tg.SendRecording(dm, alice, voice(4), "")
+	h.start()
+	h.reply(dm, q.ID, "the transcription server took too long")
+	if n := len(stt.Requests()); n != 1 {
+		t.Fatalf("%d recordings sent to the transcription server; want 1: the turn's deadline passed with the first", n)
+	}
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Typed is fine.")})
+	next := h.tg.SendText(dm, alice, "never mind, I'll type")
+	h.answer(dm, next.ID, "Typed is fine.")
+}
