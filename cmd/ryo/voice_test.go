@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -373,4 +374,40 @@ func TestStalledTranscriptionKeepsTheTurnsDeadline(t *testing.T) {
 	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Typed is fine.")})
 	next := h.tg.SendText(dm, alice, "never mind, I'll type")
 	h.answer(dm, next.ID, "Typed is fine.")
+}
+
+// Thirty voice notes at once from one person: each is downloaded and
+// transcribed once, in the order sent, and the person is answered.
+func TestThirtyVoiceNotesAtOnce(t *testing.T) {
+	h, stt := voiceHarness(t)
+	var answers []stttest.Answer
+	for i := range 30 {
+		answers = append(answers, stttest.Answer{Text: fmt.Sprintf("Note number %d.", i)})
+		h.llm.Enqueue(ollamatest.Reply{Content: envelope("Noted.")})
+	}
+	stt.Answer(answers...)
+	h.start()
+	var last telegramtest.Message
+	for range 30 {
+		last = h.tg.SendRecording(dm, alice, voice(2), "")
+	}
+	h.answer(dm, last.ID, "Noted.")
+	h.waitFor("the updates done", func() bool { return updateState(t, h.db(), ryo.Place{ChatID: dm.ID}) == memory.StateDone })
+	if n, d := len(stt.Requests()), len(h.tg.Downloads()); n != 30 || d != 30 {
+		t.Fatalf("%d transcriptions, %d downloads; want each of the 30 voice notes once", n, d)
+	}
+	var heard []string
+	for _, m := range history(t, h.db(), ryo.Place{ChatID: dm.ID}) {
+		if strings.HasPrefix(m, "user: ") {
+			heard = append(heard, m)
+		}
+	}
+	for i, m := range heard {
+		if want := fmt.Sprintf("user: (voice note, transcribed) Note number %d.", i); m != want {
+			t.Fatalf("voice note %d stored as %q; want %q", i, m, want)
+		}
+	}
+	if len(heard) != 30 {
+		t.Fatalf("%d voice notes kept; want 30", len(heard))
+	}
 }
