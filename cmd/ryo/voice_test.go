@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/ryo-bot/ryo"
@@ -409,5 +412,54 @@ func TestThirtyVoiceNotesAtOnce(t *testing.T) {
 	}
 	if len(heard) != 30 {
 		t.Fatalf("%d voice notes kept; want 30", len(heard))
+	}
+}
+
+// The built binary killed with SIGKILL at the worst moments of a voice
+// note — as the transcription server works on it, then once the transcript
+// is stored and the model works on it — answers it exactly once, and
+// transcribes it again only until the transcript was stored.
+func TestKill9DuringAVoiceNoteAnswersOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary; skipped with -short")
+	}
+	bin := filepath.Join(t.TempDir(), "ryo")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	h, stt := voiceHarness(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	arrived := make(chan struct{})
+	stt.Answer(stttest.Answer{Hold: hold, Arrived: arrived}, stttest.Answer{Text: "Book the dentist for Friday."})
+	h.llm.Enqueue(ollamatest.Reply{Hold: hold}, ollamatest.Reply{Content: envelope("Booked for Friday, once.")})
+
+	first := h.startBinary(bin)
+	q := h.tg.SendRecording(dm, alice, voice(3), "")
+	<-arrived // downloaded, not yet transcribed
+	h.waitFor("the status message remembered", func() bool { return statusRemembered(t, h.db(), ryo.Place{ChatID: dm.ID}) })
+	first.Process.Kill()
+	first.Wait()
+
+	second := h.startBinary(bin)
+	if err := h.llm.Wait(bg(t), func() bool { return len(h.llm.Requests()) == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	second.Process.Kill() // the transcript stored, the answer not
+	second.Wait()
+
+	third := h.startBinary(bin)
+	defer third.Process.Signal(syscall.SIGTERM)
+	h.answer(dm, q.ID, "Booked for Friday, once.")
+	h.waitFor("the update done", func() bool { return updateState(t, h.db(), ryo.Place{ChatID: dm.ID}) == memory.StateDone })
+	if n := len(stt.Requests()); n != 2 {
+		t.Fatalf("transcribed %d times; want twice: once cut off, once stored and reused", n)
+	}
+	got := history(t, h.db(), ryo.Place{ChatID: dm.ID})
+	if strings.Join(got, "|") != "user: (voice note, transcribed) Book the dentist for Friday.|assistant: Booked for Friday, once." {
+		t.Fatalf("stored history = %q", got)
+	}
+	if msgs := h.tg.BotMessages(dm.ID); len(msgs) != 1 {
+		t.Fatalf("the chat shows %d bot messages: %+v; want one", len(msgs), msgs)
 	}
 }
