@@ -11,6 +11,7 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/memory/memorytest"
 	"github.com/ryo-bot/ryo/ollamatest"
 	"github.com/ryo-bot/ryo/stttest"
 	"github.com/ryo-bot/ryo/telegramtest"
@@ -461,5 +462,39 @@ func TestKill9DuringAVoiceNoteAnswersOnce(t *testing.T) {
 	}
 	if msgs := h.tg.BotMessages(dm.ID); len(msgs) != 1 {
 		t.Fatalf("the chat shows %d bot messages: %+v; want one", len(msgs), msgs)
+	}
+}
+
+// What was heard in a person's voice notes is theirs: /export gives it
+// to them, and /forgetme deletes it with the voice notes, in their
+// private chat and in a group, leaving it nowhere in the store.
+func TestVoiceTranscriptExportedAndForgotten(t *testing.T) {
+	h, stt := voiceHarness(t)
+	stt.Answer(stttest.Answer{Text: "My dentist is Dr. Quixotica."}, stttest.Answer{Text: "Quixotica again, for the group."})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Noted.")}, ollamatest.Reply{Content: envelope("Heard.")})
+	h.start()
+	q := h.tg.SendRecording(dm, alice, voice(3), "")
+	h.answer(dm, q.ID, "Noted.")
+	g := h.tg.SendRecording(team, alice, voice(2), "@ryo_test_bot")
+	h.answer(team, g.ID, "Heard.")
+	h.waitFor("the update done", func() bool { return updateState(t, h.db(), ryo.Place{ChatID: team.ID}) == memory.StateDone })
+	if _, e := h.kept(alice.ID); !strings.Contains(asJSON(e.Messages), "My dentist is Dr. Quixotica.") ||
+		!strings.Contains(asJSON(e.Messages), "Quixotica again, for the group.") {
+		t.Fatalf("the export's messages = %s; want both transcripts", asJSON(e.Messages))
+	}
+
+	q = h.tg.SendText(dm, alice, "/forgetme")
+	p := h.promptFor(dm, q.ID)
+	h.pressAnswer(h.press(dm, alice, p, "✅"))
+	h.settled(dm, p.ID, "— done.")
+	for table, sql := range map[string]string{
+		"messages": `select count(*) from messages where text ilike $1 or media::text ilike $1`,
+		"turns":    `select count(*) from turns where row_to_json(turns)::text ilike $1`,
+		"updates":  `select count(*) from updates where row_to_json(updates)::text ilike $1`,
+		"memories": `select count(*) from memories where content ilike $1`,
+	} {
+		if n := memorytest.Count(t, h.env["DATABASE_URL"], sql, "%quixotica%"); n != 0 {
+			t.Errorf("%d rows of %s still hold a transcript", n, table)
+		}
 	}
 }
