@@ -498,3 +498,30 @@ func TestVoiceTranscriptExportedAndForgotten(t *testing.T) {
 		}
 	}
 }
+
+// In a forum, a voice note replying to another person is theirs, not the
+// bot's: kept, never transcribed. One addressed to the bot in a topic is
+// transcribed and answered in that topic.
+func TestVoiceInAForum(t *testing.T) {
+	h, stt := voiceHarness(t)
+	forum := telegramtest.NewForum("Studio 🎚")
+	stt.Answer(stttest.Answer{Text: "Which reverb should I use on the vocals?"})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("A plate reverb.")})
+	h.start()
+	b := h.tg.SendText(forum, bob, "who has the stems?")
+	h.tg.SendRecording(forum, alice, voice(2), "", telegramtest.ReplyTo(b.ID))
+	topic := h.tg.CreateTopic(forum, alice, "Mixing")
+	v := h.tg.SendRecording(forum, alice, voice(3), "@ryo_test_bot", telegramtest.InThread(topic.ThreadID))
+	msgs := h.answer(forum, v.ID, "A plate reverb.")
+	for _, m := range msgs {
+		if m.ReplyTo == v.ID && m.ThreadID != topic.ThreadID {
+			t.Fatalf("answered in thread %d; want the topic %d", m.ThreadID, topic.ThreadID)
+		}
+	}
+	if said := personSaid(t, h.llm); !strings.Contains(said, "Which reverb should I use on the vocals?") {
+		t.Fatalf("the model was told %q; want the transcript", said)
+	}
+	if n, d := len(stt.Requests()), len(h.tg.Downloads()); n != 1 || d != 1 {
+		t.Fatalf("%d transcriptions, %d downloads; want only the voice note meant for the bot", n, d)
+	}
+}
