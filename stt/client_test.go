@@ -356,3 +356,36 @@ func TestRedirectToAnotherHostNotFollowed(t *testing.T) {
 		t.Fatalf("through a redirect on the same server: %+v, %v", heard, err)
 	}
 }
+
+// A connection reset mid-answer, and an HTML error page, are each one
+// failure the person can be told of, without the server's address.
+func TestAnswerBrokenOffOrHTML(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		handler http.HandlerFunc
+		want    error
+	}{
+		{"reset mid-body", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "200")
+			w.Write([]byte(`{"text":"half a sent`))
+			panic(http.ErrAbortHandler)
+		}, ErrUnavailable},
+		{"an HTML error page", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusBadGateway)
+			w.Write([]byte("<html><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>"))
+		}, ErrUnavailable},
+		{"an HTML page with 200", func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte("<!doctype html><title>Sign in</title>"))
+		}, ErrBadAnswer},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := httptest.NewServer(tc.handler)
+			defer s.Close()
+			_, err := New(Config{URL: mustURL(t, s.URL+"/v1")}).Transcribe(context.Background(), Audio{Data: ogg, MimeType: "audio/ogg"})
+			if !errors.Is(err, tc.want) || strings.Contains(err.Error(), "127.0.0.1") {
+				t.Fatalf("err = %v, want %v without the address", err, tc.want)
+			}
+		})
+	}
+}
