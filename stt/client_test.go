@@ -389,3 +389,30 @@ func TestAnswerBrokenOffOrHTML(t *testing.T) {
 		})
 	}
 }
+
+// Telegram may leave out a recording's content type (a voice note's and an
+// audio file's mime_type are optional) and an audio file's name: the
+// recording then goes under the extension its own bytes show, which the
+// API requires, and is transcribed.
+func TestRecordingWithoutATypeOrName(t *testing.T) {
+	s := stttest.NewServer(stttest.Options{})
+	defer s.Close()
+	c := newClient(t, s, Config{})
+	for data, want := range map[string]string{
+		string(ogg): "audio.ogg",
+		"ID3\x04\x00\x00\x00\x00\x00\x00" + strings.Repeat("\xff\xfb", 200):      "audio.mp3",
+		"\xff\xfb\x90\x64" + strings.Repeat("\x00", 400):                         "audio.mp3",
+		"\x00\x00\x00\x20ftypM4A \x00\x00\x00\x00" + strings.Repeat("mdat", 100): "audio.m4a",
+		"\x00\x00\x00\x20ftypisom\x00\x00\x02\x00" + strings.Repeat("mdat", 100): "audio.mp4",
+		"RIFF\x24\x08\x00\x00WAVEfmt " + strings.Repeat("\x00", 400):             "audio.wav",
+		"fLaC\x00\x00\x00\x22" + strings.Repeat("\x00", 400):                     "audio.flac",
+		"\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01" + strings.Repeat("\x00", 400):     "audio.webm",
+	} {
+		if _, err := c.Transcribe(context.Background(), Audio{Data: []byte(data)}); err != nil {
+			t.Errorf("a %s without a type or name: %v", want, err)
+		}
+		if reqs := s.Requests(); reqs[len(reqs)-1].FileName != want {
+			t.Errorf("sent as %q; want %q", reqs[len(reqs)-1].FileName, want)
+		}
+	}
+}
