@@ -16,6 +16,10 @@ type Document struct {
 	AddedAt     time.Time
 	Bytes       int64
 	Chunks      int
+	// Message is the stored message a person sent the document with, as
+	// a file for the bot to read: then it is that chat's alone, and goes
+	// with the message. 0 for the knowledge base's documents.
+	Message int64
 }
 
 // Global reports whether d is for every conversation.

@@ -50,6 +50,8 @@ const (
 	MediaVoice     = "voice"
 	MediaAudio     = "audio"
 	MediaVideoNote = "video_note"
+	// A file sent as a file, read for its text.
+	MediaDocument = "document"
 )
 
 // Media is a file a person sent, as Telegram knows it: its bytes stay with
@@ -62,7 +64,8 @@ type Media struct {
 	Height   int    `json:"height,omitempty"`
 	Size     int64  `json:"size,omitempty"`
 	// Of a recording: its length in seconds, its type and name as
-	// Telegram gives them, and what was heard in it once transcribed.
+	// Telegram gives them, and what was heard in it once transcribed. Of
+	// a document: its type and name as its sender's app gave them.
 	Duration   int    `json:"duration,omitempty"`
 	MimeType   string `json:"mime_type,omitempty"`
 	FileName   string `json:"file_name,omitempty"`

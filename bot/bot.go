@@ -50,6 +50,8 @@ type Config struct {
 	PersonRate, PersonBurst int
 	// Knowledge is how /knowledge add reads documents, and its bounds.
 	Knowledge KnowledgeConfig
+	// Documents bounds the files people send the bot to read.
+	Documents DocumentConfig
 	// Vision says which model reads the photos people send; none does
 	// when nil.
 	Vision Vision

@@ -133,6 +133,9 @@ func mediaOf(m *models.Message) []ryo.Media {
 	if rec, ok := recordingOf(m); ok {
 		return []ryo.Media{rec}
 	}
+	if isDocument(m) {
+		return []ryo.Media{documentMedia(m.Document)}
+	}
 	if len(m.Photo) == 0 {
 		return nil
 	}

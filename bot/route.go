@@ -13,7 +13,7 @@ import (
 )
 
 const (
-	cannotReadMedia = "I can only read text for now — please write your question as a message."
+	cannotReadMedia = "I can't read that kind of message — I read text, photos, voice messages and " + documentTypes + ", so please send your question as one of those."
 	staleButton     = "This button no longer works."
 )
 
@@ -143,6 +143,8 @@ func (b *Bot) classifyMessage(m *models.Message) route {
 		return route{what: verdictAnswer, why: "a photo meant for the bot: a vision model looks at it", msg: m}
 	case isRecordingMessage(m):
 		return route{what: verdictAnswer, why: "a recording meant for the bot: it is transcribed, then answered", msg: m}
+	case isDocument(m):
+		return route{what: verdictAnswer, why: "a document meant for the bot: its text is read (document.go)", msg: m}
 	case m.Text == "" && hasMedia(m):
 		return route{what: verdictUnreadable, why: "media meant for the bot, which reads only text", msg: m}
 	case strings.TrimSpace(text) == "":
@@ -157,6 +159,8 @@ func asContext(m *models.Message, why string) route {
 	switch {
 	case len(m.Photo) > 0:
 		return route{what: verdictKeep, why: why + " (a photo, kept with its file id)", msg: m}
+	case isDocument(m) && strings.TrimSpace(m.Caption) != "":
+		return route{what: verdictKeep, why: why + " (a document's caption; the file is not read)", msg: m}
 	case m.Text == "" && hasMedia(m):
 		return ignored("media not meant for the bot")
 	case strings.TrimSpace(text) == "":

@@ -94,12 +94,12 @@ var shapes = []shape{
 	{file: "write_access_allowed", verdict: "ignore", outcome: ignoredOnPurpose},
 	{file: "group_chat_created", verdict: "ignore", outcome: ignoredOnPurpose},
 
-	// Media: meant for the bot, a fixed reply says it reads only text;
+	// Media: meant for the bot, a fixed reply names what it reads;
 	// otherwise left alone.
-	{file: "story_private", verdict: "unreadable", outcome: fixedReply, says: "I can only read text"},
-	{file: "story_group_reply_to_bot", verdict: "unreadable", outcome: fixedReply, says: "I can only read text"},
+	{file: "story_private", verdict: "unreadable", outcome: fixedReply, says: "I can't read that kind of message"},
+	{file: "story_group_reply_to_bot", verdict: "unreadable", outcome: fixedReply, says: "I can't read that kind of message"},
 	{file: "story_group_unaddressed", verdict: "ignore", outcome: ignoredOnPurpose},
-	{file: "sticker_private", verdict: "unreadable", outcome: fixedReply, says: "I can only read text"},
+	{file: "sticker_private", verdict: "unreadable", outcome: fixedReply, says: "I can't read that kind of message"},
 	{file: "sticker_group", verdict: "ignore", outcome: ignoredOnPurpose},
 	// Photos are read by a vision model: without one (as here), one
 	// sentence names the setting and the photo is kept; in a group, a
@@ -107,6 +107,14 @@ var shapes = []shape{
 	{file: "photo_caption_mention", verdict: "answer", outcome: keptAndTold, says: "RYO_VISION_MODEL", sender: "from"},
 	{file: "photo_group", verdict: "keep", outcome: kept, sender: "from"},
 	{file: "photo_caption_group", verdict: "keep", outcome: kept, sender: "from"},
+	// Documents meant for the bot are read, of the kinds it reads: one it
+	// does not read gets a sentence naming those, and is kept; one whose
+	// caption is a command runs the command; in a group, one not meant for
+	// the bot is context when it has a caption, and left alone when not.
+	{file: "document_private_unsupported", verdict: "answer", outcome: keptAndTold, says: "I can't read “Q3 budget.docx”", sender: "from"},
+	{file: "document_caption_command", verdict: "command", outcome: fixedReply, says: "Only admins"},
+	{file: "document_caption_group", verdict: "keep", outcome: kept, sender: "from"},
+	{file: "document_group", verdict: "ignore", outcome: ignoredOnPurpose},
 	// Recordings (voice notes, audio files, video notes) meant for the
 	// bot are transcribed: without a transcription server (as here), one
 	// sentence names the setting and the message is kept. Not meant for

@@ -89,6 +89,9 @@ func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error)
 	}
 	s := sight{history: history}
 	i := slices.IndexFunc(history, func(m ryo.Message) bool { return m.ID == t.message })
+	if s.refusal, err = b.files(ctx, log, t.chat, history, i); err != nil || s.refusal != "" { // documents: document.go
+		return s, err
+	}
 	asked := i >= 0 && len(history[i].Photos()) > 0
 	if !slices.ContainsFunc(history, func(m ryo.Message) bool { return len(m.Photos()) > 0 }) {
 		return s, nil

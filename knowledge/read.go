@@ -70,6 +70,10 @@ func Text(data []byte, name, contentType string) (Reading, error) {
 	return Reading{}, ErrUnsupported
 }
 
+// Decode reads a text file's bytes as decodeText does: ok is false when
+// they are no text.
+func Decode(data []byte) (text string, ok bool) { return decodeText(data) }
+
 // decodeText reads a text file's bytes: UTF-8; UTF-16 with its byte
 // order mark, as Windows' Notepad saves "Unicode"; else, when they are
 // not UTF-8, Windows-1252, Latin-1's superset that older tools write.

@@ -13,15 +13,27 @@ import (
 
 // The knowledge base's documents and their chunks. A chat sees the global
 // documents and its own (a group's); never another group's. Every read and
-// delete takes the chat it is asked from.
+// delete takes the chat it is asked from. The files people sent in a chat
+// (chatfile.go) are kept here too, with their message: a search from that
+// chat finds them, and nothing else does — /knowledge neither lists,
+// shows nor deletes them.
 
-const documentColumns = `d.id, coalesce(d.chat_id, 0), d.name, d.title, d.source, d.added_by, d.added_at, d.bytes, d.chunks`
+const documentColumns = `d.id, coalesce(d.chat_id, 0), d.name, d.title, d.source, d.added_by, d.added_at, d.bytes, d.chunks,
+	coalesce(d.message_id, 0)`
 
-// sees is the condition that keeps the documents chat $n sees.
-func sees(n string) string { return `(d.chat_id is null or d.chat_id = ` + n + `::bigint)` }
+// sees is the condition that keeps the knowledge base's documents chat $n
+// sees: not the files people sent.
+func sees(n string) string {
+	return `(d.message_id is null and (d.chat_id is null or d.chat_id = ` + n + `::bigint))`
+}
+
+// searches is the condition that keeps the documents a search from chat
+// $n looks through: those it sees, and the files sent in it. A file's
+// chat is never null (a check says so), so no other chat's file passes.
+func searches(n string) string { return `(d.chat_id is null or d.chat_id = ` + n + `::bigint)` }
 
 func documentFields(d *ryo.Document) []any {
-	return []any{&d.ID, &d.Chat, &d.Name, &d.Title, &d.Source, &d.AddedBy, &d.AddedAt, &d.Bytes, &d.Chunks}
+	return []any{&d.ID, &d.Chat, &d.Name, &d.Title, &d.Source, &d.AddedBy, &d.AddedAt, &d.Bytes, &d.Chunks, &d.Message}
 }
 
 func scanDocument(row pgx.CollectableRow) (ryo.Document, error) {
@@ -45,7 +57,7 @@ func (db *DB) AddDocument(ctx context.Context, d ryo.Document, chunks []ryo.Chun
 			documentNameLock, d.Chat, d.Name); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `delete from knowledge_documents d where coalesce(d.chat_id, 0) = $1::bigint and lower(d.name) = lower($2)
+		rows, err := tx.Query(ctx, `delete from knowledge_documents d where d.message_id is null and coalesce(d.chat_id, 0) = $1::bigint and lower(d.name) = lower($2)
 			returning `+documentColumns, d.Chat, d.Name)
 		if err != nil {
 			return err
@@ -169,7 +181,8 @@ func (db *DB) DeleteDocument(ctx context.Context, chat, id int64) (ryo.Document,
 	return d, true, nil
 }
 
-// SearchKnowledge finds the chunks of the documents chat sees that best
+// SearchKnowledge finds the chunks of the documents chat sees, and of the
+// files sent in it, that best
 // match query, at most limit, best first; vec is the query's embedding,
 // nil without an embedding model. Words match as history_search's do, in
 // any language: by the start of the chunks' words, or, in scripts written
@@ -263,7 +276,7 @@ func knowledgeByMeaning(ctx context.Context, tx pgx.Tx, chat int64, vec []float3
 		return nil, nil
 	}
 	rows, err := tx.Query(ctx, `select c.id, c.embedding from knowledge_chunks c join knowledge_documents d on d.id = c.document_id
-		where `+sees("$1")+` and cardinality(c.embedding) = $2::bigint`, chat, len(vec))
+		where `+searches("$1")+` and cardinality(c.embedding) = $2::bigint`, chat, len(vec))
 	if err != nil {
 		return nil, err
 	}

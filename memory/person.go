@@ -242,6 +242,9 @@ type ExportDocument struct {
 	Title   string    `json:"title"`
 	Source  string    `json:"source"`
 	AddedAt time.Time `json:"added_at"`
+	// MessageID is the stored message a file they sent the bot to read
+	// came with; 0 for a document of the knowledge base.
+	MessageID int64 `json:"message_id,omitempty"`
 }
 
 // ExportLeftOut counts what did not fit the budget: the oldest.
@@ -290,16 +293,17 @@ func (db *DB) Export(ctx context.Context, person int64, budget int) (Export, err
 	return e, nil
 }
 
-// exportDocuments lists the knowledge base's documents person added.
+// exportDocuments lists the knowledge base's documents person added, and
+// the files they sent the bot to read.
 func exportDocuments(ctx context.Context, tx pgx.Tx, person int64) ([]ExportDocument, error) {
-	rows, err := tx.Query(ctx, `select id, coalesce(chat_id, 0), name, title, source, added_at from knowledge_documents
-		where added_by = $1::bigint order by id`, person)
+	rows, err := tx.Query(ctx, `select id, coalesce(chat_id, 0), name, title, source, added_at, coalesce(message_id, 0)
+		from knowledge_documents where added_by = $1::bigint order by id`, person)
 	if err != nil {
 		return nil, err
 	}
 	out := []ExportDocument{}
 	var d ExportDocument
-	_, err = pgx.ForEachRow(rows, []any{&d.ID, &d.ChatID, &d.Name, &d.Title, &d.Source, &d.AddedAt}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&d.ID, &d.ChatID, &d.Name, &d.Title, &d.Source, &d.AddedAt, &d.MessageID}, func() error {
 		out = append(out, d)
 		return nil
 	})

@@ -14,6 +14,7 @@ type Retention struct {
 	Views   time.Duration // paged lists' views, after they were sent
 	Actions time.Duration // actions and their audit log, after they ended
 	Context time.Duration // group messages kept as context only, after they were written
+	Files   time.Duration // the text of files people sent the bot to read, after it was read
 	// Batch is how many rows one statement deletes at most, each batch in
 	// a transaction of its own; 0 means sweepBatch.
 	Batch int
@@ -31,12 +32,13 @@ type Swept struct {
 	Actions     int // ended actions, each with its audit log
 	Memories    int // expired memories
 	Context     int // group messages kept as context only
+	Files       int // files people sent, their text and passages (the messages stay)
 }
 
 // Total is how many rows the sweep deleted in all (audit entries and turns
 // not counted apart).
 func (s Swept) Total() int {
-	return s.Updates + s.DeadLetters + s.Views + s.Actions + s.Memories + s.Context
+	return s.Updates + s.DeadLetters + s.Views + s.Actions + s.Memories + s.Context + s.Files
 }
 
 // Sweep deletes what is past its retention, in batches, and counts it:
@@ -55,7 +57,9 @@ func (s Swept) Total() int {
 //   - memories whose time is up (deleted, not hidden);
 //   - group messages kept as context only, written longer ago than
 //     r.Context; what people asked the bot and what it answered is never
-//     swept.
+//     swept;
+//   - the text of files people sent the bot to read, read longer ago
+//     than r.Files: the messages they came with stay.
 //
 // The times are the store's clock's now, once for the whole sweep. A sweep
 // cut short (ctx ended, the database away) returns what it deleted so far
@@ -80,6 +84,7 @@ func (db *DB) Sweep(ctx context.Context, r Retention) (Swept, error) {
 		{r.Actions != 0, now.Add(-r.Actions), &s.Actions, "sweep actions", sweepActions},
 		{true, now, &s.Memories, "sweep expired memories", sweepMemories}, // a memory's own time is its retention
 		{r.Context != 0, now.Add(-r.Context), &s.Context, "sweep context", sweepContext},
+		{r.Files != 0, now.Add(-r.Files), &s.Files, "sweep files", sweepFiles},
 	}
 	for _, st := range steps {
 		if !st.on {
@@ -118,6 +123,8 @@ const (
 		select id from memories where expires_at <= $2 order by expires_at limit $1)`
 	sweepContext = `delete from messages where id in (
 		select id from messages where context_only and created_at < $2 order by created_at limit $1)`
+	sweepFiles = `delete from knowledge_documents where id in (
+		select id from knowledge_documents where message_id is not null and added_at < $2 order by added_at limit $1)`
 )
 
 // deleteInBatches runs a delete of at most batch rows, given as $1 (the

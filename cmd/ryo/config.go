@@ -61,6 +61,8 @@ type Config struct {
 	VisionModel       string        // reads the photos people send; "" for the chat model when it reads pictures
 	KnowledgeBytes    int64         // the largest document /knowledge add takes
 	KnowledgeChunks   int           // the most passages of one document
+	DocumentBytes     int64         // the largest file a person sends the bot to read
+	DocumentBudget    int           // the most characters of a sent file's text shown to the model
 	ImageURL          *url.URL      // an OpenAI-compatible image generator's API; nil: no generate_image
 	ImageModel        string        // the generator's model; "" for its default
 	ImageAPIKey       ryo.Secret    // the generator's key; "" for none
@@ -88,6 +90,7 @@ type Config struct {
 	RetainViews   time.Duration // paged lists' views: their buttons work as long
 	RetainActions time.Duration // actions and their audit log after they ended
 	RetainContext time.Duration // group messages kept as context only
+	RetainFiles   time.Duration // the text of files people sent the bot to read
 }
 
 // Settings names every variable ryo reads, in the order .env.example lists
@@ -99,12 +102,13 @@ var settingNames = []string{
 	"RYO_MODEL_NUM_CTX", "RYO_MODEL_NUM_PREDICT", "RYO_MODEL_CONNECT_TIMEOUT", "RYO_MODEL_FIRST_TOKEN_TIMEOUT", "RYO_MODEL_TIMEOUT",
 	"RYO_MAX_ROUNDS", "RYO_TURN_TIMEOUT", "RYO_NOTIFY_AFTER", "RYO_DRAFTS",
 	"RYO_CONFIRM", "RYO_CONFIRM_TTL", "RYO_ADMINS_DECIDE", "RYO_ACCESS", "RYO_EMBED_MODEL", "RYO_VISION_MODEL",
-	"RYO_KNOWLEDGE_MAX_BYTES", "RYO_KNOWLEDGE_MAX_CHUNKS",
+	"RYO_KNOWLEDGE_MAX_BYTES", "RYO_KNOWLEDGE_MAX_CHUNKS", "RYO_DOCUMENT_MAX_BYTES", "RYO_DOCUMENT_BUDGET",
 	"RYO_IMAGE_URL", "RYO_IMAGE_MODEL", "RYO_IMAGE_API_KEY", "RYO_IMAGE_TIMEOUT",
 	"RYO_STT_URL", "RYO_STT_MODEL", "RYO_STT_API_KEY", "RYO_STT_TIMEOUT", "RYO_STT_MAX_DURATION",
 	"RYO_SEARXNG_URL", "RYO_BRAVE_API_KEY", "RYO_SEARCH_RESULTS", "RYO_SEARCH_CACHE", "RYO_SEARCH_TIMEOUT", "RYO_FETCH_PRIVATE",
 	"RYO_PERSON_RATE", "RYO_PERSON_BURST", "RYO_TIERS", "RYO_DEFAULT_TIER", "RYO_APIS", "RYO_APIS_REFRESH",
 	"RYO_RETAIN_UPDATES", "RYO_RETAIN_VIEWS", "RYO_RETAIN_ACTIONS", "RYO_RETAIN_CONTEXT",
+	"RYO_RETAIN_FILES",
 }
 
 // ConfigError is a missing or malformed setting. Its text is one line that
@@ -157,6 +161,8 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		VisionModel:       r.str("RYO_VISION_MODEL", ""),
 		KnowledgeBytes:    int64(r.integer("RYO_KNOWLEDGE_MAX_BYTES", bot.DefaultKnowledgeBytes, 1024)),
 		KnowledgeChunks:   r.integer("RYO_KNOWLEDGE_MAX_CHUNKS", bot.DefaultKnowledgeChunks, 1),
+		DocumentBytes:     int64(r.between("RYO_DOCUMENT_MAX_BYTES", bot.DefaultDocumentBytes, 1024, 20<<20)),
+		DocumentBudget:    r.integer("RYO_DOCUMENT_BUDGET", bot.DefaultDocumentBudget, 500),
 		ImageURL:          r.optionalURL("RYO_IMAGE_URL", "http://127.0.0.1:7860/v1"),
 		ImageModel:        r.str("RYO_IMAGE_MODEL", ""),
 		ImageAPIKey:       ryo.Secret(r.str("RYO_IMAGE_API_KEY", "")),
@@ -183,6 +189,7 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		RetainViews:   r.retention("RYO_RETAIN_VIEWS", day, time.Minute),
 		RetainActions: r.retention("RYO_RETAIN_ACTIONS", 90*day, time.Minute),
 		RetainContext: r.retention("RYO_RETAIN_CONTEXT", 30*day, time.Minute),
+		RetainFiles:   r.retention("RYO_RETAIN_FILES", 30*day, time.Minute),
 	}
 	if c.SearxNGURL != nil && c.BraveAPIKey != "" {
 		r.fail("RYO_BRAVE_API_KEY", "set one web search provider: RYO_SEARXNG_URL or RYO_BRAVE_API_KEY, not both")

@@ -272,7 +272,7 @@ func TestAFloodOfStickersIsHeldBack(t *testing.T) {
 	replies, slow := 0, 0
 	for _, m := range h.tg.BotMessages(bobDM.ID) {
 		switch {
-		case strings.Contains(m.Text, "I can only read text"):
+		case strings.Contains(m.Text, "I can't read that kind of message"):
 			replies++
 		case strings.Contains(m.Text, "🐢"):
 			slow++

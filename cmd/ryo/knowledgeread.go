@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 
 	"github.com/ryo-bot/ryo/fetch"
 	"github.com/ryo-bot/ryo/knowledge"
@@ -21,8 +22,18 @@ func (r documentReader) Extract(ctx context.Context, data []byte, name, contentT
 		return knowledge.Text(data, name, contentType)
 	}
 	p, err := r.f.Extract(ctx, data, contentType, name)
+	if errors.Is(err, fetch.ErrNoText) {
+		err = noText{err}
+	}
 	return knowledge.Reading{Title: p.Title, Text: p.Text, Truncated: p.Truncated}, err
 }
+
+// noText is a file the fetcher found no text in (a scanned PDF): it is
+// knowledge.ErrEmpty too, in the fetcher's words.
+type noText struct{ error }
+
+func (e noText) Is(target error) bool { return target == knowledge.ErrEmpty }
+func (e noText) Unwrap() error        { return e.error }
 
 // Read reads the page of /knowledge add <url>.
 func (r documentReader) Read(ctx context.Context, url string) (knowledge.Reading, error) {

@@ -211,7 +211,9 @@ func (m *Main) Run(ctx context.Context) error {
 		Recall: recall, Clock: m.Clock, Metrics: stats, Vision: model, Listen: listener(cfg, log),
 		Knowledge: bot.KnowledgeConfig{MaxBytes: cfg.KnowledgeBytes, MaxChunks: cfg.KnowledgeChunks,
 			Extract: documentReader{fetcher}.Extract, Pages: documentReader{fetcher}},
-		Retention: memory.Retention{Updates: cfg.RetainUpdates, Views: cfg.RetainViews, Actions: cfg.RetainActions, Context: cfg.RetainContext},
+		Documents: bot.DocumentConfig{MaxBytes: cfg.DocumentBytes, Budget: cfg.DocumentBudget},
+		Retention: memory.Retention{Updates: cfg.RetainUpdates, Views: cfg.RetainViews, Actions: cfg.RetainActions, Context: cfg.RetainContext,
+			Files: cfg.RetainFiles},
 	}, log, db, answerer, cfg.Model)
 	if err != nil {
 		return err

@@ -279,7 +279,7 @@ func TestUnsupportedAndMalformedUpdates(t *testing.T) {
 	}})
 	h.waitFor("a polite answer to the sticker", func() bool {
 		for _, m := range h.tg.BotMessages(dm.ID) {
-			if strings.Contains(m.Text, "I can only read text") {
+			if strings.Contains(m.Text, "I can't read that kind of message") {
 				return true
 			}
 		}
