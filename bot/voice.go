@@ -122,11 +122,13 @@ func (b *Bot) listen(ctx context.Context, log *slog.Logger, t *talk, shown *stag
 		return "", nil
 	}
 	ours := answersOf(t.seen.history, i)
+	within, cancel := context.WithTimeout(ctx, b.cfg.TurnTimeout) // every recording of the turn, together
+	defer cancel()
 	for j := range t.seen.history {
 		if !ours(j) {
 			continue
 		}
-		refusal, err := b.hear(ctx, log, &t.seen.history[j], shown)
+		refusal, err := b.hear(ctx, within, log, &t.seen.history[j], shown)
 		if err != nil {
 			return "", err
 		}
@@ -138,9 +140,9 @@ func (b *Bot) listen(ctx context.Context, log *slog.Logger, t *talk, shown *stag
 	return "", nil
 }
 
-// hear transcribes m's recording, if it has one not yet heard, and stores
-// the transcript with it; see listen.
-func (b *Bot) hear(ctx context.Context, log *slog.Logger, m *ryo.Message, shown *stages.Turn) (string, error) {
+// hear transcribes m's recording, if it has one not yet heard, within the
+// deadline of within, and stores the transcript with it; see listen.
+func (b *Bot) hear(ctx, within context.Context, log *slog.Logger, m *ryo.Message, shown *stages.Turn) (string, error) {
 	k := slices.IndexFunc(m.Media, isRecording)
 	if k < 0 || b.cfg.Listen == nil { // without a server the answered message was refused before
 		return "", nil
@@ -151,9 +153,13 @@ func (b *Bot) hear(ctx context.Context, log *slog.Logger, m *ryo.Message, shown 
 		shown.Observe(ryo.Step{Kind: ryo.StepToolDone, Tool: transcribeTool, Status: "ok"})
 		return "", nil
 	}
+	if within.Err() != nil { // the turn's deadline passed with an earlier recording
+		log.Warn("a recording is not transcribed: the turn's deadline passed (RYO_TURN_TIMEOUT)", "message_id", m.TelegramID, "kind", rec.Kind)
+		return voiceSlow, nil
+	}
 	shown.Observe(ryo.Step{Kind: ryo.StepTool, Tool: transcribeTool, Doing: listening})
 	began := b.cfg.Clock.Now()
-	heard, err := b.transcribe(ctx, rec)
+	heard, err := b.transcribe(within, rec)
 	if err != nil {
 		if ctx.Err() != nil || ryo.IsUnavailable(err, ryo.Telegram) {
 			return "", err
@@ -181,12 +187,10 @@ func (b *Bot) hear(ctx context.Context, log *slog.Logger, m *ryo.Message, shown 
 	return "", nil
 }
 
-// transcribe downloads a recording within its bounds and the turn's
-// deadline, and has it transcribed. Nothing is written to disk: the bytes
-// live as long as the call.
+// transcribe downloads a recording within its bounds and ctx's deadline
+// (the turn's), and has it transcribed. Nothing is written to disk: the
+// bytes live as long as the call.
 func (b *Bot) transcribe(ctx context.Context, rec ryo.Media) (stt.Transcript, error) {
-	ctx, cancel := context.WithTimeout(ctx, b.cfg.TurnTimeout)
-	defer cancel()
 	duration := time.Duration(rec.Duration) * time.Second
 	if err := b.cfg.Listen.Check(duration, rec.Size); err != nil {
 		return stt.Transcript{}, err

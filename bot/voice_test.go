@@ -136,3 +136,34 @@ func TestClassifyRecordings(t *testing.T) {
 		})
 	}
 }
+
+// Recordings that are not for the bot, or not new: an edited voice note is
+// never heard again, one replying to another person in a group or sent by
+// another bot is not heard at all; one forwarded into a private chat is the
+// person's to ask about.
+func TestClassifyRecordingsNotForTheBot(t *testing.T) {
+	b := &Bot{me: ryo.User{ID: 7234567890, Username: "ryo_test_bot"}}
+	person := &models.User{ID: 7123456789, FirstName: "Mira"}
+	other := &models.User{ID: 7987654321, FirstName: "Noor"}
+	group := models.Chat{ID: -1001234567890, Type: models.ChatTypeSupergroup}
+	dm := models.Chat{ID: 7123456789, Type: models.ChatTypePrivate}
+	voice := &models.Voice{FileID: "v", Duration: 3, MimeType: "audio/ogg"}
+	for _, tc := range []struct {
+		name string
+		upd  models.Update
+		want verdict
+	}{
+		{"an edited voice note", models.Update{EditedMessage: &models.Message{ID: 1, Chat: dm, From: person, Voice: voice, Caption: "now with a caption"}}, verdictIgnore},
+		{"a voice replying to another person", models.Update{Message: &models.Message{ID: 2, Chat: group, From: person, Voice: voice,
+			ReplyToMessage: &models.Message{ID: 1, Chat: group, From: other, Text: "who has the stems?"}}}, verdictIgnore},
+		{"a voice from another bot", models.Update{Message: &models.Message{ID: 3, Chat: dm, From: &models.User{ID: 7111111111, IsBot: true, FirstName: "Echo"}, Voice: voice}}, verdictIgnore},
+		{"a voice forwarded from someone else", models.Update{Message: &models.Message{ID: 4, Chat: dm, From: person, Voice: voice,
+			ForwardOrigin: &models.MessageOrigin{Type: models.MessageOriginTypeUser, MessageOriginUser: &models.MessageOriginUser{Type: models.MessageOriginTypeUser, Date: 1, SenderUser: *other}}}}, verdictAnswer},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if r := b.classify(&tc.upd); r.what != tc.want && !(tc.want == verdictIgnore && r.what == verdictKeep) {
+				t.Errorf("verdict = %v (%s); want %v", r.what, r.why, tc.want)
+			}
+		})
+	}
+}

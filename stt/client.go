@@ -66,7 +66,26 @@ func New(cfg Config) *Client {
 	if cfg.Client == nil {
 		cfg.Client = &http.Client{}
 	}
+	client := *cfg.Client
+	client.CheckRedirect = sameServer
+	cfg.Client = &client
 	return &Client{cfg: cfg, endpoint: endpoint(cfg.URL)}
+}
+
+// errElsewhere refuses a redirect to another server.
+var errElsewhere = errors.New("it redirects to another server; set RYO_STT_URL to the address it redirects to")
+
+// sameServer follows a redirect on the server RYO_STT_URL names (such as
+// FastAPI's to a path with a trailing slash), and refuses one to another:
+// a person's recording goes nowhere the owner did not name.
+func sameServer(req *http.Request, via []*http.Request) error {
+	if len(via) >= 5 {
+		return errors.New("it redirects again and again")
+	}
+	if req.URL.Scheme != via[0].URL.Scheme || req.URL.Host != via[0].URL.Host {
+		return errElsewhere
+	}
+	return nil
 }
 
 // endpoint is where recordings are posted, from the API's base.
@@ -171,6 +190,9 @@ func (c *Client) ask(ctx context.Context, a Audio, format string) (answer, error
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	resp, err := c.cfg.Client.Do(req)
+	if errors.Is(err, errElsewhere) {
+		return answer{}, &Error{Kind: ErrRefused, Detail: errElsewhere.Error()}
+	}
 	if err != nil {
 		return answer{}, transportError(ctx, err, "")
 	}
@@ -303,7 +325,8 @@ var byType = map[string]string{
 }
 
 // fileName is the name the recording is sent under: "audio" with the
-// extension of its own name, or else of its content type. The person's
+// extension of its own name, or else of its content type, or else, when
+// Telegram gave none, of its first bytes. The person's
 // file name itself stays home. Opus in Ogg goes as .ogg, which OpenAI's
 // API takes and .opus it does not.
 func fileName(a Audio) (name, contentType string) {
@@ -312,6 +335,9 @@ func fileName(a Audio) (name, contentType string) {
 		mt, _, _ := strings.Cut(strings.ToLower(a.MimeType), ";")
 		ext = byType[strings.TrimSpace(mt)]
 	}
+	if ext == "" && a.MimeType == "" {
+		ext = sniff(a.Data)
+	}
 	if ext == "opus" {
 		ext = "ogg"
 	}
@@ -319,6 +345,30 @@ func fileName(a Audio) (name, contentType string) {
 		return "audio", "application/octet-stream"
 	}
 	return "audio." + ext, audioTypes[ext]
+}
+
+// sniff is the extension of a recording by its first bytes, for one that
+// comes without a content type or a name (Telegram's are optional): ""
+// when they show no kind the API takes.
+func sniff(data []byte) string {
+	has := func(at int, sig string) bool { return len(data) >= at+len(sig) && string(data[at:at+len(sig)]) == sig }
+	switch {
+	case has(0, "OggS"):
+		return "ogg"
+	case has(0, "ID3"), len(data) >= 2 && data[0] == 0xff && data[1]&0xe0 == 0xe0:
+		return "mp3"
+	case has(4, "ftypM4A"):
+		return "m4a"
+	case has(4, "ftyp"):
+		return "mp4"
+	case has(0, "RIFF") && has(8, "WAVE"):
+		return "wav"
+	case has(0, "fLaC"):
+		return "flac"
+	case has(0, "\x1a\x45\xdf\xa3"):
+		return "webm"
+	}
+	return ""
 }
 
 // language is an ISO-639-1 code from a hint such as "en" or "pt-BR", ""

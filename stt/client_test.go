@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -313,5 +315,104 @@ func TestCheck(t *testing.T) {
 	}
 	if err := Check(11*time.Minute, 0); !errors.Is(err, ErrTooLong) {
 		t.Errorf("Check = %v", err)
+	}
+}
+
+// A server that redirects elsewhere does not get the person's recording
+// sent on to a host the owner never named, nor the key; a redirect on
+// the same server (FastAPI's trailing slash) is followed.
+func TestRedirectToAnotherHostNotFollowed(t *testing.T) {
+	elsewhere := stttest.NewServer(stttest.Options{})
+	defer elsewhere.Close()
+	other := strings.Replace(elsewhere.URL(), "127.0.0.1", "localhost", 1) + "/audio/transcriptions"
+	named := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other, http.StatusTemporaryRedirect)
+	}))
+	defer named.Close()
+	_, err := New(Config{URL: mustURL(t, named.URL+"/v1"), APIKey: "sk-redirected-key"}).Transcribe(context.Background(), Audio{Data: ogg, MimeType: "audio/ogg"})
+	if n := len(elsewhere.Requests()); n != 0 {
+		t.Fatalf("the recording was sent on to another host %d times", n)
+	}
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "RYO_STT_URL") || strings.Contains(err.Error(), "localhost") {
+		t.Fatalf("err = %v, want ErrRefused naming RYO_STT_URL, without the address", err)
+	}
+
+	var slash *httptest.Server
+	slash = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/") {
+			http.Redirect(w, r, slash.URL+r.URL.Path+"/", http.StatusTemporaryRedirect)
+			return
+		}
+		if r.Header.Get("Authorization") != "Bearer sk-same-key" {
+			http.Error(w, `{"error":{"message":"no key"}}`, http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"text":"hello there"}`))
+	}))
+	defer slash.Close()
+	heard, err := New(Config{URL: mustURL(t, slash.URL+"/v1"), APIKey: "sk-same-key"}).Transcribe(context.Background(), Audio{Data: ogg, MimeType: "audio/ogg"})
+	if err != nil || heard.Text != "hello there" {
+		t.Fatalf("through a redirect on the same server: %+v, %v", heard, err)
+	}
+}
+
+// A connection reset mid-answer, and an HTML error page, are each one
+// failure the person can be told of, without the server's address.
+func TestAnswerBrokenOffOrHTML(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		handler http.HandlerFunc
+		want    error
+	}{
+		{"reset mid-body", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "200")
+			w.Write([]byte(`{"text":"half a sent`))
+			panic(http.ErrAbortHandler)
+		}, ErrUnavailable},
+		{"an HTML error page", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusBadGateway)
+			w.Write([]byte("<html><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>"))
+		}, ErrUnavailable},
+		{"an HTML page with 200", func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte("<!doctype html><title>Sign in</title>"))
+		}, ErrBadAnswer},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := httptest.NewServer(tc.handler)
+			defer s.Close()
+			_, err := New(Config{URL: mustURL(t, s.URL+"/v1")}).Transcribe(context.Background(), Audio{Data: ogg, MimeType: "audio/ogg"})
+			if !errors.Is(err, tc.want) || strings.Contains(err.Error(), "127.0.0.1") {
+				t.Fatalf("err = %v, want %v without the address", err, tc.want)
+			}
+		})
+	}
+}
+
+// Telegram may leave out a recording's content type (a voice note's and an
+// audio file's mime_type are optional) and an audio file's name: the
+// recording then goes under the extension its own bytes show, which the
+// API requires, and is transcribed.
+func TestRecordingWithoutATypeOrName(t *testing.T) {
+	s := stttest.NewServer(stttest.Options{})
+	defer s.Close()
+	c := newClient(t, s, Config{})
+	for data, want := range map[string]string{
+		string(ogg): "audio.ogg",
+		"ID3\x04\x00\x00\x00\x00\x00\x00" + strings.Repeat("\xff\xfb", 200):      "audio.mp3",
+		"\xff\xfb\x90\x64" + strings.Repeat("\x00", 400):                         "audio.mp3",
+		"\x00\x00\x00\x20ftypM4A \x00\x00\x00\x00" + strings.Repeat("mdat", 100): "audio.m4a",
+		"\x00\x00\x00\x20ftypisom\x00\x00\x02\x00" + strings.Repeat("mdat", 100): "audio.mp4",
+		"RIFF\x24\x08\x00\x00WAVEfmt " + strings.Repeat("\x00", 400):             "audio.wav",
+		"fLaC\x00\x00\x00\x22" + strings.Repeat("\x00", 400):                     "audio.flac",
+		"\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01" + strings.Repeat("\x00", 400):     "audio.webm",
+	} {
+		if _, err := c.Transcribe(context.Background(), Audio{Data: []byte(data)}); err != nil {
+			t.Errorf("a %s without a type or name: %v", want, err)
+		}
+		if reqs := s.Requests(); reqs[len(reqs)-1].FileName != want {
+			t.Errorf("sent as %q; want %q", reqs[len(reqs)-1].FileName, want)
+		}
 	}
 }

@@ -21,11 +21,13 @@
 // The Client asks for verbose_json, for the language and the duration,
 // and asks again for json when a server refuses verbose_json (OpenAI's
 // newer models do). A recording goes as "audio.<ext>" by its name or its
-// content type — a voice note as audio.ogg, a video note as audio.mp4 —
+// content type, or by its first bytes when it has neither — a voice note
+// as audio.ogg, a video note as audio.mp4 —
 // never under the person's own file name. Limits refuse a recording that
 // is too long or too large before anything is downloaded, from what
 // Telegram says of it; the answer is read up to 4 MB; one recording has a
-// deadline.
+// deadline. A redirect is followed only on the server RYO_STT_URL names:
+// a recording goes nowhere else.
 //
 // Every failure is an *Error wrapping one sentinel — ErrUnavailable,
 // ErrTimeout, ErrRateLimited (with RetryAfter), ErrUnsupported,

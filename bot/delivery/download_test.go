@@ -105,3 +105,38 @@ func fileID(t *testing.T, m telegramtest.Message) string {
 	}
 	return raw.Document.FileID
 }
+
+// A file whose size Telegram understates, or leaves out, is still read no
+// further than the limit: a recording said to be 1 KB that streams 25 MB
+// is refused as too big.
+func TestDownloadBoundedWhenTheSizeLies(t *testing.T) {
+	for _, size := range []string{`"file_size":1024,`, ``} {
+		api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/getFile") {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"ok":true,"result":{"file_id":"x","file_unique_id":"u",` + size + `"file_path":"voice/file_1.oga"}}`))
+				return
+			}
+			chunk := bytes.Repeat([]byte("OggS"), 1<<18) // 1 MB, without a Content-Length
+			for range 25 {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		}))
+		tg, err := delivery.New(delivery.Options{Token: ryo.Secret(token), APIURL: api.URL, CallTimeout: 10 * time.Second}, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() { tg.Run(ctx); close(done) }()
+		data, err := tg.Download(ctx, "x", 20<<20)
+		cancel()
+		<-done
+		api.Close()
+		if !errors.Is(err, delivery.ErrFileTooBig) || len(data) != 0 {
+			t.Fatalf("getFile with %q: %d bytes, err = %v; want ErrFileTooBig", size, len(data), err)
+		}
+	}
+}
