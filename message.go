@@ -70,6 +70,9 @@ type Media struct {
 	MimeType   string `json:"mime_type,omitempty"`
 	FileName   string `json:"file_name,omitempty"`
 	Transcript string `json:"transcript,omitempty"`
+	// Unheard marks a recording that could not be transcribed, the
+	// person told so: a later turn of theirs does not try it again.
+	Unheard bool `json:"unheard,omitempty"`
 }
 
 // Photos are m's photos.

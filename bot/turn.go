@@ -34,6 +34,9 @@ type talk struct {
 	message int64    // the stored message the turn answers; 0 when none
 	tools   []string // the tools the person may use (nil: every tool)
 	force   string   // the tool the person chose for this turn; "" when none
+	// until is when the turn must be done, RYO_TURN_TIMEOUT after it
+	// began: looking, listening, reading files and the model share it.
+	until time.Time
 	// seen is the history the model is shown, with its pictures, and the
 	// model that reads them: set by look before the turn shows itself.
 	seen sight
@@ -70,6 +73,7 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 	var outcome string // what the turn came to, when it returns no error
 	defer func() { b.turnEnded(ctx, outcome, err) }()
 	log := b.log.With("update_id", t.id, "chat_id", t.chat.ID)
+	t.until = time.Now().Add(b.cfg.TurnTimeout)
 	prior, err := b.db.Turn(ctx, t.id)
 	if err != nil {
 		return err
@@ -186,7 +190,7 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 		shown.Observe(s)
 	}
 	started := b.cfg.Clock.Now()
-	turnCtx, cancel := context.WithTimeout(ctx, b.cfg.TurnTimeout)
+	turnCtx, cancel := t.bounded(ctx)
 	defer cancel()
 	out, err := b.agent.Run(turnCtx, agent.Input{Bot: b.me, Chat: t.chat, Place: t.place, UpdateID: t.id, History: history,
 		Model: t.seen.model, Person: t.person, Message: t.message, Memories: known, Observe: observe, Tools: tools, Force: t.force})
@@ -414,4 +418,9 @@ func withMessageIDs(meta json.RawMessage, ids []int) json.RawMessage {
 	fields["message_ids"] = ids
 	out, _ := json.Marshal(fields)
 	return out
+}
+
+// bounded is ctx with the turn's deadline.
+func (t talk) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithDeadline(ctx, t.until)
 }

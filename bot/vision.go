@@ -81,7 +81,7 @@ func (s sight) withoutOlder() []ryo.Message {
 // a log line. The fetching has the turn's deadline, and each download its
 // own.
 func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error) {
-	ctx, cancel := context.WithTimeout(ctx, b.cfg.TurnTimeout)
+	ctx, cancel := t.bounded(ctx)
 	defer cancel()
 	history, err := b.db.History(ctx, t.place, b.cfg.HistoryLimit)
 	if err != nil {

@@ -122,11 +122,14 @@ func (b *Bot) listen(ctx context.Context, log *slog.Logger, t *talk, shown *stag
 		return "", nil
 	}
 	ours := answersOf(t.seen.history, i)
-	within, cancel := context.WithTimeout(ctx, b.cfg.TurnTimeout) // every recording of the turn, together
+	within, cancel := t.bounded(ctx) // every recording of the turn, together, within the turn's deadline
 	defer cancel()
 	for j := range t.seen.history {
 		if !ours(j) {
 			continue
+		}
+		if m := t.seen.history[j]; j != i && slices.ContainsFunc(m.Media, func(x ryo.Media) bool { return x.Unheard }) {
+			continue // its sender was told it could not be heard; it is not tried again on their next message
 		}
 		refusal, err := b.hear(ctx, within, log, &t.seen.history[j], shown)
 		if err != nil {
@@ -155,7 +158,7 @@ func (b *Bot) hear(ctx, within context.Context, log *slog.Logger, m *ryo.Message
 	}
 	if within.Err() != nil { // the turn's deadline passed with an earlier recording
 		log.Warn("a recording is not transcribed: the turn's deadline passed (RYO_TURN_TIMEOUT)", "message_id", m.TelegramID, "kind", rec.Kind)
-		return voiceSlow, nil
+		return voiceSlow, b.unheard(ctx, m, k)
 	}
 	shown.Observe(ryo.Step{Kind: ryo.StepTool, Tool: transcribeTool, Doing: listening})
 	began := b.cfg.Clock.Now()
@@ -167,7 +170,7 @@ func (b *Bot) hear(ctx, within context.Context, log *slog.Logger, m *ryo.Message
 		log.Warn("cannot transcribe a recording", "message_id", m.TelegramID, "kind", rec.Kind, "duration_s", rec.Duration,
 			"file_size", rec.Size, "err", err)
 		shown.Observe(ryo.Step{Kind: ryo.StepToolDone, Tool: transcribeTool, Status: "failed", Took: b.cfg.Clock.Now().Sub(began)})
-		return notHeard(err), nil
+		return notHeard(err), b.unheard(ctx, m, k)
 	}
 	rec.Transcript = heard.Text
 	media := slices.Clone(m.Media)
@@ -185,6 +188,21 @@ func (b *Bot) hear(ctx, within context.Context, log *slog.Logger, m *ryo.Message
 	log.Info("recording transcribed", "message_id", m.TelegramID, "kind", rec.Kind, "duration_s", rec.Duration,
 		"language", heard.Language, "chars", len([]rune(heard.Text)))
 	return "", nil
+}
+
+// unheard marks m's recording k as one that could not be heard, so that
+// the next message of its sender, answered with it, does not wait for it
+// again; the person is told, and may send it again.
+func (b *Bot) unheard(ctx context.Context, m *ryo.Message, k int) error {
+	media := slices.Clone(m.Media)
+	media[k].Unheard = true
+	err := b.record(ctx, "mark a recording unheard", func(ctx context.Context) error {
+		return b.db.SaveTranscript(ctx, m.ID, m.Text, media)
+	})
+	if err == nil {
+		m.Media = media
+	}
+	return err
 }
 
 // transcribe downloads a recording within its bounds and ctx's deadline

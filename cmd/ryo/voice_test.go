@@ -378,6 +378,9 @@ func TestStalledTranscriptionKeepsTheTurnsDeadline(t *testing.T) {
 	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Typed is fine.")})
 	next := h.tg.SendText(dm, alice, "never mind, I'll type")
 	h.answer(dm, next.ID, "Typed is fine.")
+	if n := len(stt.Requests()); n != 1 {
+		t.Fatalf("%d recordings sent to the transcription server; want 1: the person was told, and their next message does not wait for them again", n)
+	}
 }
 
 // Thirty voice notes at once from one person: each is downloaded and
