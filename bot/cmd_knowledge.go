@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strconv"
 	"strings"
@@ -144,7 +145,7 @@ func (b *Bot) addDocument(ctx context.Context, c call, arg string) error {
 	if src.Title == "" {
 		src.Title = title
 	}
-	b.embedChunks(ctx, c, src.name, chunks)
+	b.embedChunks(ctx, b.log.With("update_id", c.update, "document", src.name), chunks)
 	d, old, err := b.db.AddDocument(ctx, ryo.Document{Chat: knowledgeChat(c.chat), Name: src.name, Title: src.Title, Source: src.from,
 		AddedBy: c.user.ID, Bytes: src.bytes}, chunks)
 	if err != nil {
@@ -285,7 +286,7 @@ func megabytes(n int64) string { return strconv.FormatFloat(float64(n)/(1<<20), 
 // embedChunks gives chunks their embeddings when an embedding model is
 // configured; when it fails, the document is kept for its words alone,
 // and the log says so.
-func (b *Bot) embedChunks(ctx context.Context, c call, name string, chunks []ryo.Chunk) {
+func (b *Bot) embedChunks(ctx context.Context, log *slog.Logger, chunks []ryo.Chunk) {
 	if b.cfg.Recall.Embedder == nil {
 		return
 	}
@@ -296,8 +297,7 @@ func (b *Bot) embedChunks(ctx context.Context, c call, name string, chunks []ryo
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := knowledge.Embed(ctx, b.cfg.Recall.Embedder, chunks); err != nil {
-		b.log.Warn("could not embed a document's passages; it is found by its words alone", "update_id", c.update,
-			"document", name, "err", err)
+		log.Warn("could not embed a document's passages; it is found by its words alone", "err", err)
 	}
 }
 

@@ -454,7 +454,7 @@ func (b *Bot) readDocument(ctx context.Context, log *slog.Logger, chat ryo.Chat,
 			return ryo.Document{}, "", err
 		}
 	}
-	b.embedFile(ctx, log, chunks)
+	b.embedChunks(ctx, log, chunks)
 	d, err := b.db.SaveChatFile(ctx, ryo.Document{Chat: chat.ID, Name: name, Title: clip(cmp.Or(r.Title, title), knowledge.MaxHeading),
 		Source: label, AddedBy: senderID(m), Bytes: int64(len(data)), Message: m.ID}, chunks)
 	if err != nil {
@@ -485,21 +485,4 @@ func (b *Bot) extract(ctx context.Context, kind string, data []byte, name string
 		return knowledge.Text(data, name, contentType)
 	}
 	return b.cfg.Knowledge.Extract(ctx, data, name, contentType)
-}
-
-// embedFile gives a file's passages their embeddings when an embedding
-// model is configured; when that fails, the file is found by its words.
-func (b *Bot) embedFile(ctx context.Context, log *slog.Logger, chunks []ryo.Chunk) {
-	if b.cfg.Recall.Embedder == nil {
-		return
-	}
-	timeout := b.cfg.Knowledge.EmbedTimeout
-	if timeout == 0 {
-		timeout = 2 * time.Minute
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	if err := knowledge.Embed(ctx, b.cfg.Recall.Embedder, chunks); err != nil {
-		log.Warn("could not embed a document's passages; it is found by its words alone", "err", err)
-	}
 }

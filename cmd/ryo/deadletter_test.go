@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -127,13 +125,7 @@ func TestFailedUpdateIsRetriedFromTheCommandLine(t *testing.T) {
 // gets an apology, the update waits in the dead letter, and once retried it
 // is answered.
 func TestCrashLoopIsGivenUpAndKept(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary; skipped with -short")
-	}
-	bin := filepath.Join(t.TempDir(), "ryo")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := builtBinary(t)
 	h := newHarness(t)
 	h.env["RYO_MAX_ATTEMPTS"] = "2"
 	hold := make(chan struct{})

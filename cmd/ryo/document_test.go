@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -258,13 +256,7 @@ func TestDocumentBurstNamesEveryFile(t *testing.T) {
 // answer, and started again, answers once from the stored text: the file
 // is neither downloaded nor stored a second time.
 func TestDocumentKill9AfterStoredAnswersOnce(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary; skipped with -short")
-	}
-	bin := filepath.Join(t.TempDir(), "ryo")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := builtBinary(t)
 	h := newHarness(t)
 	hold := make(chan struct{})
 	defer close(hold)

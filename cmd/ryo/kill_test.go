@@ -16,13 +16,7 @@ import (
 // The built binary, killed with SIGKILL in the middle of a slow turn and
 // started again, answers the message exactly once.
 func TestKill9DuringASlowTurnAnswersOnce(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary; skipped with -short")
-	}
-	bin := filepath.Join(t.TempDir(), "ryo")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := builtBinary(t)
 	h := newHarness(t)
 	hold := make(chan struct{})
 	defer close(hold)
@@ -81,4 +75,18 @@ func (h *harness) startBinary(bin string) *exec.Cmd {
 		}
 	})
 	return cmd
+}
+
+// builtBinary builds ryo into the test's directory, for tests that kill
+// it; they are skipped with -short.
+func builtBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary; skipped with -short")
+	}
+	bin := filepath.Join(t.TempDir(), "ryo")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }

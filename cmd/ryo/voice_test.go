@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -424,13 +422,7 @@ func TestThirtyVoiceNotesAtOnce(t *testing.T) {
 // is stored and the model works on it — answers it exactly once, and
 // transcribes it again only until the transcript was stored.
 func TestKill9DuringAVoiceNoteAnswersOnce(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary; skipped with -short")
-	}
-	bin := filepath.Join(t.TempDir(), "ryo")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := builtBinary(t)
 	h, stt := voiceHarness(t)
 	hold := make(chan struct{})
 	defer close(hold)
