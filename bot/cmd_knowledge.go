@@ -341,9 +341,16 @@ func (b *Bot) showDocument(ctx context.Context, c call, id int64) error {
 	return b.reply(ctx, c, s.String())
 }
 
+// kilobytes says a size as people read it: bytes under a kilobyte, then
+// kilobytes, then megabytes.
 func kilobytes(n int64) string {
-	if n >= 1<<20 {
+	switch {
+	case n >= 1<<20:
 		return megabytes(n)
+	case n == 1:
+		return "1 byte"
+	case n < 1024:
+		return strconv.FormatInt(n, 10) + " bytes"
 	}
 	return strconv.FormatInt((n+1023)/1024, 10) + " KB"
 }

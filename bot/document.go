@@ -301,7 +301,7 @@ func (b *Bot) showFiles(ctx context.Context, chat ryo.Chat, history []ryo.Messag
 			history[j].Text = withFile(history[j].Text, fileBlock(d, chunks, total, b.documentBudget(), cut[history[j].ID]))
 			continue
 		}
-		history[j].Text = withFile(history[j].Text, fmt.Sprintf("[File “%s” (%s, %s), sent earlier: search it with knowledge_search.]",
+		history[j].Text = withFile(history[j].Text, fmt.Sprintf("[File “%s” (%s, %s): its text is not shown here; search it with knowledge_search.]",
 			d.Name, d.Source, kilobytes(d.Bytes)))
 	}
 	return nil

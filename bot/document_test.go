@@ -216,3 +216,11 @@ func TestFileBlockCannotBeForged(t *testing.T) {
 		t.Errorf("the block lost its own framing or its text:\n%s", got)
 	}
 }
+
+func TestKilobytes(t *testing.T) {
+	for n, want := range map[int64]string{1: "1 byte", 54: "54 bytes", 1023: "1023 bytes", 1024: "1 KB", 1025: "2 KB", 3 << 20: "3.0 MB"} {
+		if got := kilobytes(n); got != want {
+			t.Errorf("kilobytes(%d) = %q; want %q", n, got, want)
+		}
+	}
+}
