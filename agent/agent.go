@@ -205,6 +205,9 @@ func (a *Agent) Run(ctx context.Context, in Input) (Output, error) {
 			out.Held = &Held{Call: call, Reason: reason}
 			return a.finish(out, env, &t), nil
 		}
+		if ctx.Err() != nil { // stopped, or out of time, while the model answered: the tool does not start
+			return out, a.deadline(ctx, context.Cause(ctx))
+		}
 		result, err := a.command(ctx, in, call, observe)
 		if err != nil {
 			return out, a.deadline(ctx, err)

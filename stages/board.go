@@ -23,6 +23,8 @@ type board struct {
 	doing   string // what the running tool says it does; "" to show its name and arguments
 	reply   string // the reply so far
 	done    []toolRun
+	// stopping: someone pressed stop; what was written so far is kept
+	stopping bool
 }
 
 // toolRun is a tool that finished.
@@ -98,6 +100,9 @@ func (b *board) text(now time.Time, withPreview bool) string {
 }
 
 func (b *board) stageLine() string {
+	if b.stopping {
+		return stoppingText
+	}
 	switch b.stage {
 	case ryo.StepTool:
 		if b.doing != "" {
@@ -170,4 +175,5 @@ func unique(names []string) []string {
 const (
 	failedPrefix = "⚠️ "
 	pausedText   = "⏸ Paused — I'll pick this up again shortly."
+	stoppingText = "⏹ Stopping…"
 )

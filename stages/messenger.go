@@ -15,8 +15,8 @@ type Messenger interface {
 	// Post sends the status message of a turn as a reply to message replyTo
 	// (0: none) and returns its id. It waits for its turn behind final
 	// answers; when ctx ends before it is sent it is withdrawn, never sent,
-	// and ctx's error is returned.
-	Post(ctx context.Context, place ryo.Place, replyTo int, text render.Part) (int, error)
+	// and ctx's error is returned. buttons, when given, are shown under it.
+	Post(ctx context.Context, place ryo.Place, replyTo int, text render.Part, buttons ...Button) (int, error)
 	// Send sends a message that must arrive — an answer — and returns its id.
 	Send(ctx context.Context, place ryo.Place, replyTo int, text render.Part) (int, error)
 	// SendFile sends data as a document named name, with a plain caption
@@ -31,8 +31,9 @@ type Messenger interface {
 	Delete(ctx context.Context, place ryo.Place, id int) error
 	// Progress edits message id to show progress. It does not wait: a newer
 	// Progress of the same message replaces one not yet sent, and it may be
-	// dropped when Telegram's budget is short or ctx ends.
-	Progress(ctx context.Context, place ryo.Place, id int, text render.Part)
+	// dropped when Telegram's budget is short or ctx ends. The message shows
+	// buttons afterwards, and none when none are given (as after Edit).
+	Progress(ctx context.Context, place ryo.Place, id int, text render.Part, buttons ...Button)
 	// Draft streams text into the private chat's draft draftID, like
 	// Progress. done is told, once, nil when the draft was shown, an error
 	// wrapping ErrDraftsUnsupported when drafts do not work there (the turn
@@ -41,6 +42,12 @@ type Messenger interface {
 	Draft(ctx context.Context, place ryo.Place, draftID int64, text string, done func(error))
 	// Typing shows "typing…" at place for a few seconds; it may be dropped.
 	Typing(ctx context.Context, place ryo.Place)
+}
+
+// Button is an inline button under a status message: pressed, Telegram
+// sends Data back to the bot.
+type Button struct {
+	Text, Data string
 }
 
 // ErrMessageGone is returned by Messenger.Edit and Delete for a message

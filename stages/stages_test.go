@@ -22,6 +22,7 @@ type chat struct {
 	mu       sync.Mutex
 	changed  chan struct{}
 	texts    map[int]string // message id → what the person sees
+	buttons  map[int][]stages.Button
 	replyTo  map[int]int
 	files    map[int]file // the files sent, by message id
 	next     int
@@ -39,7 +40,7 @@ type file struct {
 }
 
 func newChat() *chat {
-	return &chat{changed: make(chan struct{}), texts: map[int]string{}, replyTo: map[int]int{}, files: map[int]file{}, next: question + 1}
+	return &chat{changed: make(chan struct{}), texts: map[int]string{}, buttons: map[int][]stages.Button{}, replyTo: map[int]int{}, files: map[int]file{}, next: question + 1}
 }
 
 func (c *chat) note(call string) {
@@ -48,7 +49,7 @@ func (c *chat) note(call string) {
 	c.changed = make(chan struct{})
 }
 
-func (c *chat) Post(ctx context.Context, _ ryo.Place, replyTo int, text render.Part) (int, error) {
+func (c *chat) Post(ctx context.Context, _ ryo.Place, replyTo int, text render.Part, buttons ...stages.Button) (int, error) {
 	c.mu.Lock()
 	hold := c.holdPost
 	c.mu.Unlock()
@@ -59,7 +60,11 @@ func (c *chat) Post(ctx context.Context, _ ryo.Place, replyTo int, text render.P
 			return 0, ctx.Err()
 		}
 	}
-	return c.add("post", replyTo, text)
+	id, err := c.add("post", replyTo, text)
+	c.mu.Lock()
+	c.buttons[id] = buttons
+	c.mu.Unlock()
+	return id, err
 }
 
 func (c *chat) Send(_ context.Context, _ ryo.Place, replyTo int, text render.Part) (int, error) {
@@ -104,6 +109,7 @@ func (c *chat) Edit(_ context.Context, _ ryo.Place, id int, text render.Part) er
 		return fmt.Errorf("edit %d: %w", id, stages.ErrMessageGone)
 	}
 	c.texts[id] = text.Plain
+	c.buttons[id] = nil
 	c.note("edit")
 	return nil
 }
@@ -119,11 +125,11 @@ func (c *chat) Delete(_ context.Context, _ ryo.Place, id int) error {
 	return nil
 }
 
-func (c *chat) Progress(_ context.Context, _ ryo.Place, id int, text render.Part) {
+func (c *chat) Progress(_ context.Context, _ ryo.Place, id int, text render.Part, buttons ...stages.Button) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.texts[id]; ok {
-		c.texts[id] = text.Plain
+		c.texts[id], c.buttons[id] = text.Plain, buttons
 	}
 	c.note("progress")
 }

@@ -60,6 +60,9 @@ type Start struct {
 	DraftID int64     // the turn's draft, non-zero
 	TurnID  int64     // the turn: an answer too long for messages comes as the file answer-<TurnID>.md
 	Forced  string    // the tool the person chose for this turn, shown from the first status on; "" when none
+	// Stop, when set, is the button the status message carries while the
+	// turn runs, until Stopping; Finish, Fail and Pause remove it.
+	Stop *Button
 	// Record, when set, remembers the status message once it is posted, so
 	// that a run interrupted later adopts it instead of posting another.
 	Record func(id int) error
@@ -78,6 +81,7 @@ type Turn struct {
 	drafted bool // a draft was shown
 	pending int  // drafts sent whose outcome is not known yet
 	carries bool // the status message carries (the first part of) the answer
+	stopped bool // Stopping was called: the stop button is gone
 
 	changed  chan struct{}
 	cancel   context.CancelFunc // ends the loop and withdraws its queued calls
@@ -126,6 +130,25 @@ func (t *Turn) poke() {
 	case t.changed <- struct{}{}:
 	default:
 	}
+}
+
+// Stopping shows that the turn is being stopped, without its stop button:
+// the answer written so far follows with Finish.
+func (t *Turn) Stopping() {
+	t.mu.Lock()
+	t.stopped, t.board.stopping = true, true
+	t.mu.Unlock()
+	t.poke()
+}
+
+// buttons are those the status message carries now.
+func (t *Turn) buttons() []Button {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.s.Stop == nil || t.stopped {
+		return nil
+	}
+	return []Button{*t.s.Stop}
 }
 
 // ID is the status message, 0 when there is none.
@@ -183,7 +206,7 @@ func (t *Turn) run(ctx context.Context) {
 			drafted, draftNext = v.reply, false
 			pace.shown(now, true)
 		case statusDue:
-			m.Progress(ctx, place, t.ID(), render.Part{Plain: v.status})
+			m.Progress(ctx, place, t.ID(), render.Part{Plain: v.status}, t.buttons()...)
 			shown, draftNext = v.status, true
 			pace.shown(now, v.writing)
 		}
@@ -219,7 +242,7 @@ func (t *Turn) view(now time.Time) view {
 // refused.
 func (t *Turn) post(ctx context.Context) (string, bool) {
 	text := t.view(t.o.cfg.Clock.Now()).status
-	id, err := t.o.m.Post(ctx, t.s.Place, t.s.ReplyTo, render.Part{Plain: text})
+	id, err := t.o.m.Post(ctx, t.s.Place, t.s.ReplyTo, render.Part{Plain: text}, t.buttons()...)
 	if err != nil {
 		if ctx.Err() == nil {
 			t.o.cfg.Log.Warn("could not post the status message", "chat_id", t.s.Place.ChatID, "err", err)

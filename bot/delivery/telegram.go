@@ -67,8 +67,8 @@ func New(o Options, log *slog.Logger) (*Telegram, error) {
 func (t *Telegram) Run(ctx context.Context) { t.e.run(ctx) }
 
 // Post implements stages.Messenger.
-func (t *Telegram) Post(ctx context.Context, place ryo.Place, replyTo int, text render.Part) (int, error) {
-	return t.send(ctx, status, place, replyTo, text, nil)
+func (t *Telegram) Post(ctx context.Context, place ryo.Place, replyTo int, text render.Part, buttons ...stages.Button) (int, error) {
+	return t.send(ctx, status, place, replyTo, text, keyboard(statusButtons(buttons)))
 }
 
 // Send implements stages.Messenger.
@@ -102,6 +102,15 @@ func keyboard(buttons []Button) models.ReplyMarkup {
 		rows[len(rows)-1] = append(rows[len(rows)-1], models.InlineKeyboardButton{Text: b.Text, CallbackData: b.Data, URL: b.URL})
 	}
 	return &models.InlineKeyboardMarkup{InlineKeyboard: rows}
+}
+
+// statusButtons are a status message's buttons, in one row.
+func statusButtons(buttons []stages.Button) []Button {
+	var out []Button
+	for _, b := range buttons {
+		out = append(out, Button{Text: b.Text, Data: b.Data})
+	}
+	return out
 }
 
 // send posts a message. HTML that Telegram refuses is sent again as plain
@@ -208,8 +217,8 @@ func (t *Telegram) Edit(ctx context.Context, place ryo.Place, id int, text rende
 }
 
 // Progress implements stages.Messenger.
-func (t *Telegram) Progress(ctx context.Context, place ryo.Place, id int, text render.Part) {
-	j := t.editJob(progress, place, id, text)
+func (t *Telegram) Progress(ctx context.Context, place ryo.Place, id int, text render.Part, buttons ...stages.Button) {
+	j := t.editWith(progress, place, id, text, keyboard(statusButtons(buttons)))
 	j.ctx, j.expires = ctx, t.e.clock.Now().Add(progressLife)
 	j.done = func(err error) {
 		if err = editOutcome(err); err != nil && !errors.Is(err, errSuperseded) && !errors.Is(err, errExpired) {
