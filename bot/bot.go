@@ -87,6 +87,7 @@ type Bot struct {
 	pageTurns  *floodGuard    // every person's allowance of turns of a list's pages
 	speakers   speakers       // whose turn was each group's last
 	queue      *dispatcher    // set by Run before any update runs
+	running    running        // the turns running here, which a stop can reach (stop.go)
 	background sync.WaitGroup // notices sent beside the poller; Run waits for them
 }
 
@@ -317,7 +318,7 @@ func (b *Bot) store(ctx context.Context, got intake.Batch) ([]memory.InboxUpdate
 // dispatch queues an update: after the earlier ones of its chat, or on
 // its own when it is a button press.
 func (b *Bot) dispatch(d *dispatcher, u memory.InboxUpdate) {
-	if u.Kind == "callback_query" {
+	if u.Kind == "callback_query" || isStopCommand(u.Kind, u.Raw) { // a stop must not wait behind the turn it stops
 		d.enqueuePress(u.ChatID, u.ID)
 		return
 	}

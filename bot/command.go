@@ -72,6 +72,7 @@ func (b *Bot) commands() []command {
 		b.startCommand(),
 		b.helpCommand(),
 		b.resetCommand(),
+		b.stopCommand(),
 		b.toolsCommand(),
 		b.useCommand(),
 		b.memoryCommand(),

@@ -29,6 +29,7 @@ const (
 	TurnAnswered    = "answered"    // the answer was delivered
 	TurnHeld        = "held"        // the answer asks the person to confirm an action
 	TurnFailed      = "failed"      // the person was told there is no answer
+	TurnStopped     = "stopped"     // someone stopped it: what was written is the answer
 	TurnInterrupted = "interrupted" // shutdown or an outage: it runs again
 )
 
@@ -68,6 +69,9 @@ func answered(meta json.RawMessage) string {
 	var about answerAbout
 	if json.Unmarshal(meta, &about) == nil && about.Held {
 		return TurnHeld
+	}
+	if about.Stopped {
+		return TurnStopped
 	}
 	return TurnAnswered
 }

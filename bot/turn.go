@@ -43,6 +43,8 @@ type talk struct {
 	// prepare, when set, runs once the turn shows itself, before the model
 	// is asked: the confirmed action runs there.
 	prepare func(ctx context.Context, shown *stages.Turn) error
+	// stop is how a stop reaches the turn once it shows itself (stop.go).
+	stop *stopper
 }
 
 // turn answers a message meant for the bot: store it, show the turn live
@@ -112,8 +114,11 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 			return b.replyOnce(ctx, t.w, t.id, t.place, t.replyTo, t.seen.refusal)
 		}
 	}
+	start.Stop = stopButton(t)
 	shown := b.stages.Begin(ctx, start)
 	defer shown.Close() // also when the turn panics: the failure is then shown in the status message
+	t.stop = b.running.add(t, shown)
+	defer b.running.remove(t.stop)
 	if t.prepare == nil {
 		// A recording is heard first, shown in the status message.
 		refusal, err := b.listen(ctx, log, &t, shown)
@@ -183,15 +188,17 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 	history := t.seen.history
 	var toolsTook time.Duration // told from the agent's goroutine, read once it returns
 	ranTools := false
-	observe := func(s ryo.Step) {
+	observe := t.stop.observing(func(s ryo.Step) {
 		if s.Kind == ryo.StepToolDone {
 			toolsTook, ranTools = toolsTook+s.Took, true
 		}
 		shown.Observe(s)
-	}
+	})
 	started := b.cfg.Clock.Now()
 	turnCtx, cancel := t.bounded(ctx)
 	defer cancel()
+	turnCtx, unwatch := t.stop.watch(turnCtx)
+	defer unwatch()
 	out, err := b.agent.Run(turnCtx, agent.Input{Bot: b.me, Chat: t.chat, Place: t.place, UpdateID: t.id, History: history,
 		Model: t.seen.model, Person: t.person, Message: t.message, Memories: known, Observe: observe, Tools: tools, Force: t.force})
 	b.agentPhases(b.cfg.Clock.Now().Sub(started), toolsTook, ranTools)
@@ -201,6 +208,10 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 		out, err = b.agent.Run(turnCtx, agent.Input{Bot: b.me, Chat: t.chat, Place: t.place, UpdateID: t.id, History: older,
 			Model: t.seen.model, Person: t.person, Message: t.message, Memories: known, Observe: observe, Tools: tools, Force: t.force})
 	}
+	stopped := err != nil && t.stop.isStopped() && ctx.Err() == nil
+	if stopped { // what was written so far is the answer
+		out, err = t.stop.kept(out), nil
+	}
 	if err != nil {
 		return "", nil, err
 	}
@@ -209,6 +220,10 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 			"reply_tokens", out.Usage.ReplyTokens)
 	}
 	meta := b.answerMetadata(cmp.Or(t.seen.model, b.model), out, b.cfg.Clock.Now().Sub(started))
+	if stopped {
+		meta = withStopped(meta)
+		log.Info("turn stopped; the reply written so far is the answer", "tools", out.Tools)
+	}
 	err = b.record(ctx, "save answer", func(ctx context.Context) error {
 		if out.Held == nil {
 			return b.db.SaveTurnAnswer(ctx, t.id, t.place, out.Text, meta)
@@ -363,6 +378,8 @@ type answerAbout struct {
 	Tags  []string `json:"tags"`
 	Tools []string `json:"tools"`
 	Held  bool     `json:"held"` // the answer asks the person to confirm an action
+	// Stopped: someone stopped the turn; the answer is what was written
+	Stopped bool `json:"stopped"`
 }
 
 // turnFailed tells the person why there is no answer, where the answer would

@@ -147,18 +147,18 @@ func contents(r ollamatest.Request) string {
 func TestCommands(t *testing.T) {
 	h := newHarness(t)
 	h.start()
-	h.waitFor("the command menu", func() bool { return len(h.tg.Commands()) == 10 })
+	h.waitFor("the command menu", func() bool { return len(h.tg.Commands()) == 11 })
 	var menu []string
 	for _, c := range h.tg.Commands() {
 		menu = append(menu, c.Command)
 	}
-	if strings.Join(menu, ",") != "start,help,reset,tools,use,memory,forget,forgetme,knowledge,export" {
+	if strings.Join(menu, ",") != "start,help,reset,stop,tools,use,memory,forget,forgetme,knowledge,export" {
 		t.Fatalf("menu = %v", menu)
 	}
 	q := h.tg.SendText(dm, alice, "/start")
 	h.answer(dm, q.ID, "Hi Alice!")
 	q = h.tg.SendText(dm, alice, "/help")
-	h.answer(dm, q.ID, "/reset — make me forget")
+	h.answer(dm, q.ID, "/stop — stop the answer")
 	q = h.tg.SendText(dm, alice, "/frobnicate")
 	h.answer(dm, q.ID, "I don't know /frobnicate")
 	q = h.tg.SendText(team, bob, "/help@ryo_test_bot")
