@@ -160,6 +160,15 @@ func summary(took time.Duration, tools []string) string {
 	return line
 }
 
+// stoppedSummary is summary for a turn someone stopped.
+func stoppedSummary(took time.Duration, tools []string) string {
+	line := "⏹ Stopped after " + duration(took)
+	if len(tools) > 0 {
+		line += " · used " + strings.Join(unique(tools), ", ")
+	}
+	return line
+}
+
 // unique keeps the first of each name, in order.
 func unique(names []string) []string {
 	var out []string

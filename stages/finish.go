@@ -149,7 +149,11 @@ func (t *Turn) collapse(ctx context.Context, took time.Duration, drafted bool, t
 	if drafted && took < t.o.cfg.NotifyAfter {
 		err = t.o.m.Delete(ctx, t.s.Place, t.id)
 	} else {
-		err = t.o.m.Edit(ctx, t.s.Place, t.id, render.Part{Plain: summary(took, tools)})
+		line := summary(took, tools)
+		if t.wasStopped() {
+			line = stoppedSummary(took, tools)
+		}
+		err = t.o.m.Edit(ctx, t.s.Place, t.id, render.Part{Plain: line})
 	}
 	if errors.Is(err, ErrMessageGone) {
 		return nil

@@ -45,8 +45,12 @@ func TestStopButtonWhileTheTurnRuns(t *testing.T) {
 	if got := f.chat.buttonsOf(id); len(got) != 0 {
 		t.Fatalf("stopping still shows buttons %v", got)
 	}
-	if _, err := turn.Finish(context.Background(), "The first half of\n\n⏹ Stopped", nil, nil, nil); err != nil {
+	f.clock.Advance(10 * time.Second) // a slow answer: it comes as a new message
+	if _, err := turn.Finish(context.Background(), "The first half of\n\n⏹ Stopped", []string{"web_search"}, nil, nil); err != nil {
 		t.Fatal(err)
+	}
+	if got := f.chat.text(id); !strings.HasPrefix(got, "⏹ Stopped after ") || !strings.HasSuffix(got, " · used web_search") {
+		t.Fatalf("the status message of a stopped turn says %q", got)
 	}
 	for mid, text := range f.chat.shown() {
 		if b := f.chat.buttonsOf(mid); len(b) != 0 {

@@ -141,6 +141,13 @@ func (t *Turn) Stopping() {
 	t.poke()
 }
 
+// wasStopped reports whether Stopping was called.
+func (t *Turn) wasStopped() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.stopped
+}
+
 // buttons are those the status message carries now.
 func (t *Turn) buttons() []Button {
 	t.mu.Lock()
