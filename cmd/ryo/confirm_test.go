@@ -70,7 +70,7 @@ func (h *harness) prompt(chat telegramtest.Chat) telegramtest.Message {
 	var found telegramtest.Message
 	h.waitFor("the confirmation prompt", func() bool {
 		for _, m := range h.tg.BotMessages(chat.ID) {
-			if len(m.Buttons()) > 0 {
+			if hasPrompt(m) {
 				found = m
 				return true
 			}
@@ -339,7 +339,7 @@ func TestPressAfterARestart(t *testing.T) {
 	var second telegramtest.Message
 	h.waitFor("the second prompt", func() bool {
 		for _, m := range h.tg.BotMessages(dm.ID) {
-			if m.ID != first.ID && len(m.Buttons()) > 0 {
+			if m.ID != first.ID && hasPrompt(m) {
 				second = m
 				return true
 			}

@@ -44,7 +44,7 @@ func (h *harness) promptFor(chat telegramtest.Chat, id int) telegramtest.Message
 	var found telegramtest.Message
 	h.waitFor("the confirmation prompt", func() bool {
 		for _, m := range h.tg.BotMessages(chat.ID) {
-			if m.ReplyTo == id && len(m.Buttons()) > 0 {
+			if m.ReplyTo == id && hasPrompt(m) {
 				found = m
 				return true
 			}

@@ -113,7 +113,7 @@ func (h *harness) promptAfter(chat telegramtest.Chat, id int) telegramtest.Messa
 	var found telegramtest.Message
 	h.waitFor("a confirmation prompt", func() bool {
 		for _, m := range h.tg.BotMessages(chat.ID) {
-			if m.ID > id && len(m.Buttons()) > 0 {
+			if m.ID > id && hasPrompt(m) {
 				found = m
 				return true
 			}

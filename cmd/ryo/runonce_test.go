@@ -127,7 +127,7 @@ func TestCutShortActionIsAskedAgainNotRerun(t *testing.T) {
 	var again telegramtest.Message
 	h.waitFor("the prompt that asks again", func() bool {
 		for _, m := range h.tg.BotMessages(dm.ID) {
-			if m.ID != old.ID && len(m.Buttons()) > 0 {
+			if m.ID != old.ID && hasPrompt(m) {
 				again = m
 				return true
 			}
@@ -161,7 +161,7 @@ func TestCutShortActionCancelledWhenAskedAgain(t *testing.T) {
 	var again telegramtest.Message
 	h.waitFor("the prompt that asks again", func() bool {
 		for _, m := range h.tg.BotMessages(dm.ID) {
-			if m.ID != old.ID && len(m.Buttons()) > 0 {
+			if m.ID != old.ID && hasPrompt(m) {
 				again = m
 				return true
 			}
@@ -191,7 +191,7 @@ func TestCutShortActionThatHappenedIsFinished(t *testing.T) {
 		t.Fatalf("the tool ran %d times; want once", s.runs())
 	}
 	for _, m := range h.tg.BotMessages(dm.ID) {
-		if m.ID != old.ID && len(m.Buttons()) > 0 {
+		if m.ID != old.ID && hasPrompt(m) {
 			t.Fatalf("asked again although the tool said it happened: %q", m.Text)
 		}
 	}

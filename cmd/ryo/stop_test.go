@@ -38,6 +38,19 @@ func (h *harness) stopButton(chat telegramtest.Chat, q int, text string) telegra
 	return found
 }
 
+// hasPrompt reports whether m carries buttons other than a running
+// turn's stop button: a prompt, a list, a card.
+func hasPrompt(m telegramtest.Message) bool {
+	for _, row := range m.Buttons() {
+		for _, b := range row {
+			if !strings.HasPrefix(b.Data, "s1:") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // stopData is the data of m's stop button.
 func stopData(m telegramtest.Message) string { return m.Buttons()[0][0].Data }
 
