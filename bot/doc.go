@@ -85,6 +85,11 @@
 // no, or at expiry, a cancelled result tells the model. A sweep expires
 // old requests and edits every decided prompt to show its outcome.
 //
+// A running turn's status message carries ⏹ Stop (stop.go): its press, and
+// /stop, run beside the chat's queue like any press, find the turn in the
+// table of turns running here, and end its model call with errStopped;
+// what the model had written is the answer, marked stopped.
+//
 // What is kept only for a while is swept at start and every hour
 // (retention.go, with memory's Sweep); the log counts what went. A person
 // takes what ryo keeps about them with /export, and has it deleted with
