@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ryo-bot/ryo/imagetest"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/ollamatest"
 )
@@ -175,5 +176,35 @@ func TestRemovedModelFallsBackToTheDefault(t *testing.T) {
 	list := h.reply(team, q.ID, "qwen3:8b was chosen for this chat but is no longer installed")
 	if !strings.Contains(list.Text, "Answering here: llama3.2") {
 		t.Fatalf("/model after the removal:\n%s", list.Text)
+	}
+}
+
+// A chat's own model that reads pictures looks at the chat's photos too;
+// one that does not leaves them to RYO_VISION_MODEL.
+func TestChatModelThatSeesReadsPhotos(t *testing.T) {
+	h := visionHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.llm.Install("qwen2.5vl:7b", ollamatest.Model{Family: "qwen25vl", ParameterSize: "8.3B", Size: 5969245856,
+		Capabilities: []string{"completion", "vision"}})
+	h.llm.Install("qwen3:8b", ollamatest.Model{Family: "qwen3", ParameterSize: "8.2B", Capabilities: []string{"completion", "tools"}})
+	h.llm.Handle(func(ollamatest.Request) ollamatest.Reply { return ollamatest.Reply{Content: envelope("A red car.")} })
+	h.start()
+	ask := func(model string) string {
+		t.Helper()
+		q := h.tg.SendText(dm, alice, "/model "+model)
+		h.reply(dm, q.ID, "answers here from now on")
+		q = h.tg.SendPhoto(dm, alice, imagetest.Picture(800, 600, "jpeg"), "what is it?")
+		h.answer(dm, q.ID, "A red car.")
+		got, images, _ := lastImages(t, h.llm)
+		if len(images) == 0 {
+			t.Fatalf("the model %q was shown no picture", got)
+		}
+		return got
+	}
+	if got := ask("qwen2.5vl:7b"); got != "qwen2.5vl:7b" {
+		t.Errorf("a chat model that reads pictures: the photo went to %q", got)
+	}
+	if got := ask("qwen3:8b"); got != "gemma3:4b" {
+		t.Errorf("a chat model that does not read pictures: the photo went to %q; want RYO_VISION_MODEL's", got)
 	}
 }
