@@ -65,9 +65,9 @@ func TestModelHeader(t *testing.T) {
 func TestModelLine(t *testing.T) {
 	s := modelState{answering: "qwen3:8b", def: "llama3.2"}
 	for m, want := range map[*ryo.InstalledModel]string{
-		&qwen:  "• qwen3:8b — 5.2 GB · qwen3 · 8.2B · 🛠 tools · 💭 thinking ← answers here",
-		&llama: "• llama3.2:latest — 2.0 GB · llama · 3.2B ⭐ default",
-		&nomic: "• nomic-embed-text:latest — 0.3 GB · nomic-bert · 137M · 🔢 embedding",
+		&qwen:                  "• qwen3:8b — 5.2 GB · qwen3 · 8.2B · 🛠 tools · 💭 thinking ← answers here",
+		&llama:                 "• llama3.2:latest — 2.0 GB · llama · 3.2B ⭐ default",
+		&nomic:                 "• nomic-embed-text:latest — 0.3 GB · nomic-bert · 137M · 🔢 embedding",
 		{Name: "odd", Size: 1}: "• odd — 0.0 GB · ❔ capabilities unknown",
 	} {
 		if got := s.modelLine(*m); got != want {
