@@ -104,6 +104,13 @@ func TestAdminSwitchesGroupModelWithButtons(t *testing.T) {
 	if got := h.askedModels(); got[len(got)-1] != "llama3.2" {
 		t.Fatalf("a turn in another chat asked %q; want llama3.2", got)
 	}
+	// The way back: this chat to the default, by its button.
+	if a := h.pressAnswer(h.press(team, alice, h.message(team, list.ID), "↩ This chat")); !strings.Contains(a.Text, "default model answers here again") {
+		t.Fatalf("the reset was answered %+v", a)
+	}
+	if got, err := h.db().ModelChoice(t.Context(), team.ID); err != nil || got != (memory.ModelChoice{}) {
+		t.Fatalf("after the reset the choice is %+v, %v", got, err)
+	}
 }
 
 // A member sees which model answers, and the list, without buttons; they
