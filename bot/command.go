@@ -79,6 +79,7 @@ func (b *Bot) commands() []command {
 		b.forgetCommand(),
 		b.forgetMeCommand(),
 		b.knowledgeCommand(),
+		b.modelCommand(),
 		b.exportCommand(),
 		b.tagsCommand(),
 		b.approvalsCommand(),
