@@ -1,0 +1,276 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ryo-bot/ryo"
+)
+
+// Usage is what one answered turn cost.
+type Usage struct {
+	UpdateID     int64 // the turn's update
+	ChatID       int64
+	UserID       int64 // who the turn was for
+	Model        string
+	PromptTokens int64
+	ReplyTokens  int64
+	ModelTime    time.Duration // the model's own time
+	Tools        []string      // the tools that ran, a name once per call
+}
+
+// RecordUsage stores what a turn cost, at the store's clock's now. A turn
+// recorded already (run again after an interruption) keeps its first row.
+func (db *DB) RecordUsage(ctx context.Context, u Usage) error {
+	tools := u.Tools
+	if tools == nil {
+		tools = []string{}
+	}
+	return db.tx(ctx, "record usage", func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `insert into usage (update_id, chat_id, user_id, model, prompt_tokens, reply_tokens, model_ms, tools, at)
+			values ($1::bigint, $2::bigint, nullif($3::bigint, 0::bigint), $4, $5::bigint, $6::bigint, $7::bigint, $8, $9)
+			on conflict (update_id) do nothing`,
+			u.UpdateID, u.ChatID, u.UserID, storableText(u.Model), u.PromptTokens, u.ReplyTokens, u.ModelTime.Milliseconds(), tools, db.Now())
+		return err
+	})
+}
+
+// UsageScope is whose usage a report counts: a chat's (ChatID), a
+// person's (UserID), both (a person's in one chat), or, both zero,
+// everyone's everywhere.
+type UsageScope struct {
+	ChatID int64
+	UserID int64
+}
+
+// UsageTotals sum a stretch of time.
+type UsageTotals struct {
+	Turns        int64
+	People       int64 // distinct people, the forgotten not counted
+	PromptTokens int64
+	ReplyTokens  int64
+	ModelTime    time.Duration
+	ToolCalls    int64
+}
+
+// UsageDay is one model's turns and tokens on one day (UTC).
+type UsageDay struct {
+	Day    time.Time // midnight UTC
+	Model  string
+	Turns  int64
+	Tokens int64 // prompt and reply
+}
+
+// ModelUsage is one model's share of the last 30 days.
+type ModelUsage struct {
+	Model string
+	UsageTotals
+}
+
+// PersonUsage is one person's share of the last 30 days.
+type PersonUsage struct {
+	Person ryo.User // as last seen; only the id when the bot keeps no row of theirs
+	Turns  int64
+	Tokens int64
+}
+
+// ToolUsage is how often one tool ran in the last 30 days.
+type ToolUsage struct {
+	Tool  string
+	Calls int64
+}
+
+// UsageReport is what /stats shows: totals for today, the last 7 and
+// the last 30 days (each counted from midnight UTC, today included), and
+// over the 30 days: by day and model, by model, the busiest people and the
+// busiest tools.
+type UsageReport struct {
+	Today, Week, Month UsageTotals
+	Days               []UsageDay // oldest first, then by model
+	Models             []ModelUsage
+	People             []PersonUsage // the busiest first
+	Tools              []ToolUsage   // the busiest first
+}
+
+// UsageTop is how many people and tools a report names.
+const UsageTop = 5
+
+// UsageReport counts the usage of scope, today being the day of the
+// store's clock's now, in UTC.
+func (db *DB) UsageReport(ctx context.Context, scope UsageScope) (UsageReport, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	today := db.Now().UTC().Truncate(24 * time.Hour)
+	month := today.AddDate(0, 0, -29)
+	var r UsageReport
+	var err error
+	for _, t := range []struct {
+		into  *UsageTotals
+		since time.Time
+	}{{&r.Today, today}, {&r.Week, today.AddDate(0, 0, -6)}, {&r.Month, month}} {
+		if *t.into, err = db.usageTotals(ctx, scope, t.since); err != nil {
+			return r, db.fail("count usage", err)
+		}
+	}
+	if r.Days, err = db.usageDays(ctx, scope, month); err != nil {
+		return r, db.fail("count usage by day", err)
+	}
+	if r.Models, err = db.usageModels(ctx, scope, month); err != nil {
+		return r, db.fail("count usage by model", err)
+	}
+	if r.People, err = db.usagePeople(ctx, scope, month); err != nil {
+		return r, db.fail("count usage by person", err)
+	}
+	if r.Tools, err = db.usageTools(ctx, scope, month); err != nil {
+		return r, db.fail("count usage by tool", err)
+	}
+	return r, nil
+}
+
+// usageWhere is the condition of a scope, its chat as $1 and its person as
+// $2 (0: any), and the start of the time counted as $3.
+const usageWhere = `($1::bigint = 0::bigint or chat_id = $1::bigint) and ($2::bigint = 0::bigint or user_id = $2::bigint) and at >= $3`
+
+const usageSums = `count(*), count(distinct user_id), coalesce(sum(prompt_tokens), 0)::bigint,
+	coalesce(sum(reply_tokens), 0)::bigint, coalesce(sum(model_ms), 0)::bigint, coalesce(sum(cardinality(tools)), 0)::bigint`
+
+func (db *DB) usageTotals(ctx context.Context, scope UsageScope, since time.Time) (UsageTotals, error) {
+	var t UsageTotals
+	var modelMS int64
+	err := db.pool.QueryRow(ctx, `select `+usageSums+` from usage where `+usageWhere, scope.ChatID, scope.UserID, since).
+		Scan(&t.Turns, &t.People, &t.PromptTokens, &t.ReplyTokens, &modelMS, &t.ToolCalls)
+	t.ModelTime = time.Duration(modelMS) * time.Millisecond
+	return t, err
+}
+
+func (db *DB) usageDays(ctx context.Context, scope UsageScope, since time.Time) ([]UsageDay, error) {
+	rows, err := db.pool.Query(ctx, `select date_trunc('day', at at time zone 'UTC') as day, model, count(*),
+			coalesce(sum(prompt_tokens + reply_tokens), 0)::bigint
+		from usage where `+usageWhere+` group by day, model order by day, model`, scope.ChatID, scope.UserID, since)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (UsageDay, error) {
+		var d UsageDay
+		err := row.Scan(&d.Day, &d.Model, &d.Turns, &d.Tokens)
+		d.Day = time.Date(d.Day.Year(), d.Day.Month(), d.Day.Day(), 0, 0, 0, 0, time.UTC)
+		return d, err
+	})
+}
+
+func (db *DB) usageModels(ctx context.Context, scope UsageScope, since time.Time) ([]ModelUsage, error) {
+	rows, err := db.pool.Query(ctx, `select model, `+usageSums+` from usage where `+usageWhere+`
+		group by model order by count(*) desc, model`, scope.ChatID, scope.UserID, since)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (ModelUsage, error) {
+		var m ModelUsage
+		var modelMS int64
+		err := row.Scan(&m.Model, &m.Turns, &m.People, &m.PromptTokens, &m.ReplyTokens, &modelMS, &m.ToolCalls)
+		m.ModelTime = time.Duration(modelMS) * time.Millisecond
+		return m, err
+	})
+}
+
+func (db *DB) usagePeople(ctx context.Context, scope UsageScope, since time.Time) ([]PersonUsage, error) {
+	rows, err := db.pool.Query(ctx, `select s.user_id, coalesce(u.username, ''), coalesce(u.first_name, ''), coalesce(u.last_name, ''),
+			s.turns, s.tokens
+		from (select user_id, count(*) as turns, coalesce(sum(prompt_tokens + reply_tokens), 0)::bigint as tokens
+			from usage where `+usageWhere+` and user_id is not null
+			group by user_id order by turns desc, tokens desc, user_id limit $4) s
+		left join users u on u.id = s.user_id
+		order by s.turns desc, s.tokens desc, s.user_id`, scope.ChatID, scope.UserID, since, UsageTop)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (PersonUsage, error) {
+		var p PersonUsage
+		err := row.Scan(&p.Person.ID, &p.Person.Username, &p.Person.FirstName, &p.Person.LastName, &p.Turns, &p.Tokens)
+		return p, err
+	})
+}
+
+func (db *DB) usageTools(ctx context.Context, scope UsageScope, since time.Time) ([]ToolUsage, error) {
+	rows, err := db.pool.Query(ctx, `select tool, count(*) as calls
+		from usage, unnest(tools) as tool where `+usageWhere+`
+		group by tool order by calls desc, tool limit $4`, scope.ChatID, scope.UserID, since, UsageTop)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (ToolUsage, error) {
+		var t ToolUsage
+		err := row.Scan(&t.Tool, &t.Calls)
+		return t, err
+	})
+}
+
+// UsageMark is one turn a quota counts: when it was answered, and its
+// tokens.
+type UsageMark struct {
+	At     time.Time
+	Tokens int64
+}
+
+// PersonTurns are the turns of person answered since since, everywhere,
+// the oldest first: what their quota counts.
+func (db *DB) PersonTurns(ctx context.Context, person int64, since time.Time) ([]UsageMark, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	rows, err := db.pool.Query(ctx, `select at, prompt_tokens + reply_tokens from usage
+		where user_id = $1::bigint and at > $2 order by at, update_id`, person, since)
+	if err != nil {
+		return nil, db.fail("count a person's turns", err)
+	}
+	marks, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (UsageMark, error) {
+		var m UsageMark
+		err := row.Scan(&m.At, &m.Tokens)
+		return m, err
+	})
+	if err != nil {
+		return nil, db.fail("count a person's turns", err)
+	}
+	return marks, nil
+}
+
+// PersonQuota is a quota an admin gave one person.
+type PersonQuota struct {
+	UserID int64
+	Limits string // as /quota writes them
+	SetBy  int64
+	SetAt  time.Time
+}
+
+// SetPersonQuota gives person the quota limits; "" removes theirs, so
+// that their tier's applies again.
+func (db *DB) SetPersonQuota(ctx context.Context, person int64, limits string, by int64) error {
+	return db.tx(ctx, "set quota", func(tx pgx.Tx) error {
+		if limits == "" {
+			_, err := tx.Exec(ctx, `delete from person_quotas where user_id = $1::bigint`, person)
+			return err
+		}
+		_, err := tx.Exec(ctx, `insert into person_quotas (user_id, limits, set_by, set_at) values ($1::bigint, $2, $3::bigint, $4)
+			on conflict (user_id) do update set limits = excluded.limits, set_by = excluded.set_by, set_at = excluded.set_at`,
+			person, storableText(limits), by, db.Now())
+		return err
+	})
+}
+
+// QuotaOf is the quota an admin gave person, if any.
+func (db *DB) QuotaOf(ctx context.Context, person int64) (PersonQuota, bool, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	q := PersonQuota{UserID: person}
+	err := db.pool.QueryRow(ctx, `select limits, set_by, set_at from person_quotas where user_id = $1::bigint`, person).
+		Scan(&q.Limits, &q.SetBy, &q.SetAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return PersonQuota{}, false, nil
+	}
+	if err != nil {
+		return PersonQuota{}, false, db.fail("load quota", err)
+	}
+	return q, true, nil
+}
