@@ -36,7 +36,10 @@ type Config struct {
 	Tools         *toolbus.Registry
 	// Tiers say which of Tools each person may use; every tool to everyone
 	// when nil.
-	Tiers        *toolbus.Tiers
+	Tiers *toolbus.Tiers
+	// Quotas bound how much each tier may use (RYO_QUOTA); /quota gives
+	// one person theirs. None is configured when nil.
+	Quotas       *Quotas
 	ConfirmTTL   time.Duration    // how long an action waits for its yes
 	AdminsDecide bool             // admins may decide anyone's actions
 	Location     *time.Location   // the time zone of times shown to people

@@ -29,6 +29,7 @@ const (
 	TurnAnswered    = "answered"    // the answer was delivered
 	TurnHeld        = "held"        // the answer asks the person to confirm an action
 	TurnFailed      = "failed"      // the person was told there is no answer
+	TurnOverQuota   = "over_quota"  // the person had used up their quota: told when they can ask again, the model not asked
 	TurnInterrupted = "interrupted" // shutdown or an outage: it runs again
 )
 

@@ -89,6 +89,13 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		return b.deliver(ctx, log, t, b.stages.Adopt(start), prior.Answer, prior.AnswerMetadata, prior.Parts)
 	}
 	if t.prepare == nil { // a turn for a message: the tools of its writer, and the one they chose
+		if over, err := b.overQuota(ctx, log, t); err != nil || over != "" { // quota.go: the message stays kept
+			if over != "" {
+				outcome = TurnOverQuota
+				return b.replyOnce(ctx, t.w, t.id, t.place, t.replyTo, over)
+			}
+			return err
+		}
 		if t.tools, err = b.toolsOfID(ctx, t.person.ID); err != nil {
 			return err
 		}
@@ -208,7 +215,11 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 		log.Warn("the model's answer reached its length limit (RYO_MODEL_NUM_PREDICT) and was cut off; it is delivered as far as it got",
 			"reply_tokens", out.Usage.ReplyTokens)
 	}
-	meta := b.answerMetadata(cmp.Or(t.seen.model, b.model), out, b.cfg.Clock.Now().Sub(started))
+	took := b.cfg.Clock.Now().Sub(started)
+	meta := b.answerMetadata(cmp.Or(t.seen.model, b.model), out, took)
+	if err := b.recordUsage(ctx, t, cmp.Or(t.seen.model, b.model), out, took); err != nil { // quota.go
+		return "", nil, err
+	}
 	err = b.record(ctx, "save answer", func(ctx context.Context) error {
 		if out.Held == nil {
 			return b.db.SaveTurnAnswer(ctx, t.id, t.place, out.Text, meta)
