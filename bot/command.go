@@ -79,6 +79,8 @@ func (b *Bot) commands() []command {
 		b.forgetMeCommand(),
 		b.knowledgeCommand(),
 		b.exportCommand(),
+		b.statsCommand(),
+		b.quotaCommand(),
 		b.tagsCommand(),
 		b.approvalsCommand(),
 		b.deadletterCommand(),
