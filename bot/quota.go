@@ -127,11 +127,11 @@ func ParseQuotas(spec string, tiers []string) (*Quotas, error) {
 		quota, err := ParseQuota(limits)
 		switch {
 		case err != nil:
-			return nil, fmt.Errorf("RYO_QUOTA: %w", err)
+			return nil, err
 		case named && !slices.Contains(tiers, name):
-			return nil, fmt.Errorf("RYO_QUOTA: %q is not a tier (tiers: %s)", name, strings.Join(tiers, ", "))
+			return nil, fmt.Errorf("%q is not a tier (tiers: %s)", name, strings.Join(tiers, ", "))
 		case !named && q.everyone != nil, named && q.tiers[name] != nil:
-			return nil, fmt.Errorf("RYO_QUOTA: %q is given twice", cmp.Or(name, "everyone's quota"))
+			return nil, fmt.Errorf("%q is given twice", cmp.Or(name, "everyone's quota"))
 		case named:
 			q.tiers[name] = quota
 		default:
