@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -105,51 +106,74 @@ func (db *DB) UsageReport(ctx context.Context, scope UsageScope) (UsageReport, e
 	defer cancel()
 	today := db.Now().UTC().Truncate(24 * time.Hour)
 	month := today.AddDate(0, 0, -29)
+	where, args := scope.where(month)
 	var r UsageReport
 	var err error
-	for _, t := range []struct {
-		into  *UsageTotals
-		since time.Time
-	}{{&r.Today, today}, {&r.Week, today.AddDate(0, 0, -6)}, {&r.Month, month}} {
-		if *t.into, err = db.usageTotals(ctx, scope, t.since); err != nil {
-			return r, db.fail("count usage", err)
-		}
+	if r.Today, r.Week, r.Month, err = db.usageTotals(ctx, where, append(args, today, today.AddDate(0, 0, -6))); err != nil {
+		return r, db.fail("count usage", err)
 	}
-	if r.Days, err = db.usageDays(ctx, scope, month); err != nil {
+	if r.Days, err = db.usageDays(ctx, where, args); err != nil {
 		return r, db.fail("count usage by day", err)
 	}
-	if r.Models, err = db.usageModels(ctx, scope, month); err != nil {
+	if r.Models, err = db.usageModels(ctx, where, args); err != nil {
 		return r, db.fail("count usage by model", err)
 	}
-	if r.People, err = db.usagePeople(ctx, scope, month); err != nil {
+	if r.People, err = db.usagePeople(ctx, where, append(args, UsageTop)); err != nil {
 		return r, db.fail("count usage by person", err)
 	}
-	if r.Tools, err = db.usageTools(ctx, scope, month); err != nil {
+	if r.Tools, err = db.usageTools(ctx, where, append(args, UsageTop)); err != nil {
 		return r, db.fail("count usage by tool", err)
 	}
 	return r, nil
 }
 
-// usageWhere is the condition of a scope, its chat as $1 and its person as
-// $2 (0: any), and the start of the time counted as $3.
-const usageWhere = `($1::bigint = 0::bigint or chat_id = $1::bigint) and ($2::bigint = 0::bigint or user_id = $2::bigint) and at >= $3`
-
-const usageSums = `count(*), count(distinct user_id), coalesce(sum(prompt_tokens), 0)::bigint,
-	coalesce(sum(reply_tokens), 0)::bigint, coalesce(sum(model_ms), 0)::bigint, coalesce(sum(cardinality(tools)), 0)::bigint`
-
-func (db *DB) usageTotals(ctx context.Context, scope UsageScope, since time.Time) (UsageTotals, error) {
-	var t UsageTotals
-	var modelMS int64
-	err := db.pool.QueryRow(ctx, `select `+usageSums+` from usage where `+usageWhere, scope.ChatID, scope.UserID, since).
-		Scan(&t.Turns, &t.People, &t.PromptTokens, &t.ReplyTokens, &modelMS, &t.ToolCalls)
-	t.ModelTime = time.Duration(modelMS) * time.Millisecond
-	return t, err
+// where is the condition of a scope's usage since since, and its
+// arguments: since is $1, its chat and person follow when it names them,
+// so that the planner uses the index that fits. The statements' own
+// arguments follow these.
+func (s UsageScope) where(since time.Time) (string, []any) {
+	where, args := "at >= $1", []any{since}
+	if s.ChatID != 0 {
+		args = append(args, s.ChatID)
+		where += fmt.Sprintf(" and chat_id = $%d::bigint", len(args))
+	}
+	if s.UserID != 0 {
+		args = append(args, s.UserID)
+		where += fmt.Sprintf(" and user_id = $%d::bigint", len(args))
+	}
+	return where, args
 }
 
-func (db *DB) usageDays(ctx context.Context, scope UsageScope, since time.Time) ([]UsageDay, error) {
+// last is the placeholder of the last of args.
+func last(args []any) string { return fmt.Sprintf("$%d", len(args)) }
+
+// usageSums sum the rows filter picks, in the order UsageTotals holds them.
+func usageSums(filter string) string {
+	f := " filter (where " + filter + ")"
+	return `count(*)` + f + `, count(distinct user_id)` + f + `, coalesce(sum(prompt_tokens)` + f + `, 0)::bigint,
+	coalesce(sum(reply_tokens)` + f + `, 0)::bigint, coalesce(sum(model_ms)` + f + `, 0)::bigint, coalesce(sum(cardinality(tools))` + f + `, 0)::bigint`
+}
+
+// usageTotals sums today, the week and the month in one pass: args end
+// with the start of today and of the week.
+func (db *DB) usageTotals(ctx context.Context, where string, args []any) (today, week, month UsageTotals, err error) {
+	n := len(args)
+	var ms [3]int64
+	err = db.pool.QueryRow(ctx, `select `+usageSums(fmt.Sprintf("at >= $%d", n-1))+`, `+usageSums(fmt.Sprintf("at >= $%d", n))+`, `+
+		usageSums("true")+` from usage where `+where, args...).Scan(
+		&today.Turns, &today.People, &today.PromptTokens, &today.ReplyTokens, &ms[0], &today.ToolCalls,
+		&week.Turns, &week.People, &week.PromptTokens, &week.ReplyTokens, &ms[1], &week.ToolCalls,
+		&month.Turns, &month.People, &month.PromptTokens, &month.ReplyTokens, &ms[2], &month.ToolCalls)
+	today.ModelTime, week.ModelTime, month.ModelTime = millis(ms[0]), millis(ms[1]), millis(ms[2])
+	return today, week, month, err
+}
+
+func millis(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+func (db *DB) usageDays(ctx context.Context, where string, args []any) ([]UsageDay, error) {
 	rows, err := db.pool.Query(ctx, `select date_trunc('day', at at time zone 'UTC') as day, model, count(*),
 			coalesce(sum(prompt_tokens + reply_tokens), 0)::bigint
-		from usage where `+usageWhere+` group by day, model order by day, model`, scope.ChatID, scope.UserID, since)
+		from usage where `+where+` group by day, model order by day, model`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -161,29 +185,30 @@ func (db *DB) usageDays(ctx context.Context, scope UsageScope, since time.Time) 
 	})
 }
 
-func (db *DB) usageModels(ctx context.Context, scope UsageScope, since time.Time) ([]ModelUsage, error) {
-	rows, err := db.pool.Query(ctx, `select model, `+usageSums+` from usage where `+usageWhere+`
-		group by model order by count(*) desc, model`, scope.ChatID, scope.UserID, since)
+func (db *DB) usageModels(ctx context.Context, where string, args []any) ([]ModelUsage, error) {
+	rows, err := db.pool.Query(ctx, `select model, `+usageSums("true")+` from usage where `+where+`
+		group by model order by count(*) desc, model`, args...)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (ModelUsage, error) {
 		var m ModelUsage
-		var modelMS int64
-		err := row.Scan(&m.Model, &m.Turns, &m.People, &m.PromptTokens, &m.ReplyTokens, &modelMS, &m.ToolCalls)
-		m.ModelTime = time.Duration(modelMS) * time.Millisecond
+		var ms int64
+		err := row.Scan(&m.Model, &m.Turns, &m.People, &m.PromptTokens, &m.ReplyTokens, &ms, &m.ToolCalls)
+		m.ModelTime = millis(ms)
 		return m, err
 	})
 }
 
-func (db *DB) usagePeople(ctx context.Context, scope UsageScope, since time.Time) ([]PersonUsage, error) {
+// usagePeople: args end with how many.
+func (db *DB) usagePeople(ctx context.Context, where string, args []any) ([]PersonUsage, error) {
 	rows, err := db.pool.Query(ctx, `select s.user_id, coalesce(u.username, ''), coalesce(u.first_name, ''), coalesce(u.last_name, ''),
 			s.turns, s.tokens
 		from (select user_id, count(*) as turns, coalesce(sum(prompt_tokens + reply_tokens), 0)::bigint as tokens
-			from usage where `+usageWhere+` and user_id is not null
-			group by user_id order by turns desc, tokens desc, user_id limit $4) s
+			from usage where `+where+` and user_id is not null
+			group by user_id order by turns desc, tokens desc, user_id limit `+last(args)+`) s
 		left join users u on u.id = s.user_id
-		order by s.turns desc, s.tokens desc, s.user_id`, scope.ChatID, scope.UserID, since, UsageTop)
+		order by s.turns desc, s.tokens desc, s.user_id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -194,10 +219,11 @@ func (db *DB) usagePeople(ctx context.Context, scope UsageScope, since time.Time
 	})
 }
 
-func (db *DB) usageTools(ctx context.Context, scope UsageScope, since time.Time) ([]ToolUsage, error) {
+// usageTools: args end with how many.
+func (db *DB) usageTools(ctx context.Context, where string, args []any) ([]ToolUsage, error) {
 	rows, err := db.pool.Query(ctx, `select tool, count(*) as calls
-		from usage, unnest(tools) as tool where `+usageWhere+`
-		group by tool order by calls desc, tool limit $4`, scope.ChatID, scope.UserID, since, UsageTop)
+		from usage, unnest(tools) as tool where `+where+`
+		group by tool order by calls desc, tool limit `+last(args), args...)
 	if err != nil {
 		return nil, err
 	}
