@@ -2,8 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"image/png"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -168,3 +172,35 @@ func TestAQuotaAnAdminGaveOnePerson(t *testing.T) {
 }
 
 func carolDM() telegramtest.Chat { return telegramtest.PrivateChat(carol) }
+
+// A quota for a tier that does not exist, or a limit ryo cannot read,
+// stops start-up with one line that names RYO_QUOTA.
+func TestQuotaTyposStopStartUp(t *testing.T) {
+	for _, tt := range []struct{ tiers, quota, want string }{
+		{"guest=calculate;member=*", "gust=5/day", `RYO_QUOTA: "gust" is not a tier (tiers: default, guest, member)`},
+		{"", "50/week", `RYO_QUOTA: "50/week": write a limit as 50/day, 10/hour or 20000 tokens/day`},
+		{"", "default=0/day", `RYO_QUOTA: "0/day": write a limit`},
+	} {
+		h := newHarness(t)
+		h.env["RYO_TIERS"], h.env["RYO_QUOTA"] = tt.tiers, tt.quota
+		cfg, err := LoadConfig(env(h.env), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := NewMain(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		ctx, cancel := context.WithCancel(context.Background())
+		ended := make(chan error, 1)
+		go func() { ended <- m.Run(ctx) }()
+		select {
+		case err = <-ended:
+		case <-m.Ready(): // started: stop it, and report it below
+			cancel()
+			err = <-ended
+		}
+		cancel()
+		var ce *ConfigError
+		if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("RYO_QUOTA=%q: Run = %v; want one line starting %q", tt.quota, err, tt.want)
+		}
+	}
+}
