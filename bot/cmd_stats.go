@@ -43,6 +43,13 @@ func (b *Bot) stats(ctx context.Context, c call) error {
 	}
 	group := scope.UserID == 0
 	text := statsText(title, r, group)
+	if !group {
+		note, err := b.quotaNote(ctx, c.user.ID) // quota.go
+		if err != nil {
+			return err
+		}
+		text += note
+	}
 	if c.chat.Type == ryo.ChatPrivate && admin && !all {
 		text += "\n\nAs an admin, /stats all shows every chat's; /stats in a group shows that group's."
 	}

@@ -210,6 +210,48 @@ func (l Limit) usedUp(marks []memory.UsageMark, now time.Time) (time.Time, bool)
 	return now, true // unreachable: N ≥ 1
 }
 
+// used writes how much of each limit of q marks use at now: "used 2 of
+// 3 answers a day, 1 of 10 answers an hour".
+func (q Quota) used(marks []memory.UsageMark, now time.Time) string {
+	parts := make([]string, len(q))
+	for i, l := range q {
+		var n int64
+		for _, m := range marks {
+			switch {
+			case !m.At.After(now.Add(-l.Per)):
+			case l.Tokens:
+				n += m.Tokens
+			default:
+				n++
+			}
+		}
+		what, per := "answers", "a day"
+		if l.Tokens {
+			what = "tokens"
+		}
+		if l.Per == time.Hour {
+			per = "an hour"
+		}
+		parts[i] = fmt.Sprintf("%s of %s %s %s", groupDigits(n), groupDigits(l.N), what, per)
+	}
+	return "used " + strings.Join(parts, ", ")
+}
+
+// quotaNote is the line /stats adds to a person's own usage: their quota
+// and how much of it they used; "" when they have none.
+func (b *Bot) quotaNote(ctx context.Context, person int64) (string, error) {
+	q, err := b.quotaOf(ctx, person)
+	if err != nil || len(q) == 0 {
+		return "", err
+	}
+	now := b.cfg.Clock.Now()
+	marks, err := b.db.PersonTurns(ctx, person, now.Add(-day))
+	if err != nil {
+		return "", err
+	}
+	return "\n\n⏳ Your quota, counted back from now: " + q.used(marks, now) + ".", nil
+}
+
 // quotaOf is the quota person is held to, and whether they are held to
 // any: the one an admin gave them, else their tier's; none for admins
 // unless RYO_QUOTA_ADMINS counts them.

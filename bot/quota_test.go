@@ -87,6 +87,14 @@ func TestQuotaFreesWhenEnoughTurnsLeaveTheWindow(t *testing.T) {
 	}
 }
 
+func TestQuotaUsedCountsEachWindow(t *testing.T) {
+	marks := []memory.UsageMark{{At: at(1, 0), Tokens: 1500}, {At: at(14, 10), Tokens: 20000}}
+	q, _ := ParseQuota("3/day, 10/hour, 50k tokens/day")
+	if got, want := q.used(marks, at(14, 30)), "used 2 of 3 answers a day, 1 of 10 answers an hour, 21,500 of 50,000 tokens a day"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
 func TestQuotaMessageSaysWhenToTheMinute(t *testing.T) {
 	now := at(14, 30)
 	berlin := time.FixedZone("CET", 3600)

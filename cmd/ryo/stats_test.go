@@ -165,6 +165,8 @@ func TestAQuotaAnAdminGaveOnePerson(t *testing.T) {
 		t.Errorf("the model was asked %d times; want once, for Carol", n)
 	}
 
+	q = h.tg.SendText(bobDM, bob, "/stats")
+	reply(h, bobDM, q.ID, "⏳ Your quota, counted back from now: used 2 of 2 answers an hour.")
 	q = h.tg.SendText(dm, alice, fmt.Sprintf("/quota %d default", bob.ID))
 	reply(h, dm, q.ID, "has their tier's quota again: none")
 	q = h.tg.SendText(dm, alice, "/quota")
