@@ -147,12 +147,12 @@ func contents(r ollamatest.Request) string {
 func TestCommands(t *testing.T) {
 	h := newHarness(t)
 	h.start()
-	h.waitFor("the command menu", func() bool { return len(h.tg.Commands()) == 10 })
+	h.waitFor("the command menu", func() bool { return len(h.tg.Commands()) == 11 })
 	var menu []string
 	for _, c := range h.tg.Commands() {
 		menu = append(menu, c.Command)
 	}
-	if strings.Join(menu, ",") != "start,help,reset,tools,use,memory,forget,forgetme,knowledge,export" {
+	if strings.Join(menu, ",") != "start,help,reset,tools,use,memory,forget,forgetme,knowledge,export,stats" {
 		t.Fatalf("menu = %v", menu)
 	}
 	q := h.tg.SendText(dm, alice, "/start")
