@@ -11,7 +11,7 @@ TEST_ENV = RYO_TEST_DATABASE_URL="$$(./scripts/test-db.sh)" RYO_OLLAMA_BIN="$$(.
 # Checks formatting, vets, and runs every test — the real-Ollama tier
 # included — with the race detector.
 test: fmt-check vet
-	$(TEST_ENV) $(GO) test -race -count=1 ./...
+	$(TEST_ENV) $(GO) test -race -count=1 -timeout 40m ./...
 
 # Only the tier that runs against a real Ollama server.
 test-ollama:

@@ -39,9 +39,10 @@ func newBot(t *testing.T, s *telegramtest.Server) *bot.Bot {
 	return b
 }
 
-// timeout returns a context that ends the test's waiting after a few seconds.
+// timeout returns a context that ends the test's waiting after half a
+// minute: long enough for a loaded machine running the race detector.
 func timeout(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx
 }
