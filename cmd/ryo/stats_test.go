@@ -206,3 +206,26 @@ func TestQuotaTyposStopStartUp(t *testing.T) {
 		}
 	}
 }
+
+// A turn answered in a group is counted as it happened: its asker, the
+// model, the tokens Ollama reported and the tool that ran; a turn run
+// again is not counted twice.
+func TestAnAnsweredTurnIsCounted(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.llm.Enqueue(ollamatest.Reply{Content: command("calculate", `{"expression":"6*7"}`), PromptEvalCount: 812, EvalCount: 23},
+		ollamatest.Reply{Content: envelope("6 × 7 = 42"), PromptEvalCount: 905, EvalCount: 11})
+	h.start()
+	q := h.tg.SendText(team, bob, "@ryo_test_bot what is 6*7")
+	h.answer(team, q.ID, "42")
+	h.waitFor("the turn done", func() bool { return updateState(t, h.db(), ryo.Place{ChatID: team.ID}) == memory.StateDone })
+
+	q = h.tg.SendText(team, alice, "/stats")
+	text := reply(h, team, q.ID, "Usage in this group")
+	for _, want := range []string{"Today: 1 answer · 1 person · 1,717 tokens in · 34 out", "1. \u2068Bob\u2069 — 1 answer, 1,751 tokens",
+		"• llama3.2 — 1 answer", "• calculate — 1 call"} {
+		if !strings.Contains(text.Text, want) {
+			t.Errorf("missing %q in\n%s", want, text.Text)
+		}
+	}
+}
