@@ -156,6 +156,7 @@ type Export struct {
 	Memories   []ExportMemory   `json:"memories"`
 	Actions    []ExportAction   `json:"actions"`
 	Documents  []ExportDocument `json:"knowledge_documents"` // the documents they added to the knowledge base
+	Usage      []ExportUsage    `json:"usage"`               // what their answers cost, by day, chat and model (usage.go)
 	LeftOut    ExportLeftOut    `json:"left_out"`
 }
 
@@ -286,7 +287,10 @@ func (db *DB) Export(ctx context.Context, person int64, budget int) (Export, err
 		if e.Actions, e.LeftOut.Actions, err = exportActions(ctx, tx, person, budget/6); err != nil {
 			return err
 		}
-		e.Documents, err = exportDocuments(ctx, tx, person)
+		if e.Documents, err = exportDocuments(ctx, tx, person); err != nil {
+			return err
+		}
+		e.Usage, err = exportUsage(ctx, tx, person)
 		return err
 	})
 	if err != nil {

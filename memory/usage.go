@@ -300,3 +300,34 @@ func (db *DB) QuotaOf(ctx context.Context, person int64) (PersonQuota, bool, err
 	}
 	return q, true, nil
 }
+
+// ExportUsage is what a person's answers in one chat on one day (UTC)
+// cost, with one model.
+type ExportUsage struct {
+	Day          string `json:"day"` // 2026-03-09
+	ChatID       int64  `json:"chat_id"`
+	Model        string `json:"model"`
+	Answers      int64  `json:"answers"`
+	PromptTokens int64  `json:"prompt_tokens"`
+	ReplyTokens  int64  `json:"reply_tokens"`
+	ModelMS      int64  `json:"model_ms"`
+	ToolCalls    int64  `json:"tool_calls"`
+}
+
+// exportUsage sums person's usage by day, chat and model, the newest day
+// first: at most a row per chat and model a day of RYO_RETAIN_USAGE.
+func exportUsage(ctx context.Context, tx pgx.Tx, person int64) ([]ExportUsage, error) {
+	rows, err := tx.Query(ctx, `select to_char(at at time zone 'UTC', 'YYYY-MM-DD') as day, chat_id, model, count(*),
+			sum(prompt_tokens)::bigint, sum(reply_tokens)::bigint, sum(model_ms)::bigint, sum(cardinality(tools))::bigint
+		from usage where user_id = $1::bigint group by day, chat_id, model order by day desc, chat_id, model`, person)
+	if err != nil {
+		return nil, err
+	}
+	out := []ExportUsage{}
+	var u ExportUsage
+	_, err = pgx.ForEachRow(rows, []any{&u.Day, &u.ChatID, &u.Model, &u.Answers, &u.PromptTokens, &u.ReplyTokens, &u.ModelMS, &u.ToolCalls}, func() error {
+		out = append(out, u)
+		return nil
+	})
+	return out, err
+}

@@ -127,6 +127,26 @@ func TestForgettingAPersonAnonymisesTheirGroupUsage(t *testing.T) {
 	}
 }
 
+func TestExportHoldsAPersonsUsageByDay(t *testing.T) {
+	db, clock := usageDB(t)
+	use(t, db, 9000000001, group.ID, alice.ID, "m", "calculate")
+	clock.Advance(time.Hour) // past midnight UTC
+	use(t, db, 9000000002, group.ID, alice.ID, "m")
+	use(t, db, 9000000003, group.ID, alice.ID, "m")
+	use(t, db, 9000000004, group.ID, carol.ID, "m")
+	e, err := db.Export(ctx(t), alice.ID, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []memory.ExportUsage{
+		{Day: "2026-03-10", ChatID: group.ID, Model: "m", Answers: 2, PromptTokens: 200, ReplyTokens: 40, ModelMS: 3000},
+		{Day: "2026-03-09", ChatID: group.ID, Model: "m", Answers: 1, PromptTokens: 100, ReplyTokens: 20, ModelMS: 1500, ToolCalls: 1},
+	}
+	if !slices.Equal(e.Usage, want) {
+		t.Errorf("usage = %+v; want %+v", e.Usage, want)
+	}
+}
+
 func TestUsageIsSweptAfterItsRetention(t *testing.T) {
 	db, clock := usageDB(t)
 	use(t, db, 9000000001, group.ID, alice.ID, "m")
