@@ -36,10 +36,7 @@ type Config struct {
 	Tools         *toolbus.Registry
 	// Tiers say which of Tools each person may use; every tool to everyone
 	// when nil.
-	Tiers *toolbus.Tiers
-	// Quotas bound how much each tier may use (RYO_QUOTA); /quota gives
-	// one person theirs. None is configured when nil.
-	Quotas       *Quotas
+	Tiers        *toolbus.Tiers
 	ConfirmTTL   time.Duration    // how long an action waits for its yes
 	AdminsDecide bool             // admins may decide anyone's actions
 	Location     *time.Location   // the time zone of times shown to people
@@ -61,6 +58,9 @@ type Config struct {
 	// Listen transcribes the recordings people send (voice notes, audio
 	// files, video notes); none is transcribed when nil.
 	Listen Listener
+	// Quotas bound how much each tier may ask (RYO_QUOTA); /quota gives
+	// one person theirs. None is configured when nil.
+	Quotas *Quotas
 	// Metrics is told what the bot does; nothing is told when nil.
 	Metrics Metrics
 }
