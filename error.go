@@ -22,7 +22,8 @@ type Error struct {
 	Message string
 	Err     error
 	// Of is the dependency that failed, for EUNAVAILABLE: what to wait for
-	// before trying again.
+	// before trying again; for ENOTFOUND, the one that lacks what was named
+	// (Model: the model is not installed, see ModelMissing).
 	Of Dependency
 }
 

@@ -55,6 +55,9 @@ type Config struct {
 	// Vision says which model reads the photos people send; none does
 	// when nil.
 	Vision Vision
+	// Models lists the model server's models for /model, and says what
+	// each can do; /model lists none when nil.
+	Models Models
 	// Listen transcribes the recordings people send (voice notes, audio
 	// files, video notes); none is transcribed when nil.
 	Listen Listener
@@ -89,6 +92,7 @@ type Bot struct {
 	flood      *floodGuard    // every person's allowance of turns and commands
 	pageTurns  *floodGuard    // every person's allowance of turns of a list's pages
 	speakers   speakers       // whose turn was each group's last
+	missing    missingModels  // chats whose chosen model was found gone, logged once
 	queue      *dispatcher    // set by Run before any update runs
 	background sync.WaitGroup // notices sent beside the poller; Run waits for them
 }

@@ -78,6 +78,7 @@ func (b *Bot) commands() []command {
 		b.forgetCommand(),
 		b.forgetMeCommand(),
 		b.knowledgeCommand(),
+		b.modelCommand(),
 		b.exportCommand(),
 		b.statsCommand(),
 		b.quotaCommand(),

@@ -53,6 +53,7 @@ const (
 	viewDead      viewKind = "dead"      // the updates the bot could not handle (admins)
 	viewTools     viewKind = "tools"     // the catalog of tools, browsed by category
 	viewKnowledge viewKind = "knowledge" // the documents of a chat's knowledge base
+	viewModels    viewKind = "models"    // the installed models, and which answers in the chat (cmd_model.go)
 )
 
 // viewSubject is what a view lists.
@@ -168,6 +169,9 @@ func (b *Bot) onPage(ctx context.Context, j *job, q *models.CallbackQuery) error
 	case pageMayNotUse:
 		return b.answerPress(ctx, j.w, q, refusedBanned, true)
 	case pageNotTheirs:
+		if viewKind(v.Kind) == viewModels && f.forAdmins {
+			return b.answerPress(ctx, j.w, q, onlyAdminsChoose, true)
+		}
 		return b.answerPress(ctx, j.w, q, "Only the person who asked for this list can turn its pages.", true)
 	}
 	// A turn of a page is an edit, which costs the chat's share of
@@ -177,6 +181,9 @@ func (b *Bot) onPage(ctx context.Context, j *job, q *models.CallbackQuery) error
 	// presses in a row.
 	if ok, _ := b.pageTurns.take(q.From.ID, b.cfg.Clock.Now()); !ok && !f.admin {
 		return b.answerPress(ctx, j.w, q, slowDownPages, false)
+	}
+	if viewKind(v.Kind) == viewModels && screen != "" {
+		return b.onModelScreen(ctx, j, q, v, n, screen, f.admin)
 	}
 	if strings.HasPrefix(screen, "u") {
 		return b.useFromCatalog(ctx, j, q, v, screen)
@@ -195,7 +202,7 @@ func (b *Bot) loadPage(ctx context.Context, q *models.CallbackQuery) (v memory.V
 	if err != nil {
 		return v, 0, "", pageFacts{}, err
 	}
-	f.found = found && nerr == nil && n >= 0 && n <= maxPage && (screen == "" || viewKind(v.Kind) == viewTools)
+	f.found = found && nerr == nil && n >= 0 && n <= maxPage && (screen == "" || viewKind(v.Kind) == viewTools || viewKind(v.Kind) == viewModels)
 	f.sameMsg = shownOn(q.Message.Message, v)
 	if !f.found || !f.sameMsg {
 		return v, n, screen, f, nil
@@ -209,6 +216,9 @@ func (b *Bot) loadPage(ctx context.Context, q *models.CallbackQuery) (v memory.V
 	_ = json.Unmarshal(v.Subject, &subject) // stored by sendView
 	f.mayUse, f.forAdmins, f.admin = b.mayTalk(presser), subject.Admin, b.isAdmin(presser)
 	f.viewer, err = b.speaksFor(ctx, presser, v.Viewer, v.Chat)
+	if viewKind(v.Kind) == viewModels && f.forAdmins && f.admin {
+		f.viewer = true // any admin may choose on an admin's list of models
+	}
 	return v, n, screen, f, err
 }
 
@@ -292,6 +302,8 @@ func (b *Bot) renderPage(ctx context.Context, v memory.View, n int, screen strin
 			return page{}, err
 		}
 		return b.toolsPage(v.ID, n, screen, tools), nil
+	case viewModels:
+		return b.modelsPage(ctx, v, n, screen, s.Admin)
 	case viewKnowledge:
 		title, footer = s.Label+", newest first", "/knowledge show <id> shows one."
 		lines, total, err = b.knowledgeLines(ctx, s.ID, n)

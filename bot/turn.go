@@ -37,6 +37,9 @@ type talk struct {
 	// until is when the turn must be done, RYO_TURN_TIMEOUT after it
 	// began: looking, listening, reading files and the model share it.
 	until time.Time
+	// models are the models the turn may ask, the first first: the
+	// chat's, the default, RYO_MODEL (modelchoice.go).
+	models []string
 	// seen is the history the model is shown, with its pictures, and the
 	// model that reads them: set by look before the turn shows itself.
 	seen sight
@@ -87,6 +90,9 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 	if prior.Answer != "" {
 		outcome = answered(prior.AnswerMetadata)
 		return b.deliver(ctx, log, t, b.stages.Adopt(start), prior.Answer, prior.AnswerMetadata, prior.Parts)
+	}
+	if t.models, err = b.modelsFor(ctx, t.chat.ID); err != nil {
+		return err
 	}
 	if t.prepare == nil { // a turn for a message: the tools of its writer, and the one they chose
 		if over, err := b.overQuota(ctx, log, t); err != nil || over != "" { // quota.go: the message stays kept
@@ -199,14 +205,15 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 	started := b.cfg.Clock.Now()
 	turnCtx, cancel := t.bounded(ctx)
 	defer cancel()
-	out, err := b.agent.Run(turnCtx, agent.Input{Bot: b.me, Chat: t.chat, Place: t.place, UpdateID: t.id, History: history,
-		Model: t.seen.model, Person: t.person, Message: t.message, Memories: known, Observe: observe, Tools: tools, Force: t.force})
+	in := agent.Input{Bot: b.me, Chat: t.chat, Place: t.place, UpdateID: t.id, History: history,
+		Person: t.person, Message: t.message, Memories: known, Observe: observe, Tools: tools, Force: t.force}
+	out, err := b.answerWith(turnCtx, log, &t, in, &ranTools)
 	b.agentPhases(b.cfg.Clock.Now().Sub(started), toolsTook, ranTools)
 	if older := t.seen.withoutOlder(); err != nil && older != nil && !ranTools && turnCtx.Err() == nil {
 		log.Warn("the model server refused the turn with older photos shown again; asking without them", "err", err)
 		started = b.cfg.Clock.Now()
-		out, err = b.agent.Run(turnCtx, agent.Input{Bot: b.me, Chat: t.chat, Place: t.place, UpdateID: t.id, History: older,
-			Model: t.seen.model, Person: t.person, Message: t.message, Memories: known, Observe: observe, Tools: tools, Force: t.force})
+		in.History = older
+		out, err = b.answerWith(turnCtx, log, &t, in, &ranTools)
 	}
 	if err != nil {
 		return "", nil, err
@@ -216,8 +223,8 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 			"reply_tokens", out.Usage.ReplyTokens)
 	}
 	took := b.cfg.Clock.Now().Sub(started)
-	meta := b.answerMetadata(cmp.Or(t.seen.model, b.model), out, took)
-	if err := b.recordUsage(ctx, t, cmp.Or(t.seen.model, b.model), out, took); err != nil { // quota.go
+	meta := b.answerMetadata(cmp.Or(t.asked(), b.model), out, took)
+	if err := b.recordUsage(ctx, t, cmp.Or(t.asked(), b.model), out, took); err != nil { // quota.go
 		return "", nil, err
 	}
 	err = b.record(ctx, "save answer", func(ctx context.Context) error {

@@ -96,7 +96,7 @@ func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error)
 	if !slices.ContainsFunc(history, func(m ryo.Message) bool { return len(m.Photos()) > 0 }) {
 		return s, nil
 	}
-	if b.cfg.Vision != nil {
+	if s.model = b.chatSees(ctx, log, t); s.model == "" && b.cfg.Vision != nil { // a chat's own model that reads pictures sees its photos
 		s.model, err = b.cfg.Vision.VisionModel(ctx)
 		if err != nil {
 			log.Warn("cannot tell whether the model reads pictures", "photo_answered", asked, "err", err)

@@ -9,8 +9,14 @@
 // tokens; an answer Ollama stopped there (done_reason "length") comes back
 // marked CutOff, for the agent to decide what to make of it.
 //
+// Installed lists the models the server has (/api/tags) with what each
+// can do (/api/show's capabilities: completion, tools, vision, embedding,
+// thinking), for /model; Capabilities and VisionModel ask about one.
+// What a model can do is asked once for each version of it and
+// remembered; a model gone or pulled again is asked about afresh.
+//
 // Failures come back as *ryo.Error values whose Message can be shown to the
 // user as it is: the server is unreachable, the model is not installed, the
-// model took too long. SDK types (api.ChatRequest and friends) never leave
+// model took too long. A model that is not installed is ryo.ModelMissing. SDK types (api.ChatRequest and friends) never leave
 // this package.
 package ollama

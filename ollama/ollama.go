@@ -31,9 +31,9 @@ type Config struct {
 
 // Client talks to one Ollama server about one model.
 type Client struct {
-	api    *api.Client
-	cfg    Config
-	vision sees // whether Model reads pictures, once the server said
+	api   *api.Client
+	cfg   Config
+	shows shows // what each model can do, once the server said
 }
 
 var (
@@ -51,7 +51,7 @@ func New(cfg Config) *Client {
 		IdleConnTimeout:     90 * time.Second,
 	}
 	return &Client{api: api.NewClient(cfg.Host, &http.Client{Transport: transport}), cfg: cfg,
-		vision: sees{asking: make(chan struct{}, 1)}}
+		shows: newShows()}
 }
 
 // Model names the model this client asks.
@@ -172,7 +172,7 @@ func (c *Client) explain(ctx context.Context, model string, err error) error {
 func statusError(model string, se api.StatusError) error {
 	err := fmt.Errorf("ollama: HTTP %d: %s", se.StatusCode, se.ErrorMessage)
 	if se.StatusCode == http.StatusNotFound {
-		return &ryo.Error{Code: ryo.ENOTFOUND, Err: err,
+		return &ryo.Error{Code: ryo.ENOTFOUND, Of: ryo.Model, Err: err,
 			Message: fmt.Sprintf("The model %q is not installed on the model server. An admin can install it with: ollama pull %s", model, model)}
 	}
 	return &ryo.Error{Code: ryo.EUNAVAILABLE, Of: ryo.Model, Err: err,

@@ -17,11 +17,12 @@ const keepAlive = 5 * time.Minute
 // request ("running"). The Server's mutex guards it.
 type catalog struct {
 	names    []string             // canonical names, in installation order
+	about    map[string]Model     // canonical name -> how it describes itself; a small Llama when absent
 	lastUsed map[string]time.Time // canonical name -> time of the last request
 }
 
 func newCatalog() *catalog {
-	return &catalog{lastUsed: make(map[string]time.Time)}
+	return &catalog{about: make(map[string]Model), lastUsed: make(map[string]time.Time)}
 }
 
 // canonical turns a model name into Ollama's full form: lower case, with
@@ -46,6 +47,14 @@ func (c *catalog) add(name string) {
 	}
 }
 
+// remove uninstalls a model; removing one not installed does nothing.
+func (c *catalog) remove(name string) {
+	n := canonical(name)
+	c.names = slices.DeleteFunc(c.names, func(m string) bool { return m == n })
+	delete(c.about, n)
+	delete(c.lastUsed, n)
+}
+
 // lookup returns the canonical name of an installed model.
 func (c *catalog) lookup(name string) (string, bool) {
 	n := canonical(name)
@@ -66,9 +75,10 @@ func (c *catalog) use(model string, t time.Time) bool {
 func (c *catalog) list(modified time.Time) []listModel {
 	out := make([]listModel, 0, len(c.names))
 	for _, n := range c.names {
+		m := c.model(n)
 		out = append(out, listModel{
 			Name: n, Model: n, ModifiedAt: modified,
-			Size: modelSize, Digest: digest(n), Details: details(),
+			Size: m.Size, Digest: digest(n), Details: m.details(),
 		})
 	}
 	return out
@@ -79,9 +89,10 @@ func (c *catalog) list(modified time.Time) []listModel {
 func (c *catalog) running() []runningModel {
 	out := make([]runningModel, 0, len(c.lastUsed))
 	for n, t := range c.lastUsed {
+		m := c.model(n)
 		out = append(out, runningModel{
-			Name: n, Model: n, Size: modelSize, Digest: digest(n),
-			Details: details(), ExpiresAt: t.Add(keepAlive),
+			Name: n, Model: n, Size: m.Size, Digest: digest(n),
+			Details: m.details(), ExpiresAt: t.Add(keepAlive),
 			SizeVRAM: 0, ContextLength: contextLength,
 		})
 	}
@@ -103,11 +114,11 @@ func digest(name string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// details describes every model as a small Llama.
-func details() modelDetails {
+// details are the model's details as /api/tags and /api/show report them.
+func (m Model) details() modelDetails {
 	return modelDetails{
-		Format: "gguf", Family: "llama", Families: []string{"llama"},
-		ParameterSize: "3.2B", QuantizationLevel: "Q4_K_M",
+		Format: "gguf", Family: m.Family, Families: []string{m.Family},
+		ParameterSize: m.ParameterSize, QuantizationLevel: m.Quantization,
 	}
 }
 

@@ -23,7 +23,9 @@
 //	got := srv.Requests()[0].Messages
 //
 // The endpoints are /, /api/version, /api/tags, /api/show, /api/ps,
-// /api/chat and /api/embed. Embeddings are deterministic 64-dimensional
+// /api/chat and /api/embed. Install names how a model describes itself
+// (family, size, capabilities such as "tools", "vision" or "embedding");
+// Remove takes it away again, as `ollama rm` does. Embeddings are deterministic 64-dimensional
 // unit vectors built from the words of each text, so texts that share
 // words are closer. Wait lets a test block until the server reaches a
 // state, without sleeping.

@@ -62,6 +62,7 @@ func (s *Server) serveShow(w http.ResponseWriter, r *http.Request) {
 	s.shows++
 	name, ok := s.models.lookup(req.Model)
 	caps := s.capabilities(name)
+	about := s.models.model(name)
 	fail := s.showFail > 0
 	if fail {
 		s.showFail--
@@ -75,7 +76,7 @@ func (s *Server) serveShow(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, notFound(req.Model))
 		return
 	}
-	reply := show(name, s.created)
+	reply := show(name, about, s.created)
 	reply.Capabilities = caps
 	writeJSON(w, http.StatusOK, reply)
 }
@@ -98,7 +99,7 @@ type showResponse struct {
 }
 
 // show describes an installed model.
-func show(name string, modified time.Time) showResponse {
+func show(name string, m Model, modified time.Time) showResponse {
 	const tmpl = "{{ range .Messages }}<|{{ .Role }}|>\n{{ .Content }}\n{{ end }}<|assistant|>\n"
 	const params = `stop                           "<|eot_id|>"`
 	return showResponse{
@@ -106,9 +107,9 @@ func show(name string, modified time.Time) showResponse {
 			name, digest(name), tmpl, params),
 		Parameters: params,
 		Template:   tmpl,
-		Details:    details(),
+		Details:    m.details(),
 		ModelInfo: map[string]any{
-			"general.architecture":    "llama",
+			"general.architecture":    m.Family,
 			"general.parameter_count": 3212749888,
 			"llama.context_length":    131072,
 			"llama.embedding_length":  3072,

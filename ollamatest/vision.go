@@ -31,10 +31,11 @@ func (s *Server) FailShows(n int) {
 	s.showFail = n
 }
 
-// capabilities are what /api/show reports for the installed model name.
+// capabilities are what /api/show reports for the installed model name:
+// its own (see Install), and "vision" when added by AddVisionModel.
 func (s *Server) capabilities(name string) []string {
-	caps := []string{"completion"}
-	if slices.Contains(s.vision, name) {
+	caps := slices.Clone(s.models.model(name).Capabilities)
+	if slices.Contains(s.vision, name) && !slices.Contains(caps, "vision") {
 		caps = append(caps, "vision")
 	}
 	return caps

@@ -1,0 +1,59 @@
+package memory
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ModelChoice is which model admins chose for a chat, and as the default
+// of every chat; "" where they chose none.
+type ModelChoice struct {
+	Chat    string
+	Default string
+}
+
+// ModelChoice is the model chosen for chat, and the default.
+func (db *DB) ModelChoice(ctx context.Context, chat int64) (ModelChoice, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	var chosen, def *string
+	err := db.pool.QueryRow(ctx, `select (select model from chat_settings where chat_id = $1::bigint),
+		(select model from bot_settings where id)`, chat).Scan(&chosen, &def)
+	if err != nil {
+		return ModelChoice{}, db.fail("load model choice", err)
+	}
+	return ModelChoice{Chat: orEmpty(chosen), Default: orEmpty(def)}, nil
+}
+
+// SetChatModel makes model the one that answers in chat; "" makes the
+// chat follow the default again. by is who chose.
+func (db *DB) SetChatModel(ctx context.Context, chat, by int64, model string) error {
+	return db.tx(ctx, "set chat model", func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `insert into chat_settings (chat_id, model, set_by, set_at)
+			values ($1::bigint, nullif($2::text, ''), $3::bigint, $4::timestamptz)
+			on conflict (chat_id) do update set model = excluded.model, set_by = excluded.set_by, set_at = excluded.set_at`,
+			chat, model, by, db.Now())
+		return err
+	})
+}
+
+// SetDefaultModel makes model the default of every chat that chose none;
+// "" gives the default back to the environment (RYO_MODEL). by is who
+// chose.
+func (db *DB) SetDefaultModel(ctx context.Context, by int64, model string) error {
+	return db.tx(ctx, "set default model", func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `insert into bot_settings (id, model, set_by, set_at)
+			values (true, nullif($1::text, ''), $2::bigint, $3::timestamptz)
+			on conflict (id) do update set model = excluded.model, set_by = excluded.set_by, set_at = excluded.set_at`,
+			model, by, db.Now())
+		return err
+	})
+}
+
+func orEmpty(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
