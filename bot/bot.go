@@ -61,6 +61,9 @@ type Config struct {
 	// Listen transcribes the recordings people send (voice notes, audio
 	// files, video notes); none is transcribed when nil.
 	Listen Listener
+	// Quotas bound how much each tier may ask (RYO_QUOTA); /quota gives
+	// one person theirs. None is configured when nil.
+	Quotas *Quotas
 	// Metrics is told what the bot does; nothing is told when nil.
 	Metrics Metrics
 }

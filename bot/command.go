@@ -81,6 +81,8 @@ func (b *Bot) commands() []command {
 		b.knowledgeCommand(),
 		b.modelCommand(),
 		b.exportCommand(),
+		b.statsCommand(),
+		b.quotaCommand(),
 		b.tagsCommand(),
 		b.approvalsCommand(),
 		b.deadletterCommand(),

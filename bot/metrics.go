@@ -30,6 +30,7 @@ const (
 	TurnHeld        = "held"        // the answer asks the person to confirm an action
 	TurnFailed      = "failed"      // the person was told there is no answer
 	TurnStopped     = "stopped"     // someone stopped it: what was written is the answer
+	TurnOverQuota   = "over_quota"  // the person had used up their quota: told when they can ask again, the model not asked
 	TurnInterrupted = "interrupted" // shutdown or an outage: it runs again
 )
 

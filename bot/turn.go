@@ -97,6 +97,13 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		return err
 	}
 	if t.prepare == nil { // a turn for a message: the tools of its writer, and the one they chose
+		if over, err := b.overQuota(ctx, log, t); err != nil || over != "" { // quota.go: the message stays kept
+			if over != "" {
+				outcome = TurnOverQuota
+				return b.replyOnce(ctx, t.w, t.id, t.place, t.replyTo, over)
+			}
+			return err
+		}
 		if t.tools, err = b.toolsOfID(ctx, t.person.ID); err != nil {
 			return err
 		}
@@ -226,7 +233,11 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 		log.Warn("the model's answer reached its length limit (RYO_MODEL_NUM_PREDICT) and was cut off; it is delivered as far as it got",
 			"reply_tokens", out.Usage.ReplyTokens)
 	}
-	meta := b.answerMetadata(cmp.Or(t.asked(), b.model), out, b.cfg.Clock.Now().Sub(started))
+	took := b.cfg.Clock.Now().Sub(started)
+	meta := b.answerMetadata(cmp.Or(t.asked(), b.model), out, took)
+	if err := b.recordUsage(ctx, t, cmp.Or(t.asked(), b.model), out, took); err != nil { // quota.go
+		return "", nil, err
+	}
 	if stopped {
 		meta = withStopped(meta)
 		log.Info("turn stopped; the reply written so far is the answer", "tools", out.Tools)

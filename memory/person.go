@@ -124,6 +124,8 @@ func forgetTheRest(ctx context.Context, tx pgx.Tx, person int64) (memories, acti
 	deleted(`delete from action_events where actor_id = $1 and event = 'refused'`)
 	views = deleted(`delete from views where viewer_id = $1 or (subject ->> 'scope' = 'user' and subject ->> 'id' = $1::bigint::text)`)
 	deleted(`delete from turns where chat_id = $1`)
+	deleted(`delete from usage where chat_id = $1`)                                    // their private chat's usage
+	deleted(`update usage set user_id = null where user_id = $1::bigint`)              // in groups: counted still, no longer theirs
 	deleted(`update knowledge_documents set added_by = 0 where added_by = $1::bigint`) // the documents are their group's: they stay, unsigned
 	deleted(`delete from chats where id = $1 and type = 'private'`)
 	var tier *string
@@ -154,6 +156,7 @@ type Export struct {
 	Memories   []ExportMemory   `json:"memories"`
 	Actions    []ExportAction   `json:"actions"`
 	Documents  []ExportDocument `json:"knowledge_documents"` // the documents they added to the knowledge base
+	Usage      []ExportUsage    `json:"usage"`               // what their answers cost, by day, chat and model (usage.go)
 	LeftOut    ExportLeftOut    `json:"left_out"`
 }
 
@@ -284,7 +287,10 @@ func (db *DB) Export(ctx context.Context, person int64, budget int) (Export, err
 		if e.Actions, e.LeftOut.Actions, err = exportActions(ctx, tx, person, budget/6); err != nil {
 			return err
 		}
-		e.Documents, err = exportDocuments(ctx, tx, person)
+		if e.Documents, err = exportDocuments(ctx, tx, person); err != nil {
+			return err
+		}
+		e.Usage, err = exportUsage(ctx, tx, person)
 		return err
 	})
 	if err != nil {

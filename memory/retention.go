@@ -15,6 +15,7 @@ type Retention struct {
 	Actions time.Duration // actions and their audit log, after they ended
 	Context time.Duration // group messages kept as context only, after they were written
 	Files   time.Duration // the text of files people sent the bot to read, after it was read
+	Usage   time.Duration // what each answered turn cost (/stats, quotas), after it was answered
 	// Batch is how many rows one statement deletes at most, each batch in
 	// a transaction of its own; 0 means sweepBatch.
 	Batch int
@@ -33,12 +34,13 @@ type Swept struct {
 	Memories    int // expired memories
 	Context     int // group messages kept as context only
 	Files       int // files people sent, their text and passages (the messages stay)
+	Usage       int // what answered turns cost
 }
 
 // Total is how many rows the sweep deleted in all (audit entries and turns
 // not counted apart).
 func (s Swept) Total() int {
-	return s.Updates + s.DeadLetters + s.Views + s.Actions + s.Memories + s.Context + s.Files
+	return s.Updates + s.DeadLetters + s.Views + s.Actions + s.Memories + s.Context + s.Files + s.Usage
 }
 
 // Sweep deletes what is past its retention, in batches, and counts it:
@@ -59,7 +61,8 @@ func (s Swept) Total() int {
 //     r.Context; what people asked the bot and what it answered is never
 //     swept;
 //   - the text of files people sent the bot to read, read longer ago
-//     than r.Files: the messages they came with stay.
+//     than r.Files: the messages they came with stay;
+//   - what turns answered longer ago than r.Usage cost.
 //
 // The times are the store's clock's now, once for the whole sweep. A sweep
 // cut short (ctx ended, the database away) returns what it deleted so far
@@ -85,6 +88,7 @@ func (db *DB) Sweep(ctx context.Context, r Retention) (Swept, error) {
 		{true, now, &s.Memories, "sweep expired memories", sweepMemories}, // a memory's own time is its retention
 		{r.Context != 0, now.Add(-r.Context), &s.Context, "sweep context", sweepContext},
 		{r.Files != 0, now.Add(-r.Files), &s.Files, "sweep files", sweepFiles},
+		{r.Usage != 0, now.Add(-r.Usage), &s.Usage, "sweep usage", sweepUsage},
 	}
 	for _, st := range steps {
 		if !st.on {
@@ -125,6 +129,8 @@ const (
 		select id from messages where context_only and created_at < $2 order by created_at limit $1)`
 	sweepFiles = `delete from knowledge_documents where id in (
 		select id from knowledge_documents where message_id is not null and added_at < $2 order by added_at limit $1)`
+	sweepUsage = `delete from usage where update_id in (
+		select update_id from usage where at < $2 order by at limit $1)`
 )
 
 // deleteInBatches runs a delete of at most batch rows, given as $1 (the

@@ -48,7 +48,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		httpCodes: newBounded(maxHTTPCodes),
 
 		turns: f.NewCounterVec(prometheus.CounterOpts{Name: "ryo_turns_total",
-			Help: "Runs of turns, by how they ended (answered, held, stopped, failed, interrupted)."}, []string{"outcome"}),
+			Help: "Runs of turns, by how they ended (answered, held, stopped, failed, interrupted, over_quota)."}, []string{"outcome"}),
 		phases: f.NewHistogramVec(prometheus.HistogramOpts{Name: "ryo_turn_phase_duration_seconds",
 			Help: "How long turns spent in each phase (queue, model, tools, delivery).", Buckets: phaseBuckets}, []string{"phase"}),
 
@@ -71,7 +71,7 @@ func New(reg prometheus.Registerer) *Metrics {
 // start makes the series whose labels are known in advance, at zero, so
 // that they are there from the first scrape.
 func (m *Metrics) start() {
-	for _, o := range []string{bot.TurnAnswered, bot.TurnHeld, bot.TurnStopped, bot.TurnFailed, bot.TurnInterrupted} {
+	for _, o := range []string{bot.TurnAnswered, bot.TurnHeld, bot.TurnStopped, bot.TurnFailed, bot.TurnInterrupted, bot.TurnOverQuota} {
 		m.turns.WithLabelValues(o)
 	}
 	for _, p := range []string{bot.PhaseQueue, bot.PhaseModel, bot.PhaseTools, bot.PhaseDelivery} {

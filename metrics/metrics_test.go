@@ -259,13 +259,14 @@ func TestTurns(t *testing.T) {
 	m.TurnPhase(bot.PhaseModel, 3*time.Second)
 	m.TurnPhase(bot.PhaseModel, 5*time.Second)
 	want := `
-# HELP ryo_turns_total Runs of turns, by how they ended (answered, held, stopped, failed, interrupted).
+# HELP ryo_turns_total Runs of turns, by how they ended (answered, held, stopped, failed, interrupted, over_quota).
 # TYPE ryo_turns_total counter
 ryo_turns_total{outcome="answered"} 2
 ryo_turns_total{outcome="failed"} 0
 ryo_turns_total{outcome="held"} 1
 ryo_turns_total{outcome="interrupted"} 0
 ryo_turns_total{outcome="other"} 1
+ryo_turns_total{outcome="over_quota"} 0
 ryo_turns_total{outcome="stopped"} 0
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "ryo_turns_total"); err != nil {
@@ -333,12 +334,13 @@ ryo_pending_actions 1
 # HELP ryo_database_up Whether the database answered the scrape's backlog query in time (1) or not (0).
 # TYPE ryo_database_up gauge
 ryo_database_up 0
-# HELP ryo_turns_total Runs of turns, by how they ended (answered, held, stopped, failed, interrupted).
+# HELP ryo_turns_total Runs of turns, by how they ended (answered, held, stopped, failed, interrupted, over_quota).
 # TYPE ryo_turns_total counter
 ryo_turns_total{outcome="answered"} 1
 ryo_turns_total{outcome="failed"} 0
 ryo_turns_total{outcome="held"} 0
 ryo_turns_total{outcome="interrupted"} 0
+ryo_turns_total{outcome="over_quota"} 0
 ryo_turns_total{outcome="stopped"} 0
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(down), append(names, "ryo_turns_total")...); err != nil {

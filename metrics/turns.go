@@ -8,7 +8,7 @@ import (
 
 // TurnEnded implements bot.Metrics.
 func (m *Metrics) TurnEnded(outcome string) {
-	m.turns.WithLabelValues(oneOf(outcome, bot.TurnAnswered, bot.TurnHeld, bot.TurnStopped, bot.TurnFailed, bot.TurnInterrupted)).Inc()
+	m.turns.WithLabelValues(oneOf(outcome, bot.TurnAnswered, bot.TurnHeld, bot.TurnStopped, bot.TurnFailed, bot.TurnInterrupted, bot.TurnOverQuota)).Inc()
 }
 
 // TurnPhase implements bot.Metrics.

@@ -157,6 +157,20 @@ func createChart(ctx context.Context, raw json.RawMessage) (any, error) {
 		Files: []ryo.Attachment{{Name: "chart.png", MimeType: "image/png", Caption: c.title, Data: png}}}, nil
 }
 
+// DrawChart draws the chart create_chart's arguments raw describe, as a
+// PNG picture: ryo's own charts (/stats) are drawn as the model's are.
+func DrawChart(raw json.RawMessage) ([]byte, error) {
+	var args chartArgs
+	if err := decodeArgs(raw, &args); err != nil {
+		return nil, err
+	}
+	c, err := readChart(args)
+	if err != nil {
+		return nil, err
+	}
+	return drawChart(c)
+}
+
 // invalid is a mistake in the chart's arguments, for the model to correct.
 func invalid(format string, a ...any) error {
 	return toolbus.Errorf(toolbus.CodeInvalidArgs, format, a...)

@@ -82,6 +82,8 @@ type Config struct {
 	PersonBurst       int           // turns and commands one person may start at once
 	Tiers             string        // which tools each tier unlocks: "name=tool,category,…;…"
 	DefaultTier       string        // the tier of people not given another
+	Quota             string        // how much each tier may ask: "limit,…;tier=limit,…" (RYO_QUOTA)
+	QuotaAdmins       bool          // admins are held to quotas too
 	APIs              []APIConfig   // services whose OpenAPI documents become tools (RYO_APIS)
 	APIsRefresh       time.Duration // how often documents at URLs are asked for again; 0 never
 
@@ -91,6 +93,7 @@ type Config struct {
 	RetainActions time.Duration // actions and their audit log after they ended
 	RetainContext time.Duration // group messages kept as context only
 	RetainFiles   time.Duration // the text of files people sent the bot to read
+	RetainUsage   time.Duration // what each answered turn cost (/stats, quotas)
 }
 
 // Settings names every variable ryo reads, in the order .env.example lists
@@ -106,9 +109,9 @@ var settingNames = []string{
 	"RYO_IMAGE_URL", "RYO_IMAGE_MODEL", "RYO_IMAGE_API_KEY", "RYO_IMAGE_TIMEOUT",
 	"RYO_STT_URL", "RYO_STT_MODEL", "RYO_STT_API_KEY", "RYO_STT_TIMEOUT", "RYO_STT_MAX_DURATION",
 	"RYO_SEARXNG_URL", "RYO_BRAVE_API_KEY", "RYO_SEARCH_RESULTS", "RYO_SEARCH_CACHE", "RYO_SEARCH_TIMEOUT", "RYO_FETCH_PRIVATE",
-	"RYO_PERSON_RATE", "RYO_PERSON_BURST", "RYO_TIERS", "RYO_DEFAULT_TIER", "RYO_APIS", "RYO_APIS_REFRESH",
+	"RYO_PERSON_RATE", "RYO_PERSON_BURST", "RYO_TIERS", "RYO_DEFAULT_TIER", "RYO_QUOTA", "RYO_QUOTA_ADMINS", "RYO_APIS", "RYO_APIS_REFRESH",
 	"RYO_RETAIN_UPDATES", "RYO_RETAIN_VIEWS", "RYO_RETAIN_ACTIONS", "RYO_RETAIN_CONTEXT",
-	"RYO_RETAIN_FILES",
+	"RYO_RETAIN_FILES", "RYO_RETAIN_USAGE",
 }
 
 // ConfigError is a missing or malformed setting. Its text is one line that
@@ -182,6 +185,8 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		PersonBurst:       r.integer("RYO_PERSON_BURST", 6, 1),
 		Tiers:             r.str("RYO_TIERS", ""),
 		DefaultTier:       r.str("RYO_DEFAULT_TIER", toolbus.DefaultTier),
+		Quota:             r.str("RYO_QUOTA", ""),
+		QuotaAdmins:       r.oneOf("RYO_QUOTA_ADMINS", "exempt", "exempt", "counted") == "counted",
 		APIs:              r.apis("RYO_APIS"),
 		APIsRefresh:       r.every("RYO_APIS_REFRESH", time.Hour, time.Minute),
 
@@ -190,6 +195,7 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		RetainActions: r.retention("RYO_RETAIN_ACTIONS", 90*day, time.Minute),
 		RetainContext: r.retention("RYO_RETAIN_CONTEXT", 30*day, time.Minute),
 		RetainFiles:   r.retention("RYO_RETAIN_FILES", 30*day, time.Minute),
+		RetainUsage:   r.retention("RYO_RETAIN_USAGE", 90*day, day), // /stats looks 30 days back
 	}
 	if c.SearxNGURL != nil && c.BraveAPIKey != "" {
 		r.fail("RYO_BRAVE_API_KEY", "set one web search provider: RYO_SEARXNG_URL or RYO_BRAVE_API_KEY, not both")

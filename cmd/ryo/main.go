@@ -195,6 +195,11 @@ func (m *Main) Run(ctx context.Context) error {
 		return &ConfigError{Name: name, Problem: err.Error()}
 	}
 	tiers = tiers.Follow(registry) // an API's category unlocks its tools as they are now
+	quotas, err := bot.ParseQuotas(cfg.Quota, tiers.Names())
+	if err != nil {
+		return &ConfigError{Name: "RYO_QUOTA", Problem: err.Error()}
+	}
+	quotas.Admins = cfg.QuotaAdmins
 	m.APIs.use(registry)
 	answerer, err := agent.New(agent.Config{Model: stats.Model(model), Prompts: set, Tools: registry, Store: db,
 		Location: cfg.Timezone, MaxRounds: cfg.MaxRounds, Clock: m.Clock})
@@ -206,14 +211,14 @@ func (m *Main) Run(ctx context.Context) error {
 		PollTimeout: cfg.PollTimeout, CallTimeout: cfg.TelegramTimeout, HistoryLimit: cfg.HistoryMessages,
 		MaxAttempts: cfg.MaxAttempts, ShutdownGrace: cfg.ShutdownGrace, TurnTimeout: cfg.TurnTimeout,
 		NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts,
-		Tools: registry, Tiers: tiers, ConfirmTTL: cfg.ConfirmTTL, AdminsDecide: cfg.AdminsDecide, Location: cfg.Timezone, Access: cfg.Access,
+		Tools: registry, Tiers: tiers, Quotas: quotas, ConfirmTTL: cfg.ConfirmTTL, AdminsDecide: cfg.AdminsDecide, Location: cfg.Timezone, Access: cfg.Access,
 		PersonRate: cfg.PersonRate, PersonBurst: cfg.PersonBurst,
 		Recall: recall, Clock: m.Clock, Metrics: stats, Vision: model, Models: model, Listen: listener(cfg, log),
 		Knowledge: bot.KnowledgeConfig{MaxBytes: cfg.KnowledgeBytes, MaxChunks: cfg.KnowledgeChunks,
 			Extract: documentReader{fetcher}.Extract, Pages: documentReader{fetcher}},
 		Documents: bot.DocumentConfig{MaxBytes: cfg.DocumentBytes, Budget: cfg.DocumentBudget},
 		Retention: memory.Retention{Updates: cfg.RetainUpdates, Views: cfg.RetainViews, Actions: cfg.RetainActions, Context: cfg.RetainContext,
-			Files: cfg.RetainFiles},
+			Files: cfg.RetainFiles, Usage: cfg.RetainUsage},
 	}, log, db, answerer, cfg.Model)
 	if err != nil {
 		return err

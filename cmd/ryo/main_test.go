@@ -147,12 +147,12 @@ func contents(r ollamatest.Request) string {
 func TestCommands(t *testing.T) {
 	h := newHarness(t)
 	h.start()
-	h.waitFor("the command menu", func() bool { return len(h.tg.Commands()) == 12 })
+	h.waitFor("the command menu", func() bool { return len(h.tg.Commands()) == 13 })
 	var menu []string
 	for _, c := range h.tg.Commands() {
 		menu = append(menu, c.Command)
 	}
-	if strings.Join(menu, ",") != "start,help,reset,stop,tools,use,memory,forget,forgetme,knowledge,model,export" {
+	if strings.Join(menu, ",") != "start,help,reset,stop,tools,use,memory,forget,forgetme,knowledge,model,export,stats" {
 		t.Fatalf("menu = %v", menu)
 	}
 	q := h.tg.SendText(dm, alice, "/start")

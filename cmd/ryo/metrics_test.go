@@ -71,12 +71,13 @@ ryo_tool_calls_total{status="ok",tool="calculate"} 1
 # TYPE ryo_model_tokens_total counter
 ryo_model_tokens_total{direction="in"} 1717
 ryo_model_tokens_total{direction="out"} 34
-# HELP ryo_turns_total Runs of turns, by how they ended (answered, held, stopped, failed, interrupted).
+# HELP ryo_turns_total Runs of turns, by how they ended (answered, held, stopped, failed, interrupted, over_quota).
 # TYPE ryo_turns_total counter
 ryo_turns_total{outcome="answered"} 1
 ryo_turns_total{outcome="failed"} 0
 ryo_turns_total{outcome="held"} 0
 ryo_turns_total{outcome="interrupted"} 0
+ryo_turns_total{outcome="over_quota"} 0
 ryo_turns_total{outcome="stopped"} 0
 # HELP ryo_inbox_updates Updates in the inbox not finished yet: waiting for their turn or being answered.
 # TYPE ryo_inbox_updates gauge
