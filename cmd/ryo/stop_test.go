@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/ollamatest"
@@ -271,4 +272,68 @@ func TestStopAfterARestart(t *testing.T) {
 		t.Fatalf("the stop after the restart was answered %+v", a)
 	}
 	h.answer(dm, q.ID, "⏹ Stopped")
+}
+
+// An anonymous administrator of a group sends /stop: the message comes as
+// the group itself (sender_chat), which only its administrators can write
+// as, so it stops a member's running answer like any admin's /stop.
+func TestAnonymousAdminStopsAMembersAnswer(t *testing.T) {
+	h := newHarness(t)
+	pause := make(chan struct{})
+	defer close(pause)
+	h.llm.Enqueue(slowAnswer(pause))
+	ops := telegramtest.NewSupergroup("Ops")
+	h.tg.SetMember(ops, alice, telegramtest.StatusAdministrator)
+	h.start()
+	q := h.tg.SendText(ops, bob, "@ryo_test_bot tell me a long story")
+	status := h.stopButton(ops, q.ID, "✍️ Writing")
+	chat := map[string]any{"id": ops.ID, "title": ops.Title, "type": "supergroup"}
+	h.tg.PushUpdate(map[string]any{"message": map[string]any{"message_id": 512377, "date": time.Now().Unix(),
+		"from": groupAnonymousBot, "sender_chat": chat, "chat": chat, "author_signature": "Alice", "text": "/stop",
+		"entities": []any{map[string]any{"type": "bot_command", "offset": 0, "length": 5}}}})
+	h.answer(ops, q.ID, "⏹ Stopped")
+	if m := h.message(ops, status.ID); len(m.Buttons()) > 0 {
+		t.Fatalf("the status message still has buttons: %+v", m)
+	}
+}
+
+// Someone who asked as their channel may stop that answer from their own
+// account, as they may decide what their channel asked for.
+func TestChannelPosterStopsTheirOwnAnswer(t *testing.T) {
+	h := newHarness(t)
+	pause := make(chan struct{})
+	defer close(pause)
+	h.llm.Enqueue(slowAnswer(pause))
+	ops := telegramtest.NewSupergroup("Ops")
+	news := telegramtest.NewChannel("Alice's News")
+	h.tg.SetMember(news, alice, telegramtest.StatusCreator)
+	h.start()
+	chat := map[string]any{"id": ops.ID, "title": ops.Title, "type": "supergroup"}
+	channel := map[string]any{"id": news.ID, "title": news.Title, "type": "channel"}
+	text := "@" + botUser.Username + " tell me a long story"
+	h.tg.PushUpdate(map[string]any{"message": map[string]any{"message_id": 512378, "date": time.Now().Unix(),
+		"from":        map[string]any{"id": 136817688, "is_bot": true, "first_name": "Channel", "username": "Channel_Bot"},
+		"sender_chat": channel, "chat": chat, "text": text,
+		"entities": []any{map[string]any{"type": "mention", "offset": 0, "length": len(botUser.Username) + 1}}}})
+	var status telegramtest.Message
+	h.waitFor("the stop button", func() bool {
+		for _, m := range h.tg.BotMessages(ops.ID) {
+			if b := m.Buttons(); len(b) == 1 && b[0][0].Text == "⏹ Stop" && strings.Contains(m.Text, "✍️ Writing") {
+				status = m
+				return true
+			}
+		}
+		return false
+	})
+	if a := h.pressAnswer(h.press(ops, alice, status, "⏹")); a.Text != "⏹ Stopping — I'll keep what I wrote so far." {
+		t.Fatalf("the channel's owner pressing Stop on what they asked as their channel was answered %+v", a)
+	}
+	h.waitFor("the stopped answer", func() bool {
+		for _, m := range h.tg.BotMessages(ops.ID) {
+			if strings.Contains(m.Text, "⏹ Stopped") {
+				return true
+			}
+		}
+		return false
+	})
 }
