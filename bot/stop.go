@@ -307,14 +307,18 @@ func (b *Bot) stopAs(ctx context.Context, s *stopper, presser ryo.User) (string,
 	return stopping, false, nil
 }
 
-// mayStop reports whether presser may stop s: the person who asked, an
-// admin of the bot, or in a group one of its administrators.
+// mayStop reports whether presser may stop s: the person who asked (or
+// someone who speaks for the chat they asked as), an admin of the bot, or
+// in a group one of its administrators — an anonymous one too, whose
+// /stop comes as the group itself.
 func (b *Bot) mayStop(ctx context.Context, s *stopper, presser ryo.User) (bool, error) {
 	switch {
 	case !b.mayTalk(presser):
 		return false, nil
-	case presser.ID == s.asker.ID, b.isAdmin(presser):
+	case presser.ID == s.asker.ID, b.isAdmin(presser), presser.ID == s.place.ChatID && s.place.ChatID < 0:
 		return true, nil
+	case s.place.ChatID < 0 && s.asker.ID < 0: // asked as a chat: its administrators, then the group's
+		return b.speaksFor(ctx, presser, s.asker.ID, s.place.ChatID)
 	case s.place.ChatID < 0:
 		return b.administers(ctx, s.place.ChatID, presser)
 	}
