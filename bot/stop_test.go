@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
@@ -51,13 +52,26 @@ func FuzzParseStop(f *testing.F) {
 // and other commands wait in their chat's queue.
 func TestIsStopCommand(t *testing.T) {
 	msg := func(text string) json.RawMessage {
-		raw, _ := json.Marshal(map[string]any{"update_id": 1, "message": map[string]any{"text": text}})
+		word, _, _ := strings.Cut(text, " ")
+		word, _, _ = strings.Cut(word, "\n")
+		raw, _ := json.Marshal(map[string]any{"update_id": 1, "message": map[string]any{"text": text,
+			"entities": []any{map[string]any{"type": "bot_command", "offset": 0, "length": len(word)}}}})
 		return raw
 	}
 	for text, want := range map[string]bool{"/stop": true, "/STOP": true, "/stop@ryo_bot": true, "/stop now": true, "/stop\nplease": true,
 		"/stopwatch": false, "/start": false, "stop": false, " /stop": false, "/sto": false, "": false, "⏹ /stop": false} {
 		if got := isStopCommand("message", msg(text)); got != want {
 			t.Errorf("isStopCommand(%q) = %v; want %v", text, got, want)
+		}
+	}
+	// Text that begins with /stop but is no command — /stop set as code, or
+	// with no entity at all — is a question like any other: it waits in its
+	// chat's queue, never beside the turn running there.
+	for _, entities := range []any{nil, []any{}, []any{map[string]any{"type": "code", "offset": 0, "length": 5}},
+		[]any{map[string]any{"type": "bold", "offset": 0, "length": 5}, map[string]any{"type": "bot_command", "offset": 0, "length": 5}}} {
+		raw, _ := json.Marshal(map[string]any{"update_id": 1, "message": map[string]any{"text": "/stop signs: what do they mean?", "entities": entities}})
+		if isStopCommand("message", raw) {
+			t.Errorf("text beginning with /stop with entities %v runs beside the chat's queue", entities)
 		}
 	}
 	if isStopCommand("edited_message", msg("/stop")) || isStopCommand("message", json.RawMessage(`{"message":`)) {
