@@ -344,24 +344,23 @@ func (b *Bot) stopHere(ctx context.Context, c call) error {
 }
 
 // isStopCommand reports whether a stored update is a message that begins
-// with /stop: it runs on a lane of its own, not behind the turn it stops.
-// Whether it is meant for this bot is decided when it runs.
+// with the command /stop (its first entity, a bot command, at its start):
+// it runs on a lane of its own, not behind the turn it stops. Text that
+// only looks like it — /stop set as code, or with no entity — is a
+// question, and waits in its chat's queue like any other. Whether the
+// command is meant for this bot is decided when it runs; one for another
+// bot is ignored there.
 func isStopCommand(kind string, raw json.RawMessage) bool {
 	if kind != "message" {
 		return false
 	}
 	var upd struct {
-		Message struct {
-			Text string `json:"text"`
-		} `json:"message"`
+		Message models.Message `json:"message"`
 	}
-	if json.Unmarshal(raw, &upd) != nil {
+	if json.Unmarshal(raw, &upd) != nil || !startsWithCommand(&upd.Message) {
 		return false
 	}
-	text := upd.Message.Text
-	if len(text) < len("/stop") || !strings.EqualFold(text[:len("/stop")], "/stop") {
-		return false
-	}
-	rest := text[len("/stop"):]
-	return rest == "" || rest[0] == '@' || rest[0] == ' ' || rest[0] == '\n'
+	word := entityText(upd.Message.Text, upd.Message.Entities[0])
+	name, _, _ := strings.Cut(word, "@")
+	return strings.EqualFold(name, "/stop")
 }
