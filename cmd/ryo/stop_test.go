@@ -337,3 +337,36 @@ func TestChannelPosterStopsTheirOwnAnswer(t *testing.T) {
 		return false
 	})
 }
+
+// Two hundred strangers press Stop at once: each press is answered once,
+// with a refusal; the turn goes on, and its asker can still stop it.
+func TestStrangersFloodingStop(t *testing.T) {
+	h := newHarness(t)
+	pause := make(chan struct{})
+	defer close(pause)
+	h.llm.Enqueue(slowAnswer(pause))
+	ops := telegramtest.NewSupergroup("Ops")
+	h.start()
+	q := h.tg.SendText(ops, bob, "@ryo_test_bot tell me a long story")
+	status := h.stopButton(ops, q.ID, "✍️ Writing")
+	var queries []string
+	for i := range 200 {
+		queries = append(queries, h.press(ops, telegramtest.NewUser("Stranger "+strconv.Itoa(i), ""), status, "⏹"))
+	}
+	for _, query := range queries {
+		if a := h.pressAnswer(query); !a.ShowAlert || !strings.HasPrefix(a.Text, "Only Bob") {
+			t.Fatalf("a stranger's stop was answered %+v", a)
+		}
+	}
+	if n := len(h.tg.Calls("answerCallbackQuery")); n != 200 {
+		t.Fatalf("%d answers to 200 presses", n)
+	}
+	t.Logf("200 stranger presses: %d getChatMember calls", len(h.tg.Calls("getChatMember")))
+	if m := h.message(ops, status.ID); len(m.Buttons()) != 1 || strings.Contains(m.Text, "Stopping") {
+		t.Fatalf("strangers stopped the turn: %+v", m)
+	}
+	if a := h.pressAnswer(h.press(ops, bob, status, "⏹")); a.Text != "⏹ Stopping — I'll keep what I wrote so far." {
+		t.Fatalf("the asker's stop after the flood was answered %+v", a)
+	}
+	h.answer(ops, q.ID, "⏹ Stopped")
+}
