@@ -370,3 +370,27 @@ func TestStrangersFloodingStop(t *testing.T) {
 	}
 	h.answer(ops, q.ID, "⏹ Stopped")
 }
+
+// In a forum, /stop stops only the answer running in its own topic; one
+// sent in another topic says that nothing runs there, and /stop addressed
+// to another bot is not ryo's.
+func TestStopInAnotherTopic(t *testing.T) {
+	h := newHarness(t)
+	pause := make(chan struct{})
+	defer close(pause)
+	h.llm.Enqueue(slowAnswer(pause))
+	h.start()
+	releases := h.tg.CreateTopic(team, alice, "Releases")
+	party := h.tg.CreateTopic(team, alice, "Party")
+	q := h.inTopic(releases, alice, "@ryo_test_bot tell me a long story")
+	status := h.stopButton(team, q.ID, "✍️ Writing")
+	h.inTopic(releases, alice, "/stop@other_bot")
+	s := h.inTopic(party, alice, "/stop")
+	h.answer(team, s.ID, "Nothing is running here right now")
+	if m := h.message(team, status.ID); len(m.Buttons()) != 1 || strings.Contains(m.Text, "Stopping") {
+		t.Fatalf("a /stop elsewhere stopped the turn: %+v", m)
+	}
+	s = h.inTopic(releases, alice, "/stop")
+	h.answer(team, s.ID, "⏹ Stopping")
+	h.answer(team, q.ID, "⏹ Stopped")
+}
