@@ -394,3 +394,41 @@ func TestStopInAnotherTopic(t *testing.T) {
 	h.answer(team, s.ID, "⏹ Stopping")
 	h.answer(team, q.ID, "⏹ Stopped")
 }
+
+// A question that only begins with /stop (set as code) is no /stop: it
+// waits behind the running turn, and is answered after it, with that
+// turn's answer in its history — never beside it.
+func TestStopLookalikeWaitsItsTurn(t *testing.T) {
+	h := newHarness(t)
+	pause := make(chan struct{})
+	defer close(pause)
+	h.llm.Enqueue(slowAnswer(pause), ollamatest.Reply{Content: envelope("They mean stop.")})
+	h.start()
+	q := h.tg.SendText(dm, alice, "tell me a long story")
+	status := h.stopButton(dm, q.ID, "✍️ Writing")
+	chat := map[string]any{"id": dm.ID, "type": "private", "first_name": "Alice"}
+	from := map[string]any{"id": alice.ID, "is_bot": false, "first_name": "Alice", "username": "alice"}
+	h.tg.PushUpdate(map[string]any{"message": map[string]any{"message_id": 512399, "date": time.Now().Unix(),
+		"from": from, "chat": chat, "text": "/stop signs: what do they mean?",
+		"entities": []any{map[string]any{"type": "code", "offset": 0, "length": 5}}}})
+	h.pressAnswer(h.press(dm, alice, status, "⏹"))
+	h.waitFor("the look-alike answered", func() bool {
+		for _, m := range h.tg.BotMessages(dm.ID) {
+			if strings.Contains(m.Text, "They mean stop.") {
+				return true
+			}
+		}
+		return false
+	})
+	reqs := h.llm.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the model was asked %d times; want twice", len(reqs))
+	}
+	var saw bool
+	for _, m := range reqs[1].Messages {
+		saw = saw || strings.Contains(m.Content, "The first half of the answer")
+	}
+	if !saw {
+		t.Fatal("the /stop look-alike was asked before the running turn's answer was stored: it ran beside it")
+	}
+}
