@@ -155,8 +155,16 @@ func TestStopIsTheAskersOrAnAdmins(t *testing.T) {
 	if replayed.Text != "This answer is not running any more, so there is nothing to stop." {
 		t.Fatalf("a press after the turn ended was answered %+v", replayed)
 	}
-	again := h.tg.SendText(team, alice, "/stop")
-	h.answer(team, again.ID, "Nothing is running here right now")
+	again := h.tg.SendText(team, alice, "/stop") // the stopped turn may still be finishing its delivery: either is true
+	h.waitFor("nothing to stop", func() bool {
+		for _, m := range h.tg.BotMessages(team.ID) {
+			if m.ReplyTo == again.ID && (strings.Contains(m.Text, "Nothing is running here right now") ||
+				strings.Contains(m.Text, "This answer is not running any more")) {
+				return true
+			}
+		}
+		return false
+	})
 	if n := len(h.llm.Requests()); n != 1 {
 		t.Fatalf("the model was asked %d times; want once", n)
 	}
