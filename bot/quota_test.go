@@ -116,3 +116,20 @@ func TestQuotaMessageSaysWhenToTheMinute(t *testing.T) {
 		}
 	}
 }
+
+// A quota written with k is kept as its full number, which must read back:
+// else the person's every turn fails on a quota that cannot be read.
+func TestParseQuotaRefusesKWhatItCouldNotReadBack(t *testing.T) {
+	for _, in := range []string{"1000001k tokens/day", "2000000k/hour", "999999999k/day"} {
+		q, err := ParseQuota(in)
+		if err != nil {
+			continue // refused: fine
+		}
+		if _, err := ParseQuota(q.String()); err != nil {
+			t.Errorf("ParseQuota(%q) = %q, which does not read back: %v", in, q.String(), err)
+		}
+	}
+	if q, err := ParseQuota("1000000k tokens/day"); err != nil || q.String() != "1000000000 tokens/day" {
+		t.Errorf("ParseQuota(1000000k tokens/day) = %q, %v", q.String(), err)
+	}
+}
