@@ -71,8 +71,10 @@ func parseLimit(s string) (Limit, error) {
 		mult, amount = 1000, rest
 	}
 	n, err := strconv.ParseInt(amount, 10, 64)
-	if !ok || err != nil || n < 1 || n > 1_000_000_000 {
-		return Limit{}, fmt.Errorf("%q: write a limit as 50/day, 10/hour or 20000 tokens/day, at least 1", clip(s, 40))
+	// The bound holds for the whole number, k included: the quota is kept
+	// written out in full (String) and read back at every turn.
+	if !ok || err != nil || n < 1 || n > 1_000_000_000/mult {
+		return Limit{}, fmt.Errorf("%q: write a limit as 50/day, 10/hour or 20000 tokens/day, from 1 to 1000000000", clip(s, 40))
 	}
 	l.N = n * mult
 	return l, nil
