@@ -77,12 +77,8 @@ type modelChosen struct {
 // chat that chose none when asDefault, and says so — with a warning when
 // it is not trained for tools; or says why it cannot be chosen.
 func (b *Bot) chooseModel(ctx context.Context, by ryo.User, chat int64, name string, asDefault bool) (modelChosen, error) {
-	if b.cfg.Models == nil {
-		return modelChosen{said: cannotList}, nil
-	}
-	list, err := b.cfg.Models.Installed(ctx)
-	if err != nil {
-		b.log.Warn("cannot list the installed models", "chat_id", chat, "err", err)
+	list, ok := b.installedFor(ctx, chat)
+	if !ok {
 		return modelChosen{said: cannotList}, nil
 	}
 	i := indexModel(list, name)
@@ -90,7 +86,27 @@ func (b *Bot) chooseModel(ctx context.Context, by ryo.User, chat int64, name str
 		name = clip(name, 80)
 		return modelChosen{said: fmt.Sprintf("%s is not installed on the model server (ollama pull %s installs it). /model lists those that are.", name, name)}, nil
 	}
-	m := list[i]
+	return b.choose(ctx, by, chat, list[i], asDefault)
+}
+
+// installedFor lists the installed models for a choice in chat; false,
+// with a log line, when they cannot be listed.
+func (b *Bot) installedFor(ctx context.Context, chat int64) ([]ryo.InstalledModel, bool) {
+	if b.cfg.Models == nil {
+		return nil, false
+	}
+	list, err := b.cfg.Models.Installed(ctx)
+	if err != nil {
+		b.log.Warn("cannot list the installed models", "chat_id", chat, "err", err)
+		return nil, false
+	}
+	return list, true
+}
+
+// choose makes installed model m answer in chat, or as the default; see
+// chooseModel.
+func (b *Bot) choose(ctx context.Context, by ryo.User, chat int64, m ryo.InstalledModel, asDefault bool) (modelChosen, error) {
+	var err error
 	if problem := unchoosable(m); problem != "" {
 		return modelChosen{said: problem}, nil
 	}
@@ -371,17 +387,13 @@ func (b *Bot) onModelScreen(ctx context.Context, j *job, q *models.CallbackQuery
 
 // chooseByKey chooses the installed model whose key is key.
 func (b *Bot) chooseByKey(ctx context.Context, by ryo.User, chat int64, key string, asDefault bool) (modelChosen, error) {
-	if b.cfg.Models == nil {
-		return modelChosen{said: cannotList}, nil
-	}
-	list, err := b.cfg.Models.Installed(ctx)
-	if err != nil {
-		b.log.Warn("cannot list the installed models", "chat_id", chat, "err", err)
+	list, ok := b.installedFor(ctx, chat)
+	if !ok {
 		return modelChosen{said: cannotList}, nil
 	}
 	i := indexKey(list, key)
 	if i < 0 {
 		return modelChosen{said: "That model is no longer installed — send /model for the list as it is now."}, nil
 	}
-	return b.chooseModel(ctx, by, chat, list[i].Name, asDefault)
+	return b.choose(ctx, by, chat, list[i], asDefault) // the list just read: not asked for again
 }
