@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -56,4 +57,32 @@ func orEmpty(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// ChatSettings is what admins set for one chat; the zero value of a field
+// (nil for Temperature) means the chat follows the default.
+type ChatSettings struct {
+	Model       string
+	Persona     string
+	Temperature *float64
+	Language    string // a tag of lang.Languages: "en", "ru", …
+	AnswerMode  string // "mention", "every" or "off"
+}
+
+// ChatSettings is what was set for chat.
+func (db *DB) ChatSettings(ctx context.Context, chat int64) (ChatSettings, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	var model, persona, language, mode *string
+	var s ChatSettings
+	err := db.pool.QueryRow(ctx, `select model, persona, temperature::float8, language, answer_mode
+		from chat_settings where chat_id = $1::bigint`, chat).Scan(&model, &persona, &s.Temperature, &language, &mode)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ChatSettings{}, nil
+	}
+	if err != nil {
+		return ChatSettings{}, db.fail("load chat settings", err)
+	}
+	s.Model, s.Persona, s.Language, s.AnswerMode = orEmpty(model), orEmpty(persona), orEmpty(language), orEmpty(mode)
+	return s, nil
 }
