@@ -10,6 +10,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/lang"
 )
 
 // Access modes (RYO_ACCESS).
@@ -75,18 +76,18 @@ func (b *Bot) administers(ctx context.Context, chat int64, u ryo.User) (bool, er
 // deciders names who may decide what whom asked for in chat, for a prompt
 // or a refusal: the person by name, or the administrators of the chat that
 // asked (and of the group, when that was another chat).
-func deciders(whom, chat int64, name string) string {
+func deciders(p lang.Printer, whom, chat int64, name string) string {
 	switch {
 	case whom > 0 && name != "":
 		return name
 	case whom > 0:
-		return "the person who asked"
+		return p.Sprintf("the person who asked")
 	case whom == chat:
-		return "an administrator of this group"
+		return p.Sprintf("an administrator of this group")
 	case name != "":
-		return "an administrator of " + name + " or of this group"
+		return p.Sprintf("an administrator of %s or of this group", name)
 	}
-	return "an administrator of this group"
+	return p.Sprintf("an administrator of this group")
 }
 
 // admit decides whether the sender of m, a message meant for the bot, may
@@ -106,13 +107,14 @@ func (b *Bot) admit(ctx context.Context, j *job, m *models.Message) (bool, error
 	if err != nil || !tell {
 		return false, err
 	}
-	text := refusedBanned
+	p := b.words(ctx, m.Chat.ID, u)
+	text := p.Sprintf(refusedBanned)
 	switch {
 	case u.Role == ryo.RoleBanned:
 	case m.Chat.Type == models.ChatTypePrivate || u.ID < 0: // a chat writing as itself: its id is the group's to know
-		text = fmt.Sprintf(refusedAllowlist, u.ID)
+		text = p.Sprintf(refusedAllowlist, u.ID)
 	default:
-		text = refusedAllowlistGroup
+		text = p.Sprintf(refusedAllowlistGroup)
 	}
 	return false, b.replyOnce(ctx, j.w, id, placeOf(m), m.ID, text)
 }
@@ -142,16 +144,16 @@ func (b *Bot) target(ctx context.Context, c call) (ryo.User, string, error) {
 	}
 	username := strings.TrimPrefix(word, "@")
 	if !isUsername(username) {
-		return ryo.User{}, "Name someone: @username, their Telegram id, or send the command in reply to their message.", nil
+		return ryo.User{}, c.p.Sprintf("Name someone: @username, their Telegram id, or send the command in reply to their message."), nil
 	}
 	named, err := b.db.UsersNamed(ctx, username)
 	switch {
 	case err != nil:
 		return ryo.User{}, "", err
 	case len(named) == 0:
-		return ryo.User{}, fmt.Sprintf("I don't know @%s yet: they must write to me once, or use their Telegram id.", username), nil
+		return ryo.User{}, c.p.Sprintf("I don't know @%s yet: they must write to me once, or use their Telegram id.", username), nil
 	case len(named) > 1:
-		return ryo.User{}, b.ambiguous(username, named), nil
+		return ryo.User{}, b.ambiguous(c.p, username, named), nil
 	}
 	return named[0], "", nil
 }
@@ -174,7 +176,7 @@ func isLetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
 
 // ambiguous refuses a username that several people claim, naming each by
 // id, name and when they were last seen with it.
-func (b *Bot) ambiguous(username string, people []ryo.User) string {
+func (b *Bot) ambiguous(p lang.Printer, username string, people []ryo.User) string {
 	described := make([]string, len(people))
 	for i, u := range people {
 		var about []string
@@ -182,14 +184,14 @@ func (b *Bot) ambiguous(username string, people []ryo.User) string {
 			about = append(about, name)
 		}
 		if !u.Seen.IsZero() {
-			about = append(about, "seen "+u.Seen.In(b.cfg.Location).Format("2006-01-02"))
+			about = append(about, p.Sprintf("seen %s", u.Seen.In(b.cfg.Location).Format("2006-01-02")))
 		}
 		described[i] = strconv.FormatInt(u.ID, 10)
 		if len(about) > 0 {
 			described[i] += " (" + strings.Join(about, ", ") + ")"
 		}
 	}
-	return fmt.Sprintf("@%s could match several people: %s. Use the id.", username, strings.Join(described, ", "))
+	return p.Sprintf("@%s could match several people: %s. Use the id.", username, strings.Join(described, ", "))
 }
 
 // setAccess is the body of /allow, /ban, /promote and /demote.
@@ -203,22 +205,22 @@ func (b *Bot) setAccess(ctx context.Context, c call, change func(u ryo.User) (ry
 	}
 	role, allowed, done := change(u)
 	if u.ID == c.user.ID && role != ryo.RoleAdmin {
-		return b.reply(ctx, c, "You can't change your own access.")
+		return b.reply(ctx, c, c.p.Sprintf("You can't change your own access."))
 	}
 	if role != ryo.RoleAdmin && slices.Contains(b.cfg.AdminIDs, u.ID) {
-		return b.reply(ctx, c, fmt.Sprintf("%s is an admin by RYO_ADMIN_IDS; change it there.", displayName(u)))
+		return b.reply(ctx, c, c.p.Sprintf("%s is an admin by RYO_ADMIN_IDS; change it there.", displayName(c.p, u)))
 	}
 	if _, err := b.db.SetAccess(ctx, u.ID, role, allowed, c.user.ID); err != nil {
 		return err
 	}
 	b.log.Info("access changed", "by", c.user.ID, "user_id", u.ID, "role", role, "allowed", allowed)
-	return b.reply(ctx, c, fmt.Sprintf(done, displayName(u)))
+	return b.reply(ctx, c, done)
 }
 
 // displayName names a person in replies; one known only by id says so.
-func displayName(u ryo.User) string {
+func displayName(p lang.Printer, u ryo.User) string {
 	if u.FirstName == "" && u.LastName == "" && u.Username == "" {
-		return fmt.Sprintf("user %d", u.ID)
+		return p.Sprintf("user %d", u.ID)
 	}
 	return u.Name()
 }

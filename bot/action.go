@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
 	"github.com/ryo-bot/ryo/bot/delivery"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/stages"
@@ -118,13 +118,13 @@ func (b *Bot) showAction(ctx context.Context, t talk) error {
 	if err != nil || !ok || a.PromptID != 0 {
 		return err
 	}
-	text, file := b.prompt(a)
+	text, file := b.prompt(t.words, a)
 	replyTo := t.replyTo
 	if file != nil {
 		if a.FileID == 0 {
 			err := t.w.idle(func() (err error) {
 				a.FileID, err = b.tg.SendFile(ctx, a.Place, t.replyTo, a.Tool+"-"+a.ID+".json", file,
-					"The full arguments of the action below.")
+					t.words.Sprintf("The full arguments of the action below."))
 				return err
 			})
 			if err != nil {
@@ -144,7 +144,7 @@ func (b *Bot) showAction(ctx context.Context, t talk) error {
 			return err
 		}
 		a.PromptID, err = b.tg.SendButtons(ctx, a.Place, replyTo, text,
-			delivery.Button{Text: "✅ Confirm", Data: pressData(a.ID, true)}, delivery.Button{Text: "❌ Cancel", Data: pressData(a.ID, false)})
+			delivery.Button{Text: t.words.Sprintf("✅ Confirm"), Data: pressData(a.ID, true)}, delivery.Button{Text: t.words.Sprintf("❌ Cancel"), Data: pressData(a.ID, false)})
 		return err
 	})
 	if err != nil {
@@ -159,10 +159,10 @@ func (b *Bot) showAction(ctx context.Context, t talk) error {
 // arguments in full (or, when long, a pointer to the file that holds them,
 // returned too), why it waits, and who may decide until when — or, once
 // decided, the outcome.
-func (b *Bot) prompt(a ryo.Action) (render.Part, []byte) {
+func (b *Bot) prompt(w lang.Printer, a ryo.Action) (render.Part, []byte) {
 	var p render.Builder
 	p.Text("🔐 ")
-	p.Bold("Confirm before I do this")
+	p.Bold(w.Sprintf("Confirm before I do this"))
 	p.Text("\n\n")
 	p.Code(a.Tool)
 	if spec, ok := b.toolsFor(a.Origin).Lookup(a.Tool); ok {
@@ -179,58 +179,58 @@ func (b *Bot) prompt(a ryo.Action) (render.Part, []byte) {
 		p.Pre(args, "json")
 	} else {
 		file = []byte(args + "\n")
-		p.Italic(fmt.Sprintf("The arguments are long (%d characters), so they are in the file above, in full. Read them there before you decide.",
+		p.Italic(w.Sprintf("The arguments are long (%d characters), so they are in the file above, in full. Read them there before you decide.",
 			len([]rune(args))))
 	}
 	p.Text("\n")
 	switch a.Reason {
 	case toolbus.HoldDestructive:
-		p.Text("⚠️ This cannot be undone.\n")
+		p.Text(w.Sprintf("⚠️ This cannot be undone.") + "\n")
 	case toolbus.HoldPolicy:
-		p.Text("This changes something, so I check with you first.\n")
+		p.Text(w.Sprintf("This changes something, so I check with you first.") + "\n")
 	default:
-		p.Text("I'd like your yes before I do this.\n")
+		p.Text(w.Sprintf("I'd like your yes before I do this.") + "\n")
 	}
 	if a.RetryOf != "" && a.Open() {
-		p.Text("⚠️ I was stopped while doing this before, and I cannot tell whether it was done. Check first; confirm only if it should still be done.\n")
+		p.Text(w.Sprintf("⚠️ I was stopped while doing this before, and I cannot tell whether it was done. Check first; confirm only if it should still be done.") + "\n")
 	}
-	p.Text(b.outcome(a))
+	p.Text(b.outcome(w, a))
 	return p.Part(), file
 }
 
 // outcome is the last line of a prompt: who may decide and until when, or
 // what came of it.
-func (b *Bot) outcome(a ryo.Action) string {
+func (b *Bot) outcome(p lang.Printer, a ryo.Action) string {
 	by := func() string {
 		who := a.DeciderName
 		if who == "" {
-			who = "you"
+			who = p.Sprintf("you")
 		}
-		return who + " at " + b.clock(a.DecidedAt)
+		return p.Sprintf("%s at %s", who, b.clock(a.DecidedAt))
 	}
 	switch a.State {
 	case ryo.ActionPending:
-		line := "Expires at " + b.clock(a.ExpiresAt) + "."
+		line := p.Sprintf("Expires at %s.", b.clock(a.ExpiresAt))
 		if a.Place.ChatID < 0 { // a group: say whose it is
-			line = "Only " + deciders(a.Requester, a.Place.ChatID, a.RequesterName) + " can confirm or cancel this. " + line
+			line = p.Sprintf("Only %s can confirm or cancel this.", deciders(p, a.Requester, a.Place.ChatID, a.RequesterName)) + " " + line
 		}
 		return line
 	case ryo.ActionConfirmed, ryo.ActionRunning:
-		return "✅ Confirmed by " + by() + " — running it…"
+		return p.Sprintf("✅ Confirmed by %s — running it…", by())
 	case ryo.ActionInterrupted:
-		return "⚠️ Confirmed by " + by() + " — but I was stopped while doing it, and cannot tell whether it was done. I asked again below."
+		return p.Sprintf("⚠️ Confirmed by %s — but I was stopped while doing it, and cannot tell whether it was done. I asked again below.", by())
 	case ryo.ActionExecuted:
 		if a.ResultStatus == toolbus.StatusOK {
-			return "✅ Confirmed by " + by() + " — done."
+			return p.Sprintf("✅ Confirmed by %s — done.", by())
 		}
 		if !a.Origin.Converses() {
-			return "⚠️ Confirmed by " + by() + " — but it did not work."
+			return p.Sprintf("⚠️ Confirmed by %s — but it did not work.", by())
 		}
-		return "⚠️ Confirmed by " + by() + " — but it did not work; see my answer below."
+		return p.Sprintf("⚠️ Confirmed by %s — but it did not work; see my answer below.", by())
 	case ryo.ActionCancelled:
-		return "❌ Cancelled by " + by() + " — nothing was done."
+		return p.Sprintf("❌ Cancelled by %s — nothing was done.", by())
 	}
-	return "⌛ Expired at " + b.clock(a.ExpiresAt) + " — nothing was done."
+	return p.Sprintf("⌛ Expired at %s — nothing was done.", b.clock(a.ExpiresAt))
 }
 
 // clock shows a time in the bot's time zone, with the day when it is not
@@ -275,17 +275,18 @@ func (b *Bot) onPress(ctx context.Context, j *job, q *models.CallbackQuery) erro
 	id, yes, ok := parsePress(q.Data)
 	if !ok {
 		b.log.Info("button press with unknown data", "update_id", update, "user_id", q.From.ID)
-		return b.answerPress(ctx, j.w, q, staleButton, false)
+		return b.answerPress(ctx, j.w, q, b.wordsAt(ctx, q).Sprintf(staleButton), false)
 	}
-	err := b.press(ctx, j, q, id, yes)
+	p := b.wordsAt(ctx, q)
+	err := b.press(ctx, j, q, p, id, yes)
 	// The press stays in the inbox and is handled when the database, or
 	// Telegram, is back; meanwhile the spinner stops, once.
 	switch {
 	case j.told:
 	case ryo.IsUnavailable(err, ryo.Database):
-		j.told = b.answerPress(ctx, j.w, q, pressWaiting, false) == nil
+		j.told = b.answerPress(ctx, j.w, q, p.Sprintf(pressWaiting), false) == nil
 	case ryo.IsUnavailable(err, ryo.Telegram):
-		j.told = b.answerPress(ctx, j.w, q, pressChecking, false) == nil
+		j.told = b.answerPress(ctx, j.w, q, p.Sprintf(pressChecking), false) == nil
 	}
 	return err
 }
@@ -294,7 +295,7 @@ func (b *Bot) onPress(ctx context.Context, j *job, q *models.CallbackQuery) erro
 // on, judge it (judgePress, which reads nothing else), take the decision in
 // the database (once, atomically), and go on as the decision says
 // (afterDecision).
-func (b *Bot) press(ctx context.Context, j *job, q *models.CallbackQuery, id string, yes bool) error {
+func (b *Bot) press(ctx context.Context, j *job, q *models.CallbackQuery, p lang.Printer, id string, yes bool) error {
 	a, presser, facts, err := b.loadPress(ctx, q, j.id, id)
 	if err != nil {
 		return err
@@ -302,35 +303,35 @@ func (b *Bot) press(ctx context.Context, j *job, q *models.CallbackQuery, id str
 	log := b.log.With("update_id", j.id, "chat_id", a.Place.ChatID, "action", a.ID, "tool", a.Tool, "user_id", presser.ID)
 	switch judgePress(facts) {
 	case pressStands: // decided by this very press before: it goes on as decided
-		return b.afterDecision(ctx, j, q, a, outcomeOf(a, false, j.id), log)
+		return b.afterDecision(ctx, j, q, p, a, outcomeOf(a, false, j.id), log)
 	case pressStale:
 		log.Warn("button press for an unknown action")
-		return b.answerPress(ctx, j.w, q, staleButton, false)
+		return b.answerPress(ctx, j.w, q, p.Sprintf(staleButton), false)
 	case pressMayNotUse: // banned, or no longer let in, since the action was asked for
 		log.Info("action press refused: may not use the bot")
 		if err := b.db.RefuseAction(ctx, a.ID, presser.ID); err != nil {
 			return err
 		}
-		return b.answerPress(ctx, j.w, q, refusedBanned, true)
+		return b.answerPress(ctx, j.w, q, p.Sprintf(refusedBanned), true)
 	case pressNotTheirs:
 		log.Info("action press refused: not the person who asked")
 		if err := b.db.RefuseAction(ctx, a.ID, presser.ID); err != nil {
 			return err
 		}
-		return b.answerPress(ctx, j.w, q, "Only "+deciders(a.Requester, a.Place.ChatID, a.RequesterName)+" can confirm or cancel this.", true)
+		return b.answerPress(ctx, j.w, q, p.Sprintf("Only %s can confirm or cancel this.", deciders(p, a.Requester, a.Place.ChatID, a.RequesterName)), true)
 	case pressNotAdmin: // asked for as an admin, pressed by someone who no longer is one
 		log.Info("action press refused: an admin's action, and the presser is not an admin")
 		if err := b.db.RefuseAction(ctx, a.ID, presser.ID); err != nil {
 			return err
 		}
-		return b.answerPress(ctx, j.w, q, "Only an admin can confirm or cancel this.", true)
+		return b.answerPress(ctx, j.w, q, p.Sprintf("Only an admin can confirm or cancel this."), true)
 	}
 	a, decided, err := b.db.Decide(ctx, memory.Decision{ID: a.ID, Actor: presser.ID, Update: j.id, Confirm: yes,
 		Result: b.resultMessage(a, declined(a), j.id)}, b.resultMessage(a, expired(a), a.UpdateID))
 	if err != nil {
 		return err
 	}
-	return b.afterDecision(ctx, j, q, a, outcomeOf(a, decided, j.id), log)
+	return b.afterDecision(ctx, j, q, p, a, outcomeOf(a, decided, j.id), log)
 }
 
 // pressFacts are what a press on an action is judged on.
@@ -431,28 +432,28 @@ func outcomeOf(a ryo.Action, decided bool, update int64) pressOutcome {
 // afterDecision answers the press as its decision came out, and after a
 // yes runs the action: a command's at once; the model's in its chat's
 // queue, where the conversation goes on.
-func (b *Bot) afterDecision(ctx context.Context, j *job, q *models.CallbackQuery, a ryo.Action, out pressOutcome, log *slog.Logger) error {
+func (b *Bot) afterDecision(ctx context.Context, j *job, q *models.CallbackQuery, p lang.Printer, a ryo.Action, out pressOutcome, log *slog.Logger) error {
 	switch out {
 	case pressTooLate:
 		log.Info("action press after expiry")
-		err := b.answerPress(ctx, j.w, q, pressExpired, true)
+		err := b.answerPress(ctx, j.w, q, p.Sprintf(pressExpired), true)
 		b.settle(ctx, j.w, a)
 		return err
 	case pressAlready:
-		verb := "confirmed"
+		said := p.Sprintf("This was already confirmed by %s.", orSomeone(p, a.DeciderName))
 		if a.State == ryo.ActionCancelled {
-			verb = "cancelled"
+			said = p.Sprintf("This was already cancelled by %s.", orSomeone(p, a.DeciderName))
 		}
-		return b.answerPress(ctx, j.w, q, "This was already "+verb+" by "+orSomeone(a.DeciderName)+".", false)
+		return b.answerPress(ctx, j.w, q, said, false)
 	case pressCancels:
 		log.Info("action cancelled")
-		err := b.answerPress(ctx, j.w, q, pressCancelled, false)
+		err := b.answerPress(ctx, j.w, q, p.Sprintf(pressCancelled), false)
 		b.settle(ctx, j.w, a)
 		return err
 	}
 	if j.press { // not yet answered: the rest may wait in the chat's queue
 		log.Info("action confirmed")
-		if err := b.answerPress(ctx, j.w, q, pressConfirmed, false); err != nil {
+		if err := b.answerPress(ctx, j.w, q, p.Sprintf(pressConfirmed), false); err != nil {
 			return err
 		}
 	}
@@ -467,6 +468,7 @@ func (b *Bot) afterDecision(ctx context.Context, j *job, q *models.CallbackQuery
 		replyTo = q.Message.Message.ID
 	}
 	t := talk{id: j.id, w: j.w, chat: b.chatOfPress(q, a), place: a.Place, replyTo: replyTo, person: ryo.User{ID: a.Requester}}
+	t.words = b.wordsOfAction(ctx, a)
 	t.prepare = func(ctx context.Context, shown *stages.Turn) error {
 		return b.execute(ryo.WithCaller(ctx, t.caller()), t.w, a, shown)
 	}
@@ -485,9 +487,9 @@ func (b *Bot) chatOfPress(q *models.CallbackQuery, a ryo.Action) ryo.Chat {
 	return c
 }
 
-func orSomeone(name string) string {
+func orSomeone(p lang.Printer, name string) string {
 	if name == "" {
-		return "someone"
+		return p.Sprintf("someone")
 	}
 	return name
 }
@@ -509,7 +511,7 @@ func (b *Bot) settle(ctx context.Context, w *worker, a ryo.Action) {
 	if a.PromptID == 0 || a.Open() || a.Settled {
 		return
 	}
-	text, _ := b.prompt(a)
+	text, _ := b.prompt(b.wordsOfAction(ctx, a), a)
 	err := w.idle(func() error { return b.tg.Edit(ctx, a.Place, a.PromptID, text) })
 	if err != nil && !errors.Is(err, stages.ErrMessageGone) {
 		b.log.Warn("could not show an action's outcome in its prompt; will try again", "action", a.ID, "err", err)

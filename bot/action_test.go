@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/telegramtest"
 	"github.com/ryo-bot/ryo/toolbus"
@@ -52,7 +53,7 @@ func TestPromptIsValidInEveryState(t *testing.T) {
 				a := ryo.Action{ID: "id", Place: ryo.Place{ChatID: chat}, Tool: "wipe", Args: args, Reason: toolbus.HoldDestructive,
 					State: state, RequesterName: name, DeciderName: name, ExpiresAt: time.Now(), DecidedAt: time.Now(),
 					Summary: strings.Repeat("<Forget &>", 300)}
-				p, file := b.prompt(a)
+				p, file := b.prompt(lang.Printer{}, a)
 				shown, _, err := telegramtest.CheckMessageHTML(p.HTML)
 				if err != nil || shown != p.Plain || render.Units(p.Plain) > render.MaxUnits {
 					t.Fatalf("size %d, %s: prompt refused (%v) or too long (%d units)", size, state, err, render.Units(p.Plain))

@@ -49,7 +49,7 @@ func (b *Bot) executeCommand(ctx context.Context, w *worker, a ryo.Action, calle
 		return err
 	}
 	if a.State == ryo.ActionInterrupted {
-		return b.showAction(ctx, talk{id: a.DecidedUpdate, w: w, place: a.Place, replyTo: a.PromptID})
+		return b.showAction(ctx, talk{id: a.DecidedUpdate, w: w, place: a.Place, replyTo: a.PromptID, words: b.wordsOfAction(ctx, a)})
 	}
 	return b.runOnce(ctx, w, a, func(ryo.Step) {})
 }

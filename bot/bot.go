@@ -13,6 +13,7 @@ import (
 	"github.com/ryo-bot/ryo/agent"
 	"github.com/ryo-bot/ryo/bot/delivery"
 	"github.com/ryo-bot/ryo/bot/intake"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/stages"
 	"github.com/ryo-bot/ryo/toolbus"
@@ -228,8 +229,14 @@ func (b *Bot) introduce(ctx context.Context) error {
 	if err := b.tg.DeleteWebhook(ctx); err != nil {
 		b.log.Warn("could not remove a webhook; getUpdates may be refused", "err", err)
 	}
-	if err := b.tg.SetCommands(ctx, b.menu()); err != nil {
-		b.log.Warn("could not set the command menu", "err", err)
+	for _, l := range lang.Languages() {
+		code := l.Tag // the menu of people whose Telegram speaks l
+		if code == lang.English {
+			code = "" // everyone else's
+		}
+		if err := b.tg.SetCommands(ctx, code, b.menu(lang.For(l.Tag))); err != nil {
+			b.log.Warn("could not set the command menu", "language", l.Tag, "err", err)
+		}
 	}
 	return nil
 }

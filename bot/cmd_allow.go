@@ -4,11 +4,12 @@ import (
 	"context"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/lang"
 )
 
 // allowCommand is /allow.
-func (b *Bot) allowCommand() command {
-	return command{name: "allow", help: "let someone use me: /allow @name, a user id, or in reply to their message", admin: true, private: privateByName, run: b.allow}
+func (b *Bot) allowCommand(p lang.Printer) command {
+	return command{name: "allow", help: p.Sprintf("let someone use me: /allow @name, a user id, or in reply to their message"), admin: true, private: privateByName, run: b.allow}
 }
 
 func (b *Bot) allow(ctx context.Context, c call) error {
@@ -17,6 +18,6 @@ func (b *Bot) allow(ctx context.Context, c call) error {
 		if role == ryo.RoleBanned || role == "" {
 			role = ryo.RoleUser
 		}
-		return role, true, "✅ %s may use me now."
+		return role, true, c.p.Sprintf("✅ %s may use me now.", displayName(c.p, u))
 	})
 }

@@ -4,17 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/render"
 )
 
 // approvalsCommand is /approvals.
-func (b *Bot) approvalsCommand() command {
-	return command{name: "approvals", help: "recent confirmations and who decided them", admin: true, private: privateOnly, run: b.approvals}
+func (b *Bot) approvalsCommand(p lang.Printer) command {
+	return command{name: "approvals", help: p.Sprintf("recent confirmations and who decided them"), admin: true, private: privateOnly, run: b.approvals}
 }
 
 // approvals shows admins the newest entries of the actions' audit log, of
@@ -31,21 +31,21 @@ func (b *Bot) approvals(ctx context.Context, c call) error {
 		return err
 	}
 	if len(events) == 0 {
-		return b.reply(ctx, c, "No actions have asked for confirmation yet.")
+		return b.reply(ctx, c, c.p.Sprintf("No actions have asked for confirmation yet."))
 	}
 	var below []string
 	if len(refused) > 0 {
-		below = append(below, "", "🚫 Pressed by people who may not decide, latest first:")
+		below = append(below, "", c.p.Sprintf("🚫 Pressed by people who may not decide, latest first:"))
 		for _, e := range refused {
-			below = append(below, b.auditLine(e))
+			below = append(below, b.auditLine(c.p, e))
 		}
 	}
 	// The reply is one message: the decisions that do not fit are the
 	// oldest, never the presses below them.
-	lines := []string{"🗂 Recent confirmations, newest first:"}
+	lines := []string{c.p.Sprintf("🗂 Recent confirmations, newest first:")}
 	room := render.MaxUnits - render.Units(strings.Join(append(lines, below...), "\n"))
 	for _, e := range events {
-		line := b.auditLine(e)
+		line := b.auditLine(c.p, e)
 		if room -= render.Units(line) + 1; room < 0 {
 			break
 		}
@@ -84,25 +84,25 @@ func auditSymbol(event ryo.AuditEvent) string {
 
 // auditLine is one audit entry on one line: when, what, which action, by
 // whom, in which chat.
-func (b *Bot) auditLine(e memory.ActionEvent) string {
+func (b *Bot) auditLine(p lang.Printer, e memory.ActionEvent) string {
 	a := e.Action
 	line := e.At.In(b.cfg.Location).Format("2 Jan 15:04") + " " + auditSymbol(e.Event) + " " + string(e.Event)
 	if e.Event == ryo.EventExecuted && e.Detail != "" {
 		line += " (" + e.Detail + ")"
 	}
 	line += " · " + a.Tool + " " + clip(compactJSON(a.Args), 60)
-	actor, requester := clip(orSomeone(e.Actor), maxAuditName), clip(orSomeone(a.RequesterName), maxAuditName)
+	actor, requester := clip(orSomeone(p, e.Actor), maxAuditName), clip(orSomeone(p, a.RequesterName), maxAuditName)
 	switch {
 	case e.Event == ryo.EventRefused && e.Times > 1:
-		line += fmt.Sprintf(" · pressed %d times by %s, who may not decide", e.Times, actor)
+		line += p.Sprintf(" · pressed %d times by %s, who may not decide", e.Times, actor)
 	case e.Event == ryo.EventRefused:
-		line += " · pressed by " + actor + ", who may not decide"
+		line += p.Sprintf(" · pressed by %s, who may not decide", actor)
 	case e.ActorID != 0 && e.ActorID != a.Requester:
-		line += " · by " + actor + ", asked by " + requester
+		line += p.Sprintf(" · by %s, asked by %s", actor, requester)
 	case e.ActorID != 0:
-		line += " · by " + actor
+		line += p.Sprintf(" · by %s", actor)
 	}
-	return line + fmt.Sprintf(" · chat %d", a.Place.ChatID)
+	return line + p.Sprintf(" · chat %d", a.Place.ChatID)
 }
 
 // compactJSON is a JSON value on one line.

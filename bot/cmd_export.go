@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/ryo-bot/ryo/lang"
 )
 
 // exportCommand is /export.
-func (b *Bot) exportCommand() command {
-	return command{name: "export", help: "get everything I keep about you, as a file", private: privateOnly, run: b.export}
+func (b *Bot) exportCommand(p lang.Printer) command {
+	return command{name: "export", help: p.Sprintf("get everything I keep about you, as a file"), private: privateOnly, run: b.export}
 }
 
 // exportBudget is how much text one /export file holds at most (memory's
@@ -43,7 +45,7 @@ func (b *Bot) export(ctx context.Context, c call) error {
 	name := fmt.Sprintf("ryo-export-%d-%s.json", c.user.ID, e.ExportedAt.In(b.cfg.Location).Format("2006-01-02"))
 	var id int
 	err = c.w.idle(func() (err error) {
-		id, err = b.tg.SendFile(ctx, c.place, c.msg.ID, name, file.Bytes(), exportCaption(e.LeftOut.Messages, e.LeftOut.Memories, e.LeftOut.Actions))
+		id, err = b.tg.SendFile(ctx, c.place, c.msg.ID, name, file.Bytes(), exportCaption(c.p, e.LeftOut.Messages, e.LeftOut.Memories, e.LeftOut.Actions))
 		return err
 	})
 	if err != nil {
@@ -56,12 +58,12 @@ func (b *Bot) export(ctx context.Context, c call) error {
 }
 
 // exportCaption says what the file holds, and what did not fit.
-func exportCaption(messages, memories, actions int) string {
-	caption := "Everything I keep about you, as JSON. /forgetme deletes it."
+func exportCaption(p lang.Printer, messages, memories, actions int) string {
+	caption := p.Sprintf("Everything I keep about you, as JSON. /forgetme deletes it.")
 	if messages+memories+actions > 0 {
-		caption += fmt.Sprintf(" It was too much for one file: your oldest %s, %s and %s are not in it (the file says how many); "+
+		caption += " " + p.Sprintf("It was too much for one file: your oldest %s, %s and %s are not in it (the file says how many); "+
 			"/forgetme deletes them all the same.",
-			howMany(messages, "message", "messages"), howMany(memories, "memory", "memories"), howMany(actions, "request", "requests"))
+			p.Sprintf("%d messages", messages), p.Sprintf("%d memories", memories), p.Sprintf("%d requests", actions))
 	}
 	return caption
 }

@@ -8,12 +8,13 @@ import (
 	"strings"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/toolbus"
 )
 
 // forgetCommand is /forget.
-func (b *Bot) forgetCommand() command {
-	return command{name: "forget", help: "make me forget one memory: /forget <id>", run: b.forgetCmd}
+func (b *Bot) forgetCommand(p lang.Printer) command {
+	return command{name: "forget", help: p.Sprintf("make me forget one memory: /forget <id>"), run: b.forgetCmd}
 }
 
 // usageForget is the answer to bad arguments of /forget.
@@ -26,7 +27,7 @@ const (
 func (b *Bot) forgetCmd(ctx context.Context, c call) error {
 	id, err := strconv.ParseInt(strings.TrimPrefix(strings.TrimSpace(c.args), "#"), 10, 64)
 	if err != nil || id <= 0 {
-		return b.reply(ctx, c, usageForget)
+		return b.reply(ctx, c, c.p.Sprintf(usageForget))
 	}
 	return b.askToForget(ctx, c, ryo.ShelfOf(c.caller()), id, ryo.OriginCommand)
 }
@@ -40,7 +41,7 @@ func (b *Bot) askToForget(ctx context.Context, c call, s ryo.Shelf, id int64, or
 		return err
 	}
 	if !found {
-		return b.reply(ctx, c, fmt.Sprintf("There is no memory #%d here — /memory lists them with their ids.", id))
+		return b.reply(ctx, c, c.p.Sprintf("There is no memory #%d here — /memory lists them with their ids.", id))
 	}
 	tool := "forget"
 	if origin.ForAdmins() {
@@ -55,9 +56,9 @@ func (b *Bot) askToForget(ctx context.Context, c call, s ryo.Shelf, id int64, or
 // in a prompt.
 func (b *Bot) askCommand(ctx context.Context, c call, tool string, args json.RawMessage, origin ryo.Origin) error {
 	call := toolbus.Call{ID: fmt.Sprintf("u%d-cmd", c.update), Tool: tool, Args: args, Key: toolbus.Key(c.update, 0, tool, args)}
-	a := b.newAction(ryo.WithCaller(ctx, c.caller()), c.user, call, b.commandTools.Hold(call), origin)
+	a := b.newAction(lang.NewContext(ryo.WithCaller(ctx, c.caller()), c.p), c.user, call, b.commandTools.Hold(call), origin)
 	if _, err := b.db.SaveCommandAction(ctx, c.update, c.place, a); err != nil {
 		return err
 	}
-	return b.showAction(ctx, talk{id: c.update, w: c.w, chat: c.chat, place: c.place, replyTo: c.msg.ID, person: c.user})
+	return b.showAction(ctx, talk{id: c.update, w: c.w, chat: c.chat, place: c.place, replyTo: c.msg.ID, person: c.user, words: c.p})
 }

@@ -3,11 +3,11 @@ package bot
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/toolbus"
 )
@@ -15,8 +15,8 @@ import (
 // forgetMeCommand is /forgetme. Only in a private chat, where nobody else
 // sees its prompt or can press its buttons; asked in a group, it points
 // there.
-func (b *Bot) forgetMeCommand() command {
-	return command{name: "forgetme", help: "delete everything I keep about you, after you confirm", private: privateOnly, run: b.forgetMe}
+func (b *Bot) forgetMeCommand(p lang.Printer) command {
+	return command{name: "forgetme", help: p.Sprintf("delete everything I keep about you, after you confirm"), private: privateOnly, run: b.forgetMe}
 }
 
 // forgetMe is /forgetme: a person asks for everything ryo keeps about
@@ -55,7 +55,7 @@ func forgetMeTool(db *memory.DB) toolbus.Spec {
 			if err != nil {
 				return ""
 			}
-			return explainForgetMe(f)
+			return explainForgetMe(lang.FromContext(ctx), f)
 		},
 		// Whether the person was forgotten: their user row is gone. Run
 		// again, it deletes whatever is left, which does no harm.
@@ -91,25 +91,15 @@ func forgetMeArgs(ctx context.Context, raw json.RawMessage) (int64, error) {
 }
 
 // explainForgetMe says what /forgetme deletes, and what stays.
-func explainForgetMe(f memory.Footprint) string {
+func explainForgetMe(p lang.Printer, f memory.Footprint) string {
 	var parts []string
-	parts = append(parts, howMany(f.Messages, "message", "messages")+" (yours, and all of our private chat)")
-	parts = append(parts, howMany(f.Memories, "memory", "memories")+" of yours")
+	parts = append(parts, p.Sprintf("%d messages (yours, and all of our private chat)", f.Messages))
+	parts = append(parts, p.Sprintf("%d memories of yours", f.Memories))
 	if f.GroupMemories > 0 {
-		parts = append(parts, howMany(f.GroupMemories, "memory", "memories")+" you added to groups")
+		parts = append(parts, p.Sprintf("%d memories you added to groups", f.GroupMemories))
 	}
-	parts = append(parts, howMany(f.Actions, "request", "requests")+" you made, with their log")
-	return "Forget you: I delete " + strings.Join(parts, ", ") +
-		", and your profile with your role and access (an admin would have to let you in again, if I only talk to people let in). " +
-		"What others wrote, and what others added to groups, stays; so does the tier an admin put you in (with your id alone), " +
-		"and this request in the log of requests " +
-		"(that you asked, and when), until the log is swept. You can start afresh at once."
-}
-
-// howMany is n with its noun, singular or plural.
-func howMany(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+	parts = append(parts, p.Sprintf("%d requests you made, with their log", f.Actions))
+	return p.Sprintf("Forget you: I delete %s, and your profile with your role and access (an admin would have to let you in again, if I only talk to people let in). "+
+		"What others wrote, and what others added to groups, stays; so does the tier an admin put you in (with your id alone), "+
+		"and this request in the log of requests (that you asked, and when), until the log is swept. You can start afresh at once.", strings.Join(parts, ", "))
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/bot/delivery"
 	"github.com/ryo-bot/ryo/knowledge"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/toolbus"
 )
@@ -53,8 +54,8 @@ const (
 )
 
 // knowledgeCommand is /knowledge.
-func (b *Bot) knowledgeCommand() command {
-	return command{name: "knowledge", help: "the documents I answer from: /knowledge show <id>; admins add and delete them", run: b.knowledgeCmd}
+func (b *Bot) knowledgeCommand(p lang.Printer) command {
+	return command{name: "knowledge", help: p.Sprintf("the documents I answer from: /knowledge show <id>; admins add and delete them"), run: b.knowledgeCmd}
 }
 
 const usageKnowledge = "Usage:\n/knowledge — the documents I answer from here\n/knowledge show <id>\n" +
@@ -66,31 +67,31 @@ const usageKnowledge = "Usage:\n/knowledge — the documents I answer from here\
 func (b *Bot) knowledgeCmd(ctx context.Context, c call) error {
 	args := strings.Fields(c.args)
 	if len(args) == 0 {
-		return b.sendView(ctx, c, viewKnowledge, viewSubject{ID: c.chat.ID, Label: "📚 Knowledge base"},
-			"The knowledge base is empty here. Admins add documents with /knowledge add.")
+		return b.sendView(ctx, c, viewKnowledge, viewSubject{ID: c.chat.ID, Label: c.p.Sprintf("📚 Knowledge base")},
+			c.p.Sprintf("The knowledge base is empty here. Admins add documents with /knowledge add."))
 	}
 	rest := strings.TrimSpace(strings.TrimPrefix(c.args, args[0]))
 	switch strings.ToLower(args[0]) {
 	case "show":
 		id, ok := documentID(rest)
 		if !ok {
-			return b.reply(ctx, c, usageKnowledge)
+			return b.reply(ctx, c, c.p.Sprintf(usageKnowledge))
 		}
 		return b.showDocument(ctx, c, id)
 	case "add", "delete":
 		if !b.isAdmin(c.user) {
-			return b.reply(ctx, c, "Only admins add and delete the knowledge base's documents.")
+			return b.reply(ctx, c, c.p.Sprintf("Only admins add and delete the knowledge base's documents."))
 		}
 		if strings.ToLower(args[0]) == "add" {
 			return b.addDocument(ctx, c, rest)
 		}
 		id, ok := documentID(rest)
 		if !ok {
-			return b.reply(ctx, c, usageKnowledge)
+			return b.reply(ctx, c, c.p.Sprintf(usageKnowledge))
 		}
 		return b.askToDelete(ctx, c, id)
 	}
-	return b.reply(ctx, c, usageKnowledge)
+	return b.reply(ctx, c, c.p.Sprintf(usageKnowledge))
 }
 
 func documentID(s string) (int64, bool) {
@@ -122,11 +123,11 @@ func (b *Bot) addDocument(ctx context.Context, c call, arg string) error {
 	var err error
 	switch doc := documentOf(c.msg); {
 	case arg != "":
-		src, problem, err = b.readPage(ctx, arg)
+		src, problem, err = b.readPage(ctx, c.p, arg)
 	case doc != nil:
-		src, problem, err = b.readFile(ctx, doc)
+		src, problem, err = b.readFile(ctx, c.p, doc)
 	default:
-		return b.reply(ctx, c, usageKnowledge)
+		return b.reply(ctx, c, c.p.Sprintf(usageKnowledge))
 	}
 	if err != nil || problem != "" {
 		return b.replyProblem(ctx, c, problem, err)
@@ -135,9 +136,9 @@ func (b *Bot) addDocument(ctx context.Context, c call, arg string) error {
 	var tooMany *knowledge.TooManyChunksError
 	switch {
 	case errors.Is(err, knowledge.ErrEmpty):
-		return b.reply(ctx, c, fmt.Sprintf("I found no text in “%s”.", src.name))
+		return b.reply(ctx, c, c.p.Sprintf("I found no text in “%s”.", src.name))
 	case errors.As(err, &tooMany):
-		return b.reply(ctx, c, fmt.Sprintf("“%s” is too long for me: it makes %d passages, and a document may have at most %d. Split it into smaller files.",
+		return b.reply(ctx, c, c.p.Sprintf("“%s” is too long for me: it makes %d passages, and a document may have at most %d. Split it into smaller files.",
 			src.name, tooMany.Chunks, tooMany.Max))
 	case err != nil:
 		return err
@@ -153,12 +154,12 @@ func (b *Bot) addDocument(ctx context.Context, c call, arg string) error {
 	}
 	b.log.Info("document added to the knowledge base", "update_id", c.update, "chat_id", c.chat.ID, "by", c.user.ID,
 		"document", d.ID, "chunks", d.Chunks, "replaced", old.ID)
-	text := fmt.Sprintf("📚 Added “%s” as #%d for %s: %s.", d.Name, d.ID, scopeOf(d), passages(d.Chunks))
+	text := c.p.Sprintf("📚 Added “%s” as #%d for %s: %s.", d.Name, d.ID, scopeOf(c.p, d), passages(c.p, d.Chunks))
 	if old.ID != 0 {
-		text += fmt.Sprintf(" It replaces #%d, of the same name.", old.ID)
+		text += " " + c.p.Sprintf("It replaces #%d, of the same name.", old.ID)
 	}
 	if src.Truncated {
-		text += " It was too long to read whole: only its first part was added."
+		text += " " + c.p.Sprintf("It was too long to read whole: only its first part was added.")
 	}
 	return b.reply(ctx, c, text)
 }
@@ -180,7 +181,7 @@ func documentOf(m *models.Message) *models.Document {
 func (b *Bot) replyProblem(ctx context.Context, c call, problem string, err error) error {
 	if problem == "" {
 		b.log.Warn("could not read a document to add", "update_id", c.update, "chat_id", c.chat.ID, "err", err)
-		problem = "I could not download that file from Telegram just now — try again in a moment."
+		problem = c.p.Sprintf("I could not download that file from Telegram just now — try again in a moment.")
 	}
 	return b.reply(ctx, c, problem)
 }
@@ -201,20 +202,20 @@ func (b *Bot) knowledgeChunks() int {
 
 // readFile downloads and reads a document someone sent; problem says
 // what is wrong with it, for the admin.
-func (b *Bot) readFile(ctx context.Context, doc *models.Document) (src source, problem string, err error) {
+func (b *Bot) readFile(ctx context.Context, p lang.Printer, doc *models.Document) (src source, problem string, err error) {
 	name := knowledge.Name(doc.FileName)
 	kind := knowledge.Kind(name, doc.MimeType)
 	limit := min(b.knowledgeBytes(), delivery.MaxDownloadBytes) // Telegram lets a bot download no more
 	switch {
 	case kind == "":
-		return src, fmt.Sprintf("I add .txt, .md, .html and .pdf files to the knowledge base; “%s” is none of them.", name), nil
+		return src, p.Sprintf("I add .txt, .md, .html and .pdf files to the knowledge base; “%s” is none of them.", name), nil
 	case doc.FileSize > limit:
-		return src, tooBig(name, doc.FileSize, limit), nil
+		return src, tooBig(p, name, doc.FileSize, limit), nil
 	}
 	data, err := b.tg.Download(ctx, doc.FileID, limit)
 	switch {
 	case errors.Is(err, delivery.ErrFileTooBig):
-		return src, tooBig(name, doc.FileSize, limit), nil
+		return src, tooBig(p, name, doc.FileSize, limit), nil
 	case err != nil:
 		return src, "", err
 	}
@@ -226,34 +227,34 @@ func (b *Bot) readFile(ctx context.Context, doc *models.Document) (src source, p
 	}
 	r, err := extract(ctx, data, name, doc.MimeType)
 	if errors.Is(err, knowledge.ErrUnsupported) && kind == "pdf" {
-		return src, fmt.Sprintf("I cannot read PDF files here yet; send “%s” as a .txt, .md or .html file.", name), nil
+		return src, p.Sprintf("I cannot read PDF files here yet; send “%s” as a .txt, .md or .html file.", name), nil
 	}
 	if err != nil {
 		b.log.Info("a document to add could not be read", "file", name, "err", err)
-		return src, fmt.Sprintf("I could not read “%s”: %s.", name, clip(err.Error(), 300)), nil
+		return src, p.Sprintf("I could not read “%s”: %s.", name, clip(err.Error(), 300)), nil
 	}
 	return source{Reading: r, name: name, from: name, bytes: int64(len(data))}, "", nil
 }
 
 // readPage reads the page at the URL an admin gave.
-func (b *Bot) readPage(ctx context.Context, raw string) (src source, problem string, err error) {
+func (b *Bot) readPage(ctx context.Context, p lang.Printer, raw string) (src source, problem string, err error) {
 	u, perr := url.Parse(raw)
 	switch {
 	case perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.ContainsAny(raw, " \n"):
-		return src, "Send /knowledge add with a web address (https://…), or as the caption of a file.", nil
+		return src, p.Sprintf("Send /knowledge add with a web address (https://…), or as the caption of a file."), nil
 	case u.User != nil: // a secret: never logged, nor repeated where the group reads it
-		return src, "I do not read addresses with a user name or password in them; send the page as a file instead.", nil
+		return src, p.Sprintf("I do not read addresses with a user name or password in them; send the page as a file instead."), nil
 	case b.cfg.Knowledge.Pages == nil:
-		return src, "I cannot read web pages here; send the document as a file with /knowledge add as its caption.", nil
+		return src, p.Sprintf("I cannot read web pages here; send the document as a file with /knowledge add as its caption."), nil
 	}
 	shown := pageName(u)
 	r, err := b.cfg.Knowledge.Pages.Read(ctx, raw)
 	if err != nil {
 		b.log.Info("a page to add could not be read", "url", shown, "err", scrubQuery(err, u))
-		return src, fmt.Sprintf("I could not read %s: %s.", shown, clip(scrubQuery(err, u).Error(), 300)), nil
+		return src, p.Sprintf("I could not read %s: %s.", shown, clip(scrubQuery(err, u).Error(), 300)), nil
 	}
 	if limit := b.knowledgeBytes(); int64(len(r.Text)) > limit {
-		return src, tooBig(shown, int64(len(r.Text)), limit), nil
+		return src, tooBig(p, shown, int64(len(r.Text)), limit), nil
 	}
 	return source{Reading: r, name: knowledge.Name(shown), from: shown, bytes: int64(len(r.Text))}, "", nil
 }
@@ -274,14 +275,16 @@ func scrubQuery(err error, u *url.URL) error {
 	return errors.New(strings.ReplaceAll(err.Error(), u.RawQuery, "…"))
 }
 
-func tooBig(name string, size, limit int64) string {
+func tooBig(p lang.Printer, name string, size, limit int64) string {
 	if size > 0 {
-		return fmt.Sprintf("“%s” is %s; a document may be at most %s.", name, kilobytes(size), kilobytes(limit))
+		return p.Sprintf("“%s” is %s; a document may be at most %s.", name, kilobytes(p, size), kilobytes(p, limit))
 	}
-	return fmt.Sprintf("“%s” is too big: a document may be at most %s.", name, kilobytes(limit))
+	return p.Sprintf("“%s” is too big: a document may be at most %s.", name, kilobytes(p, limit))
 }
 
-func megabytes(n int64) string { return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MB" }
+func megabytes(p lang.Printer, n int64) string {
+	return p.Sprintf("%s MB", strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64))
+}
 
 // embedChunks gives chunks their embeddings when an embedding model is
 // configured; when it fails, the document is kept for its words alone,
@@ -301,18 +304,15 @@ func (b *Bot) embedChunks(ctx context.Context, log *slog.Logger, chunks []ryo.Ch
 	}
 }
 
-func passages(n int) string {
-	if n == 1 {
-		return "1 passage"
-	}
-	return strconv.Itoa(n) + " passages"
+func passages(p lang.Printer, n int) string {
+	return p.Sprintf("%d passages", n)
 }
 
-func scopeOf(d ryo.Document) string {
+func scopeOf(p lang.Printer, d ryo.Document) string {
 	if d.Global() {
-		return "everyone"
+		return p.Sprintf("everyone")
 	}
-	return "this group"
+	return p.Sprintf("this group")
 }
 
 // showDocument is /knowledge show <id>.
@@ -322,49 +322,47 @@ func (b *Bot) showDocument(ctx context.Context, c call, id int64) error {
 		return err
 	}
 	if !ok {
-		return b.reply(ctx, c, fmt.Sprintf("There is no document #%d here — /knowledge lists them with their ids.", id))
+		return b.reply(ctx, c, c.p.Sprintf("There is no document #%d here — /knowledge lists them with their ids.", id))
 	}
 	var s strings.Builder
 	fmt.Fprintf(&s, "📚 #%d %s", d.ID, d.Name)
 	if d.Title != "" && d.Title != d.Name {
 		fmt.Fprintf(&s, " — %s", d.Title)
 	}
-	fmt.Fprintf(&s, "\nSource: %s\n%s · %s · for %s · added %s", d.Source, passages(d.Chunks), kilobytes(d.Bytes), scopeOf(d),
-		d.AddedAt.In(b.cfg.Location).Format("2 Jan 2006"))
+	s.WriteString("\n" + c.p.Sprintf("Source: %s\n%s · %s · for %s · added %s", d.Source, passages(c.p, d.Chunks), kilobytes(c.p, d.Bytes), scopeOf(c.p, d),
+		d.AddedAt.In(b.cfg.Location).Format("2 Jan 2006")))
 	if len(o.Sections) > 0 {
-		s.WriteString("\n\nSections:")
+		s.WriteString("\n\n" + c.p.Sprintf("Sections:"))
 		for _, sec := range o.Sections {
 			s.WriteString("\n• " + clip(sec, 120))
 		}
 	}
-	fmt.Fprintf(&s, "\n\nFirst passage:\n%s", clip(o.First.Text, 800))
+	s.WriteString("\n\n" + c.p.Sprintf("First passage:\n%s", clip(o.First.Text, 800)))
 	return b.reply(ctx, c, s.String())
 }
 
 // kilobytes says a size as people read it: bytes under a kilobyte, then
 // kilobytes, then megabytes.
-func kilobytes(n int64) string {
+func kilobytes(p lang.Printer, n int64) string {
 	switch {
 	case n >= 1<<20:
-		return megabytes(n)
-	case n == 1:
-		return "1 byte"
+		return megabytes(p, n)
 	case n < 1024:
-		return strconv.FormatInt(n, 10) + " bytes"
+		return p.Sprintf("%d bytes", n)
 	}
-	return strconv.FormatInt((n+1023)/1024, 10) + " KB"
+	return p.Sprintf("%d KB", (n+1023)/1024)
 }
 
 // knowledgeLines is a page of the documents chat sees.
-func (b *Bot) knowledgeLines(ctx context.Context, chat int64, n int) ([]string, int, error) {
+func (b *Bot) knowledgeLines(ctx context.Context, p lang.Printer, chat int64, n int) ([]string, int, error) {
 	list, total, err := b.db.Documents(ctx, chat, n*pageSize, pageSize)
 	if err != nil {
 		return nil, 0, err
 	}
 	lines := make([]string, len(list))
 	for i, d := range list {
-		lines[i] = fmt.Sprintf("#%d · %s · %s · for %s · %s, %s", d.ID, clip(d.Name, 80), passages(d.Chunks), scopeOf(d),
-			orSomeone(d.AddedByName), d.AddedAt.In(b.cfg.Location).Format("2 Jan 2006"))
+		lines[i] = p.Sprintf("#%d · %s · %s · for %s · %s, %s", d.ID, clip(d.Name, 80), passages(p, d.Chunks), scopeOf(p, d),
+			orSomeone(p, d.AddedByName), d.AddedAt.In(b.cfg.Location).Format("2 Jan 2006"))
 	}
 	return lines, total, nil
 }
@@ -375,7 +373,7 @@ func (b *Bot) askToDelete(ctx context.Context, c call, id int64) error {
 		if err != nil {
 			return err
 		}
-		return b.reply(ctx, c, fmt.Sprintf("There is no document #%d here — /knowledge lists them with their ids.", id))
+		return b.reply(ctx, c, c.p.Sprintf("There is no document #%d here — /knowledge lists them with their ids.", id))
 	}
 	args, _ := json.Marshal(map[string]int64{"document_id": id})
 	return b.askCommand(ctx, c, "knowledge_delete", args, ryo.OriginAdmin)
@@ -416,9 +414,10 @@ func knowledgeDeleteTool(db *memory.DB) toolbus.Spec {
 			case err != nil:
 				return ""
 			case !ok:
-				return fmt.Sprintf("There is no document #%d here, so this would change nothing.", id)
+				return lang.FromContext(ctx).Sprintf("There is no document #%d here, so this would change nothing.", id)
 			}
-			return fmt.Sprintf("Delete “%s” (#%d, %s, for %s) from the knowledge base.", d.Name, d.ID, passages(d.Chunks), scopeOf(d))
+			p := lang.FromContext(ctx)
+			return p.Sprintf("Delete “%s” (#%d, %s, for %s) from the knowledge base.", d.Name, d.ID, passages(p, d.Chunks), scopeOf(p, d))
 		},
 		Happened: func(ctx context.Context, args json.RawMessage) toolbus.Happening {
 			chat, id, err := knowledgeDeleteArgs(ctx, args)

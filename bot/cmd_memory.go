@@ -2,17 +2,17 @@ package bot
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/memory"
 )
 
 // memoryCommand is /memory.
-func (b *Bot) memoryCommand() command {
-	return command{name: "memory", help: "what I remember for you (in a group: for the group)", private: privateWithArgs, run: b.memoryCmd}
+func (b *Bot) memoryCommand(p lang.Printer) command {
+	return command{name: "memory", help: p.Sprintf("what I remember for you (in a group: for the group)"), private: privateWithArgs, run: b.memoryCmd}
 }
 
 // Usage lines of /memory, the answer to bad arguments.
@@ -28,29 +28,29 @@ func (b *Bot) memoryCmd(ctx context.Context, c call) error {
 	args := strings.Fields(c.args)
 	if len(args) == 0 {
 		shelf := ryo.ShelfOf(c.caller())
-		label := "Your memories"
+		label := c.p.Sprintf("Your memories")
 		if shelf.Scope == ryo.ScopeGroup {
-			label = "This group's memories"
+			label = c.p.Sprintf("This group's memories")
 		}
 		return b.sendView(ctx, c, viewMemories, viewSubject{Scope: shelf.Scope, ID: shelf.ID, Label: label},
-			"I don't remember anything here yet. Ask me to remember something, and it shows up here.")
+			c.p.Sprintf("I don't remember anything here yet. Ask me to remember something, and it shows up here."))
 	}
 	if !b.isAdmin(c.user) {
-		return b.reply(ctx, c, usageMemory)
+		return b.reply(ctx, c, c.p.Sprintf(usageMemory))
 	}
 	rest := strings.TrimSpace(strings.TrimPrefix(c.args, args[0]))
 	switch args[0] {
 	case "search":
 		if rest == "" {
-			return b.reply(ctx, c, usageMemoryAdmin)
+			return b.reply(ctx, c, c.p.Sprintf(usageMemoryAdmin))
 		}
-		return b.sendView(ctx, c, viewSearch, viewSubject{Query: rest, Admin: true}, fmt.Sprintf("No memory matches “%s”.", rest))
+		return b.sendView(ctx, c, viewSearch, viewSubject{Query: rest, Admin: true}, c.p.Sprintf("No memory matches “%s”.", rest))
 	case "add":
 		return b.memoryAdd(ctx, c, rest)
 	case "forget":
 		id, err := strconv.ParseInt(rest, 10, 64)
 		if err != nil || id <= 0 {
-			return b.reply(ctx, c, usageMemoryAdmin)
+			return b.reply(ctx, c, c.p.Sprintf(usageMemoryAdmin))
 		}
 		return b.askToForget(ctx, c, ryo.EveryShelf(), id, ryo.OriginAdmin)
 	}
@@ -60,10 +60,10 @@ func (b *Bot) memoryCmd(ctx context.Context, c call) error {
 		return err
 	}
 	if problem != "" {
-		return b.reply(ctx, c, problem+"\n\n"+usageMemoryAdmin)
+		return b.reply(ctx, c, problem+"\n\n"+c.p.Sprintf(usageMemoryAdmin))
 	}
-	return b.sendView(ctx, c, viewMemories, viewSubject{Scope: ryo.ScopeUser, ID: u.ID, Label: displayName(u) + "'s memories", Admin: true},
-		fmt.Sprintf("I don't remember anything for %s.", displayName(u)))
+	return b.sendView(ctx, c, viewMemories, viewSubject{Scope: ryo.ScopeUser, ID: u.ID, Label: c.p.Sprintf("%s's memories", displayName(c.p, u)), Admin: true},
+		c.p.Sprintf("I don't remember anything for %s.", displayName(c.p, u)))
 }
 
 // memoryAdd is /memory add <user> <text> [#tag …]: an admin stores a
@@ -84,17 +84,17 @@ func (b *Bot) memoryAdd(ctx context.Context, c call, rest string) error {
 		}
 	}
 	if problem != "" || len(words) == 0 {
-		return b.reply(ctx, c, usageMemoryAdmin)
+		return b.reply(ctx, c, c.p.Sprintf(usageMemoryAdmin))
 	}
 	m, err := b.db.Remember(ctx, ryo.Memory{Scope: ryo.ScopeUser, Owner: u.ID, Chat: c.chat.ID,
 		Content: strings.Join(words, " "), Tags: tags, AddedBy: c.user.ID,
 		Embedding: b.cfg.Recall.Vector(ctx, strings.Join(words, " "))})
 	if err == memory.ErrTooLong {
-		return b.reply(ctx, c, "That is too long: a memory is at most 2000 characters.")
+		return b.reply(ctx, c, c.p.Sprintf("That is too long: a memory is at most 2000 characters."))
 	}
 	if err != nil {
 		return err
 	}
 	b.log.Info("memory added by an admin", "by", c.user.ID, "user_id", u.ID, "memory", m.ID)
-	return b.reply(ctx, c, fmt.Sprintf("🧠 Remembered for %s as #%d.", displayName(u), m.ID))
+	return b.reply(ctx, c, c.p.Sprintf("🧠 Remembered for %s as #%d.", displayName(c.p, u), m.ID))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/memory"
 )
 
@@ -50,7 +51,7 @@ func TestModelHeader(t *testing.T) {
 		if tc.choice.Chat != "" && s.installed(tc.choice.Chat) {
 			s.answering = tc.choice.Chat
 		}
-		got := s.header("llama3.2")
+		got := s.header(lang.Printer{}, "llama3.2")
 		for _, w := range tc.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("%+v: header = %q; want %q", tc.choice, got, w)
@@ -70,7 +71,7 @@ func TestModelLine(t *testing.T) {
 		&nomic:                 "• nomic-embed-text:latest — 0.3 GB · nomic-bert · 137M · 🔢 embedding",
 		{Name: "odd", Size: 1}: "• odd — 0.0 GB · ❔ capabilities unknown",
 	} {
-		if got := s.modelLine(*m); got != want {
+		if got := s.modelLine(lang.Printer{}, *m); got != want {
 			t.Errorf("modelLine = %q; want %q", got, want)
 		}
 	}
@@ -84,11 +85,11 @@ func TestUnchoosable(t *testing.T) {
 		{Name: "odd"}: "can't tell what odd can do",
 		{Name: "insert-only", Capabilities: []ryo.Capability{"insert"}}: "cannot answer",
 	} {
-		if got := unchoosable(*m); want == "" && got != "" || !strings.Contains(got, want) {
-			t.Errorf("unchoosable(%s) = %q; want %q", m.Name, got, want)
+		if got := unchoosable(lang.Printer{}, *m); want == "" && got != "" || !strings.Contains(got, want) {
+			t.Errorf("unchoosable(lang.Printer{}, %s) = %q; want %q", m.Name, got, want)
 		}
 	}
-	if w := noToolsWarning(strings.Repeat("很长的名字", 30)); len([]rune(w)) > 200 {
+	if w := noToolsWarning(lang.Printer{}, strings.Repeat("很长的名字", 30)); len([]rune(w)) > 200 {
 		t.Errorf("the warning is %d characters: too long for an alert", len([]rune(w)))
 	}
 }
@@ -98,7 +99,7 @@ func TestModelCardButtons(t *testing.T) {
 	long := ryo.InstalledModel{Name: "hf.co/" + strings.Repeat("x", 200) + ":Q4_K_M", Capabilities: []ryo.Capability{ryo.CanComplete}}
 	view := newActionID()
 	at := func(n int, screen string) string { return pagePrefix + view + ":" + fmt.Sprint(n) + ":" + screen }
-	p := modelState{}.card(long, at)
+	p := modelState{}.card(lang.Printer{}, long, at)
 	for _, b := range p.buttons {
 		if len(b.Data) > 64 {
 			t.Errorf("button %q carries %d bytes", b.Text, len(b.Data))

@@ -2,14 +2,14 @@ package bot
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/lang"
 )
 
 // startCommand is /start.
-func (b *Bot) startCommand() command {
-	return command{name: "start", help: "introduce yourself and see what I can do", run: b.start}
+func (b *Bot) startCommand(p lang.Printer) command {
+	return command{name: "start", help: p.Sprintf("introduce yourself and see what I can do"), run: b.start}
 }
 
 func (b *Bot) start(ctx context.Context, c call) error {
@@ -21,11 +21,11 @@ func (b *Bot) start(ctx context.Context, c call) error {
 		c.args = ""
 		return cmd.run(ctx, c)
 	}
-	how := "Just write to me."
+	how := c.p.Sprintf("Just write to me.")
 	if c.chat.Type.IsGroup() {
-		how = fmt.Sprintf("In this group, mention me (@%s) or reply to one of my messages.", b.me.Username)
+		how = c.p.Sprintf("In this group, mention me (@%s) or reply to one of my messages.", b.me.Username)
 	}
-	return b.reply(ctx, c, fmt.Sprintf("Hi %s! I'm %s, an assistant running on a local language model. %s\n\n/help lists the commands you can use.",
+	return b.reply(ctx, c, c.p.Sprintf("Hi %s! I'm %s, an assistant running on a local language model. %s\n\n/help lists the commands you can use.",
 		firstName(user), b.me.FirstName, how))
 }
 
@@ -38,7 +38,7 @@ func (b *Bot) linkedCommand(c call) (command, bool) {
 	if c.chat.Type != ryo.ChatPrivate || c.args == "" {
 		return command{}, false
 	}
-	for _, cmd := range b.commands() {
+	for _, cmd := range b.commands(c.p) {
 		if cmd.name == c.args && cmd.private != anywhere && (!cmd.admin || b.isAdmin(c.user)) {
 			return cmd, true
 		}

@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/tools"
 )
 
 // statsCommand is /stats.
-func (b *Bot) statsCommand() command {
-	return command{name: "stats", help: "usage: a group's for its admins (with a chart), your own for you", run: b.stats}
+func (b *Bot) statsCommand(p lang.Printer) command {
+	return command{name: "stats", help: p.Sprintf("usage: a group's for its admins (with a chart), your own for you"), run: b.stats}
 }
 
 // stats shows usage: in a group, to an admin, the group's, with a chart
@@ -29,29 +30,29 @@ func (b *Bot) stats(ctx context.Context, c call) error {
 	var title string
 	switch {
 	case c.chat.Type != ryo.ChatPrivate && admin:
-		scope, title = memory.UsageScope{ChatID: c.chat.ID}, "📊 Usage in this group"
+		scope, title = memory.UsageScope{ChatID: c.chat.ID}, c.p.Sprintf("📊 Usage in this group")
 	case c.chat.Type != ryo.ChatPrivate:
-		scope, title = memory.UsageScope{ChatID: c.chat.ID, UserID: c.user.ID}, "📊 Your usage in this group"
+		scope, title = memory.UsageScope{ChatID: c.chat.ID, UserID: c.user.ID}, c.p.Sprintf("📊 Your usage in this group")
 	case admin && all:
-		scope, title = memory.UsageScope{}, "📊 Usage in every chat"
+		scope, title = memory.UsageScope{}, c.p.Sprintf("📊 Usage in every chat")
 	default:
-		scope, title = memory.UsageScope{UserID: c.user.ID}, "📊 Your usage"
+		scope, title = memory.UsageScope{UserID: c.user.ID}, c.p.Sprintf("📊 Your usage")
 	}
 	r, err := b.db.UsageReport(ctx, scope)
 	if err != nil {
 		return err
 	}
 	group := scope.UserID == 0
-	text := statsText(title, r, group)
+	text := statsText(c.p, title, r, group)
 	if !group {
-		note, err := b.quotaNote(ctx, c.user.ID) // quota.go
+		note, err := b.quotaNote(ctx, c.p, c.user.ID) // quota.go
 		if err != nil {
 			return err
 		}
 		text += note
 	}
 	if c.chat.Type == ryo.ChatPrivate && admin && !all {
-		text += "\n\nAs an admin, /stats all shows every chat's; /stats in a group shows that group's."
+		text += "\n\n" + c.p.Sprintf("As an admin, /stats all shows every chat's; /stats in a group shows that group's.")
 	}
 	if err := b.reply(ctx, c, text); err != nil || !group || r.Month.Turns == 0 {
 		return err
@@ -66,13 +67,13 @@ func (b *Bot) sendStatsChart(ctx context.Context, c call, r memory.UsageReport) 
 	if err != nil || len(prior.Parts) > 0 {
 		return err
 	}
-	png, err := tools.DrawChart(statsChart(r, b.cfg.Clock.Now()))
+	png, err := tools.DrawChart(statsChart(c.p, r, b.cfg.Clock.Now()))
 	if err != nil {
 		return fmt.Errorf("draw the usage chart: %w", err)
 	}
 	var id int
 	err = c.w.idle(func() (err error) {
-		id, err = b.tg.SendPhoto(ctx, c.place, c.msg.ID, "usage.png", png, "Answers per day in the last 30 days, by model (UTC)")
+		id, err = b.tg.SendPhoto(ctx, c.place, c.msg.ID, "usage.png", png, c.p.Sprintf("Answers per day in the last 30 days, by model (UTC)"))
 		return err
 	})
 	if err != nil {
@@ -89,14 +90,14 @@ const statsSeries = 3
 
 // statsChart is create_chart's arguments for r: a line of answers per day
 // for each of the busiest models, the 30 days up to now's.
-func statsChart(r memory.UsageReport, now time.Time) json.RawMessage {
+func statsChart(p lang.Printer, r memory.UsageReport, now time.Time) json.RawMessage {
 	models := make([]string, 0, statsSeries)
 	for i, m := range r.Models {
 		if i == statsSeries-1 && len(r.Models) > statsSeries {
-			models = append(models, "other models")
+			models = append(models, p.Sprintf("other models"))
 			break
 		}
-		models = append(models, modelName(m.Model, 40))
+		models = append(models, modelName(p, m.Model, 40))
 	}
 	series := func(model string) int {
 		for i, m := range r.Models {
@@ -130,59 +131,59 @@ func statsChart(r memory.UsageReport, now time.Time) json.RawMessage {
 			points[i].Value3 = &v[2]
 		}
 	}
-	raw, _ := json.Marshal(map[string]any{"kind": "line", "title": "Answers per day, last 30 days",
-		"y_label": "answers", "series": models, "points": points})
+	raw, _ := json.Marshal(map[string]any{"kind": "line", "title": p.Sprintf("Answers per day, last 30 days"),
+		"y_label": p.Sprintf("answers"), "series": models, "points": points})
 	return raw
 }
 
 // statsText writes r under title: totals for today, 7 and 30 days, by
 // model, the last 7 days one by one, and — for a group's or everyone's
 // usage (group) — the busiest people and tools.
-func statsText(title string, r memory.UsageReport, group bool) string {
+func statsText(p lang.Printer, title string, r memory.UsageReport, group bool) string {
 	if r.Month.Turns == 0 {
-		return title + "\nNo answers in the last 30 days."
+		return title + "\n" + p.Sprintf("No answers in the last 30 days.")
 	}
-	lines := []string{title + " (days in UTC)",
-		"Today: " + totals(r.Today, group),
-		"7 days: " + totals(r.Week, group),
-		"30 days: " + totals(r.Month, group)}
-	lines = append(lines, "", "By model, 30 days:")
+	lines := []string{p.Sprintf("%s (days in UTC)", title),
+		p.Sprintf("Today: %s", totals(p, r.Today, group)),
+		p.Sprintf("7 days: %s", totals(p, r.Week, group)),
+		p.Sprintf("30 days: %s", totals(p, r.Month, group))}
+	lines = append(lines, "", p.Sprintf("By model, 30 days:"))
 	for _, m := range r.Models {
-		lines = append(lines, fmt.Sprintf("• %s — %s", modelName(m.Model, 60), totals(m.UsageTotals, false)))
+		lines = append(lines, fmt.Sprintf("• %s — %s", modelName(p, m.Model, 60), totals(p, m.UsageTotals, false)))
 	}
-	lines = append(lines, "", "By day:")
-	for _, d := range lastDays(r.Days, 7) {
+	lines = append(lines, "", p.Sprintf("By day:"))
+	for _, d := range lastDays(p, r.Days, 7) {
 		lines = append(lines, d)
 	}
 	if group && len(r.People) > 0 {
-		lines = append(lines, "", "Busiest people, 30 days:")
-		for i, p := range r.People {
-			lines = append(lines, fmt.Sprintf("%d. %s — %s, %s tokens", i+1, shownName(p.Person), answers(p.Turns), groupDigits(p.Tokens)))
+		lines = append(lines, "", p.Sprintf("Busiest people, 30 days:"))
+		for i, u := range r.People {
+			lines = append(lines, p.Sprintf("%d. %s — %s, %s", i+1, shownName(p, u.Person), answers(p, u.Turns), tokensOf(p, u.Tokens)))
 		}
 	}
 	if len(r.Tools) > 0 {
-		lines = append(lines, "", "Busiest tools, 30 days:")
+		lines = append(lines, "", p.Sprintf("Busiest tools, 30 days:"))
 		for _, t := range r.Tools {
-			lines = append(lines, fmt.Sprintf("• %s — %s", clip(cleanLine(t.Tool), 60), plural(t.Calls, "call")))
+			lines = append(lines, fmt.Sprintf("• %s — %s", clip(cleanLine(t.Tool), 60), p.Sprintf("%[2]s calls", t.Calls, groupDigits(t.Calls))))
 		}
 	}
 	return strings.Join(lines, "\n")
 }
 
 // totals writes t on one line; people counted only when group.
-func totals(t memory.UsageTotals, group bool) string {
-	parts := []string{answers(t.Turns)}
+func totals(p lang.Printer, t memory.UsageTotals, group bool) string {
+	parts := []string{answers(p, t.Turns)}
 	if group {
-		parts = append(parts, plural(t.People, "person"))
+		parts = append(parts, p.Sprintf("%[2]s people", t.People, groupDigits(t.People)))
 	}
-	parts = append(parts, groupDigits(t.PromptTokens)+" tokens in", groupDigits(t.ReplyTokens)+" out",
-		"model "+shortDuration(t.ModelTime), plural(t.ToolCalls, "tool call"))
+	parts = append(parts, p.Sprintf("%[2]s tokens in", t.PromptTokens, groupDigits(t.PromptTokens)), p.Sprintf("%s out", groupDigits(t.ReplyTokens)),
+		p.Sprintf("model %s", shortDuration(p, t.ModelTime)), p.Sprintf("%[2]s tool calls", t.ToolCalls, groupDigits(t.ToolCalls)))
 	return strings.Join(parts, " · ")
 }
 
 // lastDays writes the n newest days of days, the newest first, each
 // day's models together.
-func lastDays(days []memory.UsageDay, n int) []string {
+func lastDays(p lang.Printer, days []memory.UsageDay, n int) []string {
 	var out []string
 	for i := len(days) - 1; i >= 0 && len(out) < n; {
 		d := days[i].Day
@@ -190,47 +191,40 @@ func lastDays(days []memory.UsageDay, n int) []string {
 		for ; i >= 0 && days[i].Day.Equal(d); i-- {
 			turns, tokens = turns+days[i].Turns, tokens+days[i].Tokens
 		}
-		out = append(out, fmt.Sprintf("• %s — %s, %s tokens", d.Format("Mon Jan 2"), answers(turns), groupDigits(tokens)))
+		out = append(out, fmt.Sprintf("• %s — %s, %s", d.Format("Mon Jan 2"), answers(p, turns), tokensOf(p, tokens)))
 	}
 	return out
 }
 
-func answers(n int64) string { return plural(n, "answer") }
+// answers is n answers, its digits grouped: "1 answer", "1,234 answers".
+// (The count comes first for the plural form, and is shown grouped.)
+func answers(p lang.Printer, n int64) string { return p.Sprintf("%[2]s answers", n, groupDigits(n)) }
 
-// plural is n with its noun: "1 answer", "2 answers", "3 people".
-func plural(n int64, noun string) string {
-	if n != 1 {
-		if noun == "person" {
-			noun = "people"
-		} else {
-			noun += "s"
-		}
-	}
-	return groupDigits(n) + " " + noun
-}
+// tokensOf is n tokens, as answers.
+func tokensOf(p lang.Printer, n int64) string { return p.Sprintf("%[2]s tokens", n, groupDigits(n)) }
 
 // shortDuration writes d to the second, or the tenth of one under a
 // minute: "4.5s", "3m 20s", "2h 05m".
-func shortDuration(d time.Duration) string {
+func shortDuration(p lang.Printer, d time.Duration) string {
 	switch {
 	case d < time.Minute:
-		return fmt.Sprintf("%.1fs", d.Seconds())
+		return p.Sprintf("%.1fs", d.Seconds())
 	case d < time.Hour:
-		return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
+		return p.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
 	}
-	return fmt.Sprintf("%dh %02dm", int(d.Hours()), int(d.Minutes())%60)
+	return p.Sprintf("%dh %02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
 // shownName is how a person is named in a list: as Telegram shows them,
 // on one line, their name's direction controls taken out and the name
 // isolated, so that it cannot turn the rest of the line around.
-func shownName(u ryo.User) string {
-	return "\u2068" + clip(cleanLine(displayName(u)), 48) + "\u2069"
+func shownName(p lang.Printer, u ryo.User) string {
+	return "\u2068" + clip(cleanLine(displayName(p, u)), 48) + "\u2069"
 }
 
 // modelName is a model's name on one line, at most n characters.
-func modelName(model string, n int) string {
-	return clip(cmp.Or(strings.TrimSpace(cleanLine(model)), "unknown model"), n)
+func modelName(p lang.Printer, model string, n int) string {
+	return clip(cmp.Or(strings.TrimSpace(cleanLine(model)), p.Sprintf("unknown model")), n)
 }
 
 // cleanLine is s on one line, without directional embeddings, overrides

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/tools"
 )
@@ -30,7 +31,7 @@ func statsReport() memory.UsageReport {
 }
 
 func TestStatsTextNamesPeopleSafely(t *testing.T) {
-	got := statsText("📊 Usage in this group", statsReport(), true)
+	got := statsText(lang.Printer{}, "📊 Usage in this group", statsReport(), true)
 	for _, want := range []string{
 		"Today: 1 answer · 1 person · 100 tokens in · 20 out · model 4.5s · 1 tool call",
 		"30 days: 3 answers · 2 people · 12,345 tokens in · 678 out · model 1m 23s · 4 tool calls",
@@ -47,16 +48,16 @@ func TestStatsTextNamesPeopleSafely(t *testing.T) {
 	if strings.ContainsRune(got, '\u202e') {
 		t.Error("a right-to-left override got through")
 	}
-	if own := statsText("📊 Your usage", statsReport(), false); strings.Contains(own, "Busiest people") || strings.Contains(own, "person") {
+	if own := statsText(lang.Printer{}, "📊 Your usage", statsReport(), false); strings.Contains(own, "Busiest people") || strings.Contains(own, "person") {
 		t.Errorf("a person's own usage names people:\n%s", own)
 	}
-	if none := statsText("📊 Your usage", memory.UsageReport{}, false); none != "📊 Your usage\nNo answers in the last 30 days." {
+	if none := statsText(lang.Printer{}, "📊 Your usage", memory.UsageReport{}, false); none != "📊 Your usage\nNo answers in the last 30 days." {
 		t.Errorf("no usage: %q", none)
 	}
 }
 
 func TestStatsChartIsAPictureOfThirtyDays(t *testing.T) {
-	raw := statsChart(statsReport(), time.Date(2026, 3, 9, 23, 59, 0, 0, time.UTC))
+	raw := statsChart(lang.Printer{}, statsReport(), time.Date(2026, 3, 9, 23, 59, 0, 0, time.UTC))
 	if !strings.Contains(string(raw), `{"label":"Mar 9","value":1,"value2":1}`) ||
 		!strings.Contains(string(raw), `{"label":"Feb 8","value":0,"value2":0}`) {
 		t.Errorf("chart arguments: %s", raw)

@@ -2,19 +2,20 @@ package bot
 
 import (
 	"context"
-	"fmt"
 	"strings"
+
+	"github.com/ryo-bot/ryo/lang"
 )
 
 // tierCommand is /tier.
-func (b *Bot) tierCommand() command {
-	return command{name: "tier", help: "which tools someone may use: /tier @name <tier>, a user id, or in reply; bare, the tiers", admin: true, private: privateByName, run: b.tierCmd}
+func (b *Bot) tierCommand(p lang.Printer) command {
+	return command{name: "tier", help: p.Sprintf("which tools someone may use: /tier @name <tier>, a user id, or in reply; bare, the tiers"), admin: true, private: privateByName, run: b.tierCmd}
 }
 
 // tierCmd puts someone in a tier, or lists the tiers and what each unlocks.
 func (b *Bot) tierCmd(ctx context.Context, c call) error {
 	if b.cfg.Tiers == nil {
-		return b.reply(ctx, c, "Everyone may use every tool here: no tiers are configured (RYO_TIERS).")
+		return b.reply(ctx, c, c.p.Sprintf("Everyone may use every tool here: no tiers are configured (RYO_TIERS)."))
 	}
 	words := strings.Fields(c.args)
 	who := c
@@ -25,11 +26,11 @@ func (b *Bot) tierCmd(ctx context.Context, c call) error {
 	case len(words) == 2:
 		who.args, tier = words[0], words[1]
 	default:
-		return b.reply(ctx, c, b.tierList())
+		return b.reply(ctx, c, b.tierList(c.p))
 	}
 	tier = strings.ToLower(tier)
 	if !b.cfg.Tiers.Has(tier) {
-		return b.reply(ctx, c, fmt.Sprintf("There is no tier “%s”. The tiers are: %s.", clip(tier, 32), strings.Join(b.cfg.Tiers.Names(), ", ")))
+		return b.reply(ctx, c, c.p.Sprintf("There is no tier “%s”. The tiers are: %s.", clip(tier, 32), strings.Join(b.cfg.Tiers.Names(), ", ")))
 	}
 	u, problem, err := b.target(ctx, who)
 	if err != nil {
@@ -46,26 +47,26 @@ func (b *Bot) tierCmd(ctx context.Context, c call) error {
 		return err
 	}
 	b.log.Info("tier changed", "by", c.user.ID, "user_id", u.ID, "tier", tier)
-	return b.reply(ctx, c, fmt.Sprintf("🎚 %s is in the %s tier now: %s.", displayName(u), tier, toolList(b.cfg.Tiers.Tools(tier))))
+	return b.reply(ctx, c, c.p.Sprintf("🎚 %s is in the %s tier now: %s.", displayName(c.p, u), tier, toolList(c.p, b.cfg.Tiers.Tools(tier))))
 }
 
 // tierList names the tiers and the tools each unlocks.
-func (b *Bot) tierList() string {
-	lines := []string{"🎚 Tiers — which tools people may use:"}
+func (b *Bot) tierList(p lang.Printer) string {
+	lines := []string{p.Sprintf("🎚 Tiers — which tools people may use:")}
 	for _, name := range b.cfg.Tiers.Names() {
 		line := "• " + name
 		if name == b.cfg.Tiers.Default() {
-			line += " (everyone not given another)"
+			line += p.Sprintf(" (everyone not given another)")
 		}
-		lines = append(lines, line+" — "+toolList(b.cfg.Tiers.Tools(name)))
+		lines = append(lines, line+" — "+toolList(p, b.cfg.Tiers.Tools(name)))
 	}
-	return strings.Join(append(lines, "", "Put someone in one with /tier @name <tier>, their id, or in reply to their message; /users shows each person's."), "\n")
+	return strings.Join(append(lines, "", p.Sprintf("Put someone in one with /tier @name <tier>, their id, or in reply to their message; /users shows each person's.")), "\n")
 }
 
 // toolList names tools on one line.
-func toolList(tools []string) string {
+func toolList(p lang.Printer, tools []string) string {
 	if len(tools) == 0 {
-		return "no tools"
+		return p.Sprintf("no tools")
 	}
 	return strings.Join(tools, ", ")
 }

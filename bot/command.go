@@ -10,6 +10,7 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/bot/delivery"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/render"
 )
 
@@ -62,43 +63,44 @@ type call struct {
 	place  ryo.Place
 	user   ryo.User
 	args   string
+	p      lang.Printer // the words of its answers, in the chat's language
 }
 
-// commands lists the bot's commands, in the order /help shows them.
-// Adding a command is a file of its own (cmd_<name>.go) with its
-// <name>Command, and one line here.
-func (b *Bot) commands() []command {
+// commands lists the bot's commands, in the order /help shows them, with
+// their help in p's language. Adding a command is a file of its own
+// (cmd_<name>.go) with its <name>Command, and one line here.
+func (b *Bot) commands(p lang.Printer) []command {
 	return []command{
-		b.startCommand(),
-		b.helpCommand(),
-		b.resetCommand(),
-		b.stopCommand(),
-		b.toolsCommand(),
-		b.useCommand(),
-		b.memoryCommand(),
-		b.forgetCommand(),
-		b.forgetMeCommand(),
-		b.knowledgeCommand(),
-		b.modelCommand(),
-		b.exportCommand(),
-		b.statsCommand(),
-		b.quotaCommand(),
-		b.tagsCommand(),
-		b.approvalsCommand(),
-		b.deadletterCommand(),
-		b.usersCommand(),
-		b.allowCommand(),
-		b.banCommand(),
-		b.promoteCommand(),
-		b.demoteCommand(),
-		b.tierCommand(),
+		b.startCommand(p),
+		b.helpCommand(p),
+		b.resetCommand(p),
+		b.stopCommand(p),
+		b.toolsCommand(p),
+		b.useCommand(p),
+		b.memoryCommand(p),
+		b.forgetCommand(p),
+		b.forgetMeCommand(p),
+		b.knowledgeCommand(p),
+		b.modelCommand(p),
+		b.exportCommand(p),
+		b.statsCommand(p),
+		b.quotaCommand(p),
+		b.tagsCommand(p),
+		b.approvalsCommand(p),
+		b.deadletterCommand(p),
+		b.usersCommand(p),
+		b.allowCommand(p),
+		b.banCommand(p),
+		b.promoteCommand(p),
+		b.demoteCommand(p),
+		b.tierCommand(p),
 	}
 }
 
-// menu is the command menu Telegram shows everyone.
-func (b *Bot) menu() []models.BotCommand {
+// menu is the command menu Telegram shows everyone, in p's language.
+func (b *Bot) menu(p lang.Printer) []models.BotCommand {
 	var cmds []models.BotCommand
-	for _, c := range b.commands() {
+	for _, c := range b.commands(p) {
 		if !c.admin {
 			cmds = append(cmds, models.BotCommand{Command: c.name, Description: c.help})
 		}
@@ -133,7 +135,7 @@ func (b *Bot) parseCommand(m *models.Message) (parsedCommand, bool) {
 
 func (b *Bot) runCommand(ctx context.Context, j *job, m *models.Message, p parsedCommand) error {
 	id := j.id
-	known := slices.ContainsFunc(b.commands(), func(cmd command) bool { return cmd.name == p.name })
+	known := slices.ContainsFunc(b.commands(lang.Printer{}), func(cmd command) bool { return cmd.name == p.name })
 	if !known && m.Chat.Type != models.ChatTypePrivate && !p.direct {
 		return nil // a bare unknown command in a group may be another bot's
 	}
@@ -148,7 +150,8 @@ func (b *Bot) runCommand(ctx context.Context, j *job, m *models.Message, p parse
 		return err
 	}
 	c := call{update: id, w: j.w, msg: m, chat: chatOf(m.Chat), place: placeOf(m), user: user, args: p.args}
-	for _, cmd := range b.commands() {
+	c.p = b.words(ctx, c.chat.ID, c.user)
+	for _, cmd := range b.commands(c.p) {
 		if cmd.name != p.name {
 			continue
 		}
@@ -163,7 +166,7 @@ func (b *Bot) runCommand(ctx context.Context, j *job, m *models.Message, p parse
 	}
 	// Elsewhere an admin command looks unknown to everyone else: they are
 	// shown nothing of it.
-	return b.reply(ctx, c, fmt.Sprintf("I don't know /%s. /help lists what I can do.", p.name))
+	return b.reply(ctx, c, c.p.Sprintf("I don't know /%s. /help lists what I can do.", p.name))
 }
 
 // pointToPrivate answers command cmd, asked in a group where its answer
@@ -173,8 +176,8 @@ func (b *Bot) pointToPrivate(ctx context.Context, c call, cmd command) error {
 	b.log.Info("a private command asked in a group: pointed to the private chat", "update_id", c.update, "chat_id", c.chat.ID, "command", cmd.name)
 	link := fmt.Sprintf("https://t.me/%s?start=%s", b.me.Username, cmd.name)
 	return b.replyOnce(ctx, c.w, c.update, c.place, c.msg.ID,
-		fmt.Sprintf("I answer /%s only in our private chat, so that nothing private shows here.", cmd.name),
-		delivery.Button{Text: "Open private chat", URL: link})
+		c.p.Sprintf("I answer /%s only in our private chat, so that nothing private shows here.", cmd.name),
+		delivery.Button{Text: c.p.Sprintf("Open private chat"), URL: link})
 }
 
 func (b *Bot) reply(ctx context.Context, c call, text string) error {

@@ -33,7 +33,8 @@ func (b *Bot) tellRefused(ctx context.Context, u memory.InboxUpdate) {
 		defer b.background.Done()
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
-		if _, err := b.tg.Send(ctx, place, replyTo, render.Part{Plain: refusedNotice}); err != nil {
+		said := b.wordsOfRaw(ctx, u.Raw).Sprintf(refusedNotice)
+		if _, err := b.tg.Send(ctx, place, replyTo, render.Part{Plain: said}); err != nil {
 			b.log.Warn("could not tell the sender of a refused update", "update_id", u.ID, "err", err)
 		}
 	}()

@@ -20,6 +20,7 @@ import (
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/bot/delivery"
 	"github.com/ryo-bot/ryo/knowledge"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/render"
 )
@@ -226,7 +227,7 @@ func (b *Bot) documentBudget() int {
 // own file cannot be read; another's is left out, with a log line. An
 // outage of Telegram or the end of the turn's time is an error: the turn
 // runs again.
-func (b *Bot) files(ctx context.Context, log *slog.Logger, chat ryo.Chat, history []ryo.Message, i int) (refusal string, err error) {
+func (b *Bot) files(ctx context.Context, log *slog.Logger, p lang.Printer, chat ryo.Chat, history []ryo.Message, i int) (refusal string, err error) {
 	var ids []int64
 	for _, m := range history {
 		if len(documentsOf(m)) > 0 {
@@ -262,7 +263,7 @@ func (b *Bot) files(ctx context.Context, log *slog.Logger, chat ryo.Chat, histor
 			continue
 		}
 		tried++
-		d, refusal, err := b.readDocument(ctx, log, chat, m, documentsOf(m)[0])
+		d, refusal, err := b.readDocument(ctx, log, p, chat, m, documentsOf(m)[0])
 		if err == nil && refusal != "" {
 			err = b.db.MarkFile(ctx, m.ID, memory.FileRefused)
 		}
@@ -302,7 +303,7 @@ func (b *Bot) showFiles(ctx context.Context, chat ryo.Chat, history []ryo.Messag
 			continue
 		}
 		history[j].Text = withFile(history[j].Text, fmt.Sprintf("[File “%s” (%s, %s): its text is not shown here; search it with knowledge_search.]",
-			d.Name, d.Source, kilobytes(d.Bytes)))
+			d.Name, d.Source, kilobytes(lang.Printer{}, d.Bytes))) // the model is told in English
 	}
 	return nil
 }
@@ -347,7 +348,7 @@ func fileBlock(d ryo.Document, chunks []ryo.Chunk, total, budget int, partial bo
 	if cut {
 		end = "[End of what is shown of “" + d.Name + "”.]"
 	}
-	return fmt.Sprintf("[File “%s” (%s, %s) sent with this message; %s.]\n%s\n%s", d.Name, d.Source, kilobytes(d.Bytes), note, shown, end)
+	return fmt.Sprintf("[File “%s” (%s, %s) sent with this message; %s.]\n%s\n%s", d.Name, d.Source, kilobytes(lang.Printer{}, d.Bytes), note, shown, end)
 }
 
 // quoteFraming turns the opening bracket of any line of a file's text
@@ -396,7 +397,7 @@ func thousands(n int) string {
 // readDocument downloads the document f of stored message m, reads its
 // text and stores it, split into passages, as the chat's; refusal is the
 // sentence its sender is told when it cannot be read.
-func (b *Bot) readDocument(ctx context.Context, log *slog.Logger, chat ryo.Chat, m ryo.Message, f ryo.Media) (ryo.Document, string, error) {
+func (b *Bot) readDocument(ctx context.Context, log *slog.Logger, p lang.Printer, chat ryo.Chat, m ryo.Message, f ryo.Media) (ryo.Document, string, error) {
 	name := knowledge.Name(f.FileName)
 	kind := fileKind(f.FileName, f.MimeType)
 	limit := b.documentBytes()
@@ -404,26 +405,26 @@ func (b *Bot) readDocument(ctx context.Context, log *slog.Logger, chat ryo.Chat,
 	switch {
 	case kind == "" || kind == readImage:
 		log.Info("a document of a kind ryo does not read")
-		return ryo.Document{}, fmt.Sprintf(docUnsupported, name), nil
+		return ryo.Document{}, p.Sprintf(docUnsupported, name), nil
 	case f.Size > limit:
 		log.Info("a document too big to read", "limit", limit)
-		return ryo.Document{}, fmt.Sprintf(docTooBig, name, kilobytes(limit)), nil
+		return ryo.Document{}, p.Sprintf(docTooBig, name, kilobytes(p, limit)), nil
 	}
 	data, err := b.tg.Download(ctx, f.FileID, limit)
 	switch {
 	case errors.Is(err, delivery.ErrFileTooBig):
 		log.Info("a document too big to read", "limit", limit)
-		return ryo.Document{}, fmt.Sprintf(docTooBig, name, kilobytes(limit)), nil
+		return ryo.Document{}, p.Sprintf(docTooBig, name, kilobytes(p, limit)), nil
 	case err != nil && (ctx.Err() != nil || ryo.IsUnavailable(err, ryo.Telegram)):
 		return ryo.Document{}, "", err // shutdown or an outage: the turn runs again later, and the file is fetched then
 	case err != nil:
 		log.Warn("Telegram would not hand over a document", "err", err)
-		return ryo.Document{}, fmt.Sprintf(docRefused, name), nil
+		return ryo.Document{}, p.Sprintf(docRefused, name), nil
 	}
 	label := kindLabel(name, kind)
 	if err := sniff(kind, data); err != nil {
 		log.Info("a document whose bytes are not of its kind", "err", err)
-		return ryo.Document{}, fmt.Sprintf(docNotText, name, label), nil
+		return ryo.Document{}, p.Sprintf(docNotText, name, label), nil
 	}
 	r, err := b.extract(ctx, kind, data, name)
 	switch {
@@ -431,18 +432,18 @@ func (b *Bot) readDocument(ctx context.Context, log *slog.Logger, chat ryo.Chat,
 		return ryo.Document{}, "", err
 	case errors.Is(err, knowledge.ErrEmpty):
 		log.Info("a document with no text in it", "err", err)
-		return ryo.Document{}, fmt.Sprintf(docNoText, name), nil
+		return ryo.Document{}, p.Sprintf(docNoText, name), nil
 	case errors.Is(err, context.DeadlineExceeded):
 		log.Warn("reading a document's text took too long", "err", err)
-		return ryo.Document{}, fmt.Sprintf(docSlow, name), nil
+		return ryo.Document{}, p.Sprintf(docSlow, name), nil
 	case err != nil:
 		log.Warn("could not read a document's text", "err", err)
-		return ryo.Document{}, fmt.Sprintf(docFailed, name), nil
+		return ryo.Document{}, p.Sprintf(docFailed, name), nil
 	}
 	chunks, title, err := knowledge.Split(r.Text, 0)
 	if errors.Is(err, knowledge.ErrEmpty) {
 		log.Info("a document with no text in it")
-		return ryo.Document{}, fmt.Sprintf(docNoText, name), nil
+		return ryo.Document{}, p.Sprintf(docNoText, name), nil
 	}
 	if err != nil {
 		return ryo.Document{}, "", err

@@ -9,6 +9,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/lang"
 )
 
 // A file is read when its name, its type and its bytes agree on a kind
@@ -219,8 +220,8 @@ func TestFileBlockCannotBeForged(t *testing.T) {
 
 func TestKilobytes(t *testing.T) {
 	for n, want := range map[int64]string{1: "1 byte", 54: "54 bytes", 1023: "1023 bytes", 1024: "1 KB", 1025: "2 KB", 3 << 20: "3.0 MB"} {
-		if got := kilobytes(n); got != want {
-			t.Errorf("kilobytes(%d) = %q; want %q", n, got, want)
+		if got := kilobytes(lang.Printer{}, n); got != want {
+			t.Errorf("kilobytes(lang.Printer{}, %d) = %q; want %q", n, got, want)
 		}
 	}
 }

@@ -121,7 +121,7 @@ func (b *Bot) allowed(ctx context.Context, j *job, m *models.Message, keep bool)
 	if !tell {
 		return false, nil
 	}
-	return false, b.replyOnce(ctx, j.w, j.id, placeOf(m), m.ID, slowDown)
+	return false, b.replyOnce(ctx, j.w, j.id, placeOf(m), m.ID, b.wordsOf(ctx, m).Sprintf(slowDown))
 }
 
 // answeredLater reports whether a later message of m's sender, waiting in

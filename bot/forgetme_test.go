@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/memory/memorytest"
 	"github.com/ryo-bot/ryo/toolbus"
 )
@@ -55,10 +56,10 @@ func TestForgetMeToolIsThePersonsOwnAndTellsWhetherItHappened(t *testing.T) {
 // An export too big for one file says so in its caption, and what it left
 // out.
 func TestExportCaptionSaysWhatDidNotFit(t *testing.T) {
-	if c := exportCaption(0, 0, 0); c != "Everything I keep about you, as JSON. /forgetme deletes it." {
+	if c := exportCaption(lang.Printer{}, 0, 0, 0); c != "Everything I keep about you, as JSON. /forgetme deletes it." {
 		t.Errorf("a whole export's caption: %q", c)
 	}
-	c := exportCaption(1200, 1, 0)
+	c := exportCaption(lang.Printer{}, 1200, 1, 0)
 	for _, want := range []string{"too much for one file", "your oldest 1200 messages, 1 memory and 0 requests are not in it", "/forgetme deletes them"} {
 		if !strings.Contains(c, want) {
 			t.Errorf("the caption %q does not say %q", c, want)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/bot/delivery"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/stages"
@@ -79,7 +80,7 @@ type page struct {
 func (b *Bot) sendView(ctx context.Context, c call, kind viewKind, subject viewSubject, empty string) error {
 	raw, _ := json.Marshal(subject)
 	v := memory.View{ID: newActionID(), Kind: string(kind), Viewer: c.user.ID, Chat: c.chat.ID, Subject: raw, Update: c.update}
-	p, err := b.renderPage(ctx, v, 0, "")
+	p, err := b.renderPage(ctx, c.p, v, 0, "")
 	if err != nil {
 		return err
 	}
@@ -92,24 +93,24 @@ func (b *Bot) sendView(ctx context.Context, c call, kind viewKind, subject viewS
 	if err := b.db.SaveView(ctx, v); err != nil {
 		return err
 	}
-	return b.replyOnce(ctx, c.w, c.update, c.place, c.msg.ID, p.text, p.buttonsOf(v.ID, 0)...)
+	return b.replyOnce(ctx, c.w, c.update, c.place, c.msg.ID, p.text, p.buttonsOf(c.p, v.ID, 0)...)
 }
 
 // buttonsOf is page n's buttons in view id.
-func (p page) buttonsOf(id string, n int) []delivery.Button {
+func (p page) buttonsOf(w lang.Printer, id string, n int) []delivery.Button {
 	if p.buttons != nil {
 		return p.buttons
 	}
-	return pageButtons(id, n, p.pages)
+	return pageButtons(w, id, n, p.pages)
 }
 
-func pageButtons(id string, n, pages int) []delivery.Button {
+func pageButtons(w lang.Printer, id string, n, pages int) []delivery.Button {
 	var out []delivery.Button
 	if n > 0 {
-		out = append(out, delivery.Button{Text: "◀ Back", Data: pagePrefix + id + ":" + strconv.Itoa(n-1)})
+		out = append(out, delivery.Button{Text: w.Sprintf("◀ Back"), Data: pagePrefix + id + ":" + strconv.Itoa(n-1)})
 	}
 	if n < pages-1 {
-		out = append(out, delivery.Button{Text: "Next ▶", Data: pagePrefix + id + ":" + strconv.Itoa(n+1)})
+		out = append(out, delivery.Button{Text: w.Sprintf("Next ▶"), Data: pagePrefix + id + ":" + strconv.Itoa(n+1)})
 	}
 	return out
 }
@@ -160,19 +161,20 @@ func (b *Bot) onPage(ctx context.Context, j *job, q *models.CallbackQuery) error
 	if err != nil {
 		return err
 	}
+	w := b.wordsAt(ctx, q)
 	switch judgePage(f) {
 	case pageStale:
 		b.log.Info("list button pressed on a message or chat not its own, or unknown", "update_id", j.id, "user_id", q.From.ID)
-		return b.answerPress(ctx, j.w, q, staleButton, false)
+		return b.answerPress(ctx, j.w, q, w.Sprintf(staleButton), false)
 	case pageExpired:
-		return b.answerPress(ctx, j.w, q, "This list is out of date — send the command again for a fresh one.", false)
+		return b.answerPress(ctx, j.w, q, w.Sprintf("This list is out of date — send the command again for a fresh one."), false)
 	case pageMayNotUse:
-		return b.answerPress(ctx, j.w, q, refusedBanned, true)
+		return b.answerPress(ctx, j.w, q, w.Sprintf(refusedBanned), true)
 	case pageNotTheirs:
 		if viewKind(v.Kind) == viewModels && f.forAdmins {
-			return b.answerPress(ctx, j.w, q, onlyAdminsChoose, true)
+			return b.answerPress(ctx, j.w, q, w.Sprintf(onlyAdminsChoose), true)
 		}
-		return b.answerPress(ctx, j.w, q, "Only the person who asked for this list can turn its pages.", true)
+		return b.answerPress(ctx, j.w, q, w.Sprintf("Only the person who asked for this list can turn its pages."), true)
 	}
 	// A turn of a page is an edit, which costs the chat's share of
 	// Telegram's limits like an answer: it costs the presser an allowance
@@ -180,15 +182,15 @@ func (b *Bot) onPage(ctx context.Context, j *job, q *models.CallbackQuery) error
 	// times their rate, as browsing a list or the catalog takes a few
 	// presses in a row.
 	if ok, _ := b.pageTurns.take(q.From.ID, b.cfg.Clock.Now()); !ok && !f.admin {
-		return b.answerPress(ctx, j.w, q, slowDownPages, false)
+		return b.answerPress(ctx, j.w, q, w.Sprintf(slowDownPages), false)
 	}
 	if viewKind(v.Kind) == viewModels && screen != "" {
-		return b.onModelScreen(ctx, j, q, v, n, screen, f.admin)
+		return b.onModelScreen(ctx, j, q, w, v, n, screen, f.admin)
 	}
 	if strings.HasPrefix(screen, "u") {
-		return b.useFromCatalog(ctx, j, q, v, screen)
+		return b.useFromCatalog(ctx, j, q, w, v, screen)
 	}
-	return b.showPage(ctx, j, q, v, n, screen, "")
+	return b.showPage(ctx, j, q, w, v, n, screen, "")
 }
 
 // loadPage loads the view a list's button names, the page it asks for
@@ -248,8 +250,8 @@ func shownOn(m *models.Message, v memory.View) bool {
 
 // showPage shows page n of view v (on a catalog's screen) in the message
 // pressed, answering the press with toast.
-func (b *Bot) showPage(ctx context.Context, j *job, q *models.CallbackQuery, v memory.View, n int, screen, toast string) error {
-	p, err := b.renderPage(ctx, v, n, screen)
+func (b *Bot) showPage(ctx context.Context, j *job, q *models.CallbackQuery, w lang.Printer, v memory.View, n int, screen, toast string) error {
+	p, err := b.renderPage(ctx, w, v, n, screen)
 	if err != nil {
 		return err
 	}
@@ -260,7 +262,7 @@ func (b *Bot) showPage(ctx context.Context, j *job, q *models.CallbackQuery, v m
 	place := placeOf(q.Message.Message)
 	err = j.w.idle(func() error {
 		return b.tg.EditButtons(ctx, place, q.Message.Message.ID, render.Part{Plain: render.Text(p.text, render.MaxUnits).Plain},
-			p.buttonsOf(v.ID, n)...)
+			p.buttonsOf(w, v.ID, n)...)
 	})
 	if errors.Is(err, stages.ErrMessageGone) || errors.Is(err, tg.ErrorBadRequest) {
 		return nil
@@ -270,7 +272,7 @@ func (b *Bot) showPage(ctx context.Context, j *job, q *models.CallbackQuery, v m
 
 // renderPage is page n of view v (the last page when n is past it), on a
 // catalog's screen.
-func (b *Bot) renderPage(ctx context.Context, v memory.View, n int, screen string) (page, error) {
+func (b *Bot) renderPage(ctx context.Context, w lang.Printer, v memory.View, n int, screen string) (page, error) {
 	var s viewSubject
 	_ = json.Unmarshal(v.Subject, &s) // stored by sendView
 	var lines []string
@@ -279,37 +281,37 @@ func (b *Bot) renderPage(ctx context.Context, v memory.View, n int, screen strin
 	var err error
 	switch viewKind(v.Kind) {
 	case viewMemories:
-		title, footer = s.Label, "Forget one with /forget <id>."
+		title, footer = s.Label, w.Sprintf("Forget one with /forget <id>.")
 		if s.Admin {
-			footer = "Forget one with /memory forget <id>."
+			footer = w.Sprintf("Forget one with /memory forget <id>.")
 		}
-		lines, total, err = b.memoryLines(ctx, ryo.Shelf{Scope: s.Scope, ID: s.ID}, n)
+		lines, total, err = b.memoryLines(ctx, w, ryo.Shelf{Scope: s.Scope, ID: s.ID}, n)
 	case viewSearch:
-		title, footer = fmt.Sprintf("Memories matching “%s”", s.Query), "Forget one with /memory forget <id>."
-		lines, total, err = b.searchLines(ctx, s.Query, n)
+		title, footer = w.Sprintf("Memories matching “%s”", s.Query), w.Sprintf("Forget one with /memory forget <id>.")
+		lines, total, err = b.searchLines(ctx, w, s.Query, n)
 	case viewTags:
-		title, footer = "Tags, most used first", "/tags <tag> shows where one is used."
-		lines, total, err = b.tagLines(ctx, n)
+		title, footer = w.Sprintf("Tags, most used first"), w.Sprintf("/tags <tag> shows where one is used.")
+		lines, total, err = b.tagLines(ctx, w, n)
 	case viewTagged:
-		title = fmt.Sprintf("Tagged “%s”, newest first", s.Tag)
+		title = w.Sprintf("Tagged “%s”, newest first", s.Tag)
 		lines, total, err = b.taggedLines(ctx, s.Tag, n)
 	case viewUsers:
-		title, footer = "👥 People I know, access "+b.cfg.Access, "/allow, /ban, /promote or /demote someone by @username or id."
-		lines, total, err = b.userLines(ctx, n)
+		title, footer = w.Sprintf("👥 People I know, access %s", b.cfg.Access), w.Sprintf("/allow, /ban, /promote or /demote someone by @username or id.")
+		lines, total, err = b.userLines(ctx, w, n)
 	case viewTools:
 		tools, err := b.toolsOfID(ctx, v.Viewer)
 		if err != nil {
 			return page{}, err
 		}
-		return b.toolsPage(v.ID, n, screen, tools), nil
+		return b.toolsPage(w, v.ID, n, screen, tools), nil
 	case viewModels:
-		return b.modelsPage(ctx, v, n, screen, s.Admin)
+		return b.modelsPage(ctx, w, v, n, screen, s.Admin)
 	case viewKnowledge:
-		title, footer = s.Label+", newest first", "/knowledge show <id> shows one."
-		lines, total, err = b.knowledgeLines(ctx, s.ID, n)
+		title, footer = w.Sprintf("%s, newest first", s.Label), w.Sprintf("/knowledge show <id> shows one.")
+		lines, total, err = b.knowledgeLines(ctx, w, s.ID, n)
 	case viewDead:
-		title, footer = "📮 Updates I could not handle, newest first", "/deadletter retry <id> or /deadletter retry all runs them again."
-		lines, total, err = b.deadLines(ctx, n)
+		title, footer = w.Sprintf("📮 Updates I could not handle, newest first"), w.Sprintf("/deadletter retry <id> or /deadletter retry all runs them again.")
+		lines, total, err = b.deadLines(ctx, w, n)
 	default:
 		return page{}, nil
 	}
@@ -318,11 +320,11 @@ func (b *Bot) renderPage(ctx context.Context, v memory.View, n int, screen strin
 	}
 	pages := (total + pageSize - 1) / pageSize
 	if n >= pages && pages > 0 {
-		return b.renderPage(ctx, v, pages-1, screen)
+		return b.renderPage(ctx, w, v, pages-1, screen)
 	}
 	text := fmt.Sprintf("%s (%d)", title, total)
 	if pages > 1 {
-		text += fmt.Sprintf(" — page %d of %d", n+1, pages)
+		text += w.Sprintf(" — page %d of %d", n+1, pages)
 	}
 	text += ":\n" + strings.Join(lines, "\n")
 	if footer != "" {
@@ -331,39 +333,39 @@ func (b *Bot) renderPage(ctx context.Context, v memory.View, n int, screen strin
 	return page{text: text, pages: pages}, nil
 }
 
-func (b *Bot) memoryLines(ctx context.Context, s ryo.Shelf, n int) ([]string, int, error) {
+func (b *Bot) memoryLines(ctx context.Context, w lang.Printer, s ryo.Shelf, n int) ([]string, int, error) {
 	list, total, err := b.db.Memories(ctx, s, n*pageSize, pageSize)
 	if err != nil {
 		return nil, 0, err
 	}
 	lines := make([]string, len(list))
 	for i, m := range list {
-		lines[i] = b.memoryLine(m, false)
+		lines[i] = b.memoryLine(w, m, false)
 	}
 	return lines, total, nil
 }
 
-func (b *Bot) searchLines(ctx context.Context, query string, n int) ([]string, int, error) {
+func (b *Bot) searchLines(ctx context.Context, w lang.Printer, query string, n int) ([]string, int, error) {
 	list, err := b.cfg.Recall.Recall(ctx, ryo.EveryShelf(), query, maxRecall)
 	if err != nil {
 		return nil, 0, err
 	}
 	var lines []string
 	for i := n * pageSize; i < len(list) && i < (n+1)*pageSize; i++ {
-		lines = append(lines, b.memoryLine(list[i], true))
+		lines = append(lines, b.memoryLine(w, list[i], true))
 	}
 	return lines, len(list), nil
 }
 
 // memoryLine is one memory in a list: its id, when, whose (for admins),
 // what, and its tags.
-func (b *Bot) memoryLine(m ryo.Memory, whose bool) string {
+func (b *Bot) memoryLine(w lang.Printer, m ryo.Memory, whose bool) string {
 	line := fmt.Sprintf("#%d · %s · ", m.ID, m.CreatedAt.In(b.cfg.Location).Format("2 Jan 2006"))
 	if whose {
 		if m.Scope == ryo.ScopeGroup {
-			line += fmt.Sprintf("group %d · ", m.Chat)
+			line += w.Sprintf("group %d · ", m.Chat)
 		} else {
-			line += orSomeone(m.OwnerName) + fmt.Sprintf(" (%d) · ", m.Owner)
+			line += orSomeone(w, m.OwnerName) + fmt.Sprintf(" (%d) · ", m.Owner)
 		}
 	}
 	line += clip(strings.Join(strings.Fields(m.Content), " "), 300)
@@ -373,14 +375,14 @@ func (b *Bot) memoryLine(m ryo.Memory, whose bool) string {
 	return line
 }
 
-func (b *Bot) tagLines(ctx context.Context, n int) ([]string, int, error) {
+func (b *Bot) tagLines(ctx context.Context, w lang.Printer, n int) ([]string, int, error) {
 	list, total, err := b.db.TagUses(ctx, n*pageSize, pageSize)
 	if err != nil {
 		return nil, 0, err
 	}
 	lines := make([]string, len(list))
 	for i, u := range list {
-		lines[i] = fmt.Sprintf("%s · %d · last %s", u.Tag, u.Count, b.clock(u.LastSeen))
+		lines[i] = w.Sprintf("%s · %d · last %s", u.Tag, u.Count, b.clock(u.LastSeen))
 	}
 	return lines, total, nil
 }

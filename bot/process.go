@@ -133,7 +133,8 @@ func (b *Bot) fail(ctx context.Context, log *slog.Logger, j *job, reason string)
 		status = 0 // it carries part of the answer: the apology comes on its own
 	}
 	err = j.w.idle(func() error {
-		return b.stages.Adopt(stages.Start{Place: place, ReplyTo: replyTo, Adopt: status}).Fail(ctx, apology)
+		w := b.wordsOfRaw(ctx, j.raw)
+		return b.stages.Adopt(stages.Start{Place: place, ReplyTo: replyTo, Adopt: status, Words: w}).Fail(ctx, w.Sprintf(apology))
 	})
 	if err != nil {
 		log.Warn("could not tell the user about a failure", "err", err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ryo-bot/ryo/agent"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/memory"
 )
 
@@ -214,7 +215,7 @@ func (l Limit) usedUp(marks []memory.UsageMark, now time.Time) (time.Time, bool)
 
 // used writes how much of each limit of q marks use at now: "used 2 of
 // 3 answers a day, 1 of 10 answers an hour".
-func (q Quota) used(marks []memory.UsageMark, now time.Time) string {
+func (q Quota) used(p lang.Printer, marks []memory.UsageMark, now time.Time) string {
 	parts := make([]string, len(q))
 	for i, l := range q {
 		var n int64
@@ -227,21 +228,23 @@ func (q Quota) used(marks []memory.UsageMark, now time.Time) string {
 				n++
 			}
 		}
-		what, per := "answers", "a day"
-		if l.Tokens {
-			what = "tokens"
+		switch {
+		case l.Tokens && l.Per == time.Hour:
+			parts[i] = p.Sprintf("%[2]s of %[3]s tokens an hour", l.N, groupDigits(n), groupDigits(l.N))
+		case l.Tokens:
+			parts[i] = p.Sprintf("%[2]s of %[3]s tokens a day", l.N, groupDigits(n), groupDigits(l.N))
+		case l.Per == time.Hour:
+			parts[i] = p.Sprintf("%[2]s of %[3]s answers an hour", l.N, groupDigits(n), groupDigits(l.N))
+		default:
+			parts[i] = p.Sprintf("%[2]s of %[3]s answers a day", l.N, groupDigits(n), groupDigits(l.N))
 		}
-		if l.Per == time.Hour {
-			per = "an hour"
-		}
-		parts[i] = fmt.Sprintf("%s of %s %s %s", groupDigits(n), groupDigits(l.N), what, per)
 	}
-	return "used " + strings.Join(parts, ", ")
+	return p.Sprintf("used %s", strings.Join(parts, ", "))
 }
 
 // quotaNote is the line /stats adds to a person's own usage: their quota
 // and how much of it they used; "" when they have none.
-func (b *Bot) quotaNote(ctx context.Context, person int64) (string, error) {
+func (b *Bot) quotaNote(ctx context.Context, p lang.Printer, person int64) (string, error) {
 	q, err := b.quotaOf(ctx, person)
 	if err != nil || len(q) == 0 {
 		return "", err
@@ -251,7 +254,7 @@ func (b *Bot) quotaNote(ctx context.Context, person int64) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return "\n\n⏳ Your quota, counted back from now: " + q.used(marks, now) + ".", nil
+	return "\n\n" + p.Sprintf("⏳ Your quota, counted back from now: %s.", q.used(p, marks, now)), nil
 }
 
 // quotaOf is the quota person is held to, and whether they are held to
@@ -300,32 +303,31 @@ func (b *Bot) overQuota(ctx context.Context, log *slog.Logger, t talk) (string, 
 		return "", nil
 	}
 	log.Info("over quota: not asking the model", "user_id", t.person.ID, "limit", o.limit.String(), "until", o.until)
-	return quotaMessage(o, now, b.location()), nil
+	return quotaMessage(t.words, o, now, b.location()), nil
 }
 
 // quotaMessage says which limit is used up and when the person can ask
 // again, to the minute (rounded up, so that at that minute they can).
-func quotaMessage(o overrun, now time.Time, loc *time.Location) string {
-	what := "answers"
-	if o.limit.Tokens {
-		what = "tokens"
-	}
-	span := "today's"
-	if o.limit.Per == time.Hour {
-		span = "this hour's"
-	}
+func quotaMessage(p lang.Printer, o overrun, now time.Time, loc *time.Location) string {
 	at := o.until.Truncate(time.Minute)
 	if at.Before(o.until) {
 		at = at.Add(time.Minute)
 	}
 	at = at.In(loc)
-	when := at.Format("15:04 MST")
+	when := p.Sprintf("at %s", at.Format("15:04 MST"))
 	if y, m, d := now.In(loc).Date(); at.Day() != d || at.Month() != m || at.Year() != y {
-		when = "tomorrow at " + when
-	} else {
-		when = "at " + when
+		when = p.Sprintf("tomorrow at %s", at.Format("15:04 MST"))
 	}
-	return fmt.Sprintf("🙏 You've used %s %s %s; you can ask again %s. Your message is kept.", span, groupDigits(o.limit.N), what, when)
+	n, limit := o.limit.N, groupDigits(o.limit.N) // the count, for the plural; shown grouped
+	switch {
+	case o.limit.Tokens && o.limit.Per == time.Hour:
+		return p.Sprintf("🙏 You've used this hour's %[2]s tokens; you can ask again %[3]s. Your message is kept.", n, limit, when)
+	case o.limit.Tokens:
+		return p.Sprintf("🙏 You've used today's %[2]s tokens; you can ask again %[3]s. Your message is kept.", n, limit, when)
+	case o.limit.Per == time.Hour:
+		return p.Sprintf("🙏 You've used this hour's %[2]s answers; you can ask again %[3]s. Your message is kept.", n, limit, when)
+	}
+	return p.Sprintf("🙏 You've used today's %[2]s answers; you can ask again %[3]s. Your message is kept.", n, limit, when)
 }
 
 // groupDigits writes n with thousands separated: 20,000.

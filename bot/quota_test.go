@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/memory"
 )
 
@@ -90,7 +91,7 @@ func TestQuotaFreesWhenEnoughTurnsLeaveTheWindow(t *testing.T) {
 func TestQuotaUsedCountsEachWindow(t *testing.T) {
 	marks := []memory.UsageMark{{At: at(1, 0), Tokens: 1500}, {At: at(14, 10), Tokens: 20000}}
 	q, _ := ParseQuota("3/day, 10/hour, 50k tokens/day")
-	if got, want := q.used(marks, at(14, 30)), "used 2 of 3 answers a day, 1 of 10 answers an hour, 21,500 of 50,000 tokens a day"; got != want {
+	if got, want := q.used(lang.Printer{}, marks, at(14, 30)), "used 2 of 3 answers a day, 1 of 10 answers an hour, 21,500 of 50,000 tokens a day"; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
@@ -111,7 +112,7 @@ func TestQuotaMessageSaysWhenToTheMinute(t *testing.T) {
 			"🙏 You've used today's 20,000 tokens; you can ask again tomorrow at 00:30 CET. Your message is kept."},
 	}
 	for _, c := range cases {
-		if got := quotaMessage(c.o, now, c.loc); got != c.want {
+		if got := quotaMessage(lang.Printer{}, c.o, now, c.loc); got != c.want {
 			t.Errorf("got  %s\nwant %s", got, c.want)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/lang"
 )
 
 const (
@@ -172,7 +173,7 @@ func asContext(m *models.Message, why string) route {
 // classifyCommand decides about a command for this bot. A bare command the
 // bot does not know, in a group, may be another bot's: it is left alone.
 func (b *Bot) classifyCommand(m *models.Message, c parsedCommand) route {
-	known := slices.ContainsFunc(b.commands(), func(cmd command) bool { return cmd.name == c.name })
+	known := slices.ContainsFunc(b.commands(lang.Printer{}), func(cmd command) bool { return cmd.name == c.name })
 	if !known && !c.direct && m.Chat.Type != models.ChatTypePrivate {
 		return ignored("a bare command the bot does not know, in a group: maybe another bot's")
 	}
@@ -245,7 +246,7 @@ func (b *Bot) answerMessage(ctx context.Context, j *job, r route) error {
 		if ok, err := b.allowed(ctx, j, r.msg, false); !ok || err != nil {
 			return err
 		}
-		return b.replyOnce(ctx, j.w, j.id, placeOf(r.msg), r.msg.ID, cannotReadMedia)
+		return b.replyOnce(ctx, j.w, j.id, placeOf(r.msg), r.msg.ID, b.wordsOf(ctx, r.msg).Sprintf(cannotReadMedia))
 	}
 	prior, err := b.db.Turn(ctx, j.id)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/stages"
 )
@@ -81,7 +82,7 @@ func parseStop(data string) (update, chat int64, ok bool) {
 
 // stopButton is the button of turn t's status message.
 func stopButton(t talk) *stages.Button {
-	return &stages.Button{Text: stopButtonText, Data: stopData(t.id, t.place.ChatID)}
+	return &stages.Button{Text: t.words.Sprintf(stopButtonText), Data: stopData(t.id, t.place.ChatID)}
 }
 
 // running is the table of the turns running in this process.
@@ -230,13 +231,13 @@ func (s *stopper) isStopped() bool {
 
 // kept is the output of a stopped turn: what was written so far, marked
 // stopped, with the tools that ran before.
-func (s *stopper) kept(out agent.Output) agent.Output {
+func (s *stopper) kept(p lang.Printer, out agent.Output) agent.Output {
 	s.mu.Lock()
 	wrote := s.wrote
 	s.mu.Unlock()
-	text := stoppedEmpty
+	text := p.Sprintf(stoppedEmpty)
 	if wrote != "" {
-		text = wrote + "\n\n" + stoppedMark
+		text = wrote + "\n\n" + p.Sprintf(stoppedMark)
 	}
 	return agent.Output{Text: text, Tools: out.Tools, Rounds: out.Rounds, Repairs: out.Repairs, Usage: out.Usage,
 		Tags: []string{"action:stopped"}}
@@ -254,25 +255,26 @@ func withStopped(meta json.RawMessage) json.RawMessage {
 // onStop handles a press of a stop button.
 func (b *Bot) onStop(ctx context.Context, j *job, q *models.CallbackQuery) error {
 	log := b.log.With("update_id", j.id, "user_id", q.From.ID)
+	p := b.wordsAt(ctx, q)
 	update, chat, ok := parseStop(q.Data)
 	if !ok {
 		log.Info("stop press with unreadable data")
-		return b.answerPress(ctx, j.w, q, staleButton, false)
+		return b.answerPress(ctx, j.w, q, p.Sprintf(staleButton), false)
 	}
 	if pressedIn(q) != chat {
 		log.Warn("stop press naming another chat's turn", "turn", update, "named_chat", chat, "chat_id", pressedIn(q))
-		return b.answerPress(ctx, j.w, q, stopElsewhere, true)
+		return b.answerPress(ctx, j.w, q, p.Sprintf(stopElsewhere), true)
 	}
 	s, ok := b.running.byTurn(update)
 	if !ok || s.place.ChatID != chat {
 		log.Info("stop press for a turn that is not running", "turn", update, "chat_id", chat)
-		return b.answerPress(ctx, j.w, q, stopNotRunning, false)
+		return b.answerPress(ctx, j.w, q, p.Sprintf(stopNotRunning), false)
 	}
 	presser, err := b.db.SaveUser(ctx, pressedBy(q), false)
 	if err != nil {
 		return err
 	}
-	text, alert, err := b.stopAs(ctx, s, presser)
+	text, alert, err := b.stopAs(ctx, p, s, presser)
 	if err != nil {
 		return err
 	}
@@ -293,18 +295,18 @@ func pressedIn(q *models.CallbackQuery) int64 {
 
 // stopAs stops s for presser when they may, and says what came of it, and
 // whether it is a refusal (shown as an alert).
-func (b *Bot) stopAs(ctx context.Context, s *stopper, presser ryo.User) (string, bool, error) {
+func (b *Bot) stopAs(ctx context.Context, p lang.Printer, s *stopper, presser ryo.User) (string, bool, error) {
 	may, err := b.mayStop(ctx, s, presser)
 	if err != nil || !may {
-		return "Only " + displayName(s.asker) + " or an admin can stop this answer.", true, err
+		return p.Sprintf("Only %s or an admin can stop this answer.", displayName(p, s.asker)), true, err
 	}
 	switch s.stop() {
 	case stopTwice:
-		return stopAlready, false, nil
+		return p.Sprintf(stopAlready), false, nil
 	case stopTooLate:
-		return stopNotRunning, false, nil
+		return p.Sprintf(stopNotRunning), false, nil
 	}
-	return stopping, false, nil
+	return p.Sprintf(stopping), false, nil
 }
 
 // mayStop reports whether presser may stop s: the person who asked (or
@@ -326,16 +328,16 @@ func (b *Bot) mayStop(ctx context.Context, s *stopper, presser ryo.User) (bool, 
 }
 
 // stopCommand is /stop.
-func (b *Bot) stopCommand() command {
-	return command{name: "stop", help: "stop the answer I'm writing here, keeping what I wrote so far", run: b.stopHere}
+func (b *Bot) stopCommand(p lang.Printer) command {
+	return command{name: "stop", help: p.Sprintf("stop the answer I'm writing here, keeping what I wrote so far"), run: b.stopHere}
 }
 
 func (b *Bot) stopHere(ctx context.Context, c call) error {
 	s, ok := b.running.at(c.place)
 	if !ok {
-		return b.reply(ctx, c, stopNothing)
+		return b.reply(ctx, c, c.p.Sprintf(stopNothing))
 	}
-	text, _, err := b.stopAs(ctx, s, c.user)
+	text, _, err := b.stopAs(ctx, c.p, s, c.user)
 	if err != nil {
 		return err
 	}

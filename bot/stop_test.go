@@ -10,6 +10,7 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/stages"
 )
@@ -139,7 +140,7 @@ func TestStopBeforeTheModelIsAsked(t *testing.T) {
 	if !errors.Is(context.Cause(ctx), errStopped) {
 		t.Fatalf("the model call begins with %v; want it stopped", context.Cause(ctx))
 	}
-	if out := s.kept(agent.Output{}); out.Text != stoppedEmpty {
+	if out := s.kept(lang.Printer{}, agent.Output{}); out.Text != stoppedEmpty {
 		t.Fatalf("kept %q", out.Text)
 	}
 }
@@ -153,7 +154,7 @@ func TestStopKeepsTheLastReplyWritten(t *testing.T) {
 	observe(ryo.Step{Kind: ryo.StepWriting, Reply: "<think>hmm</think>Let me look."})
 	observe(ryo.Step{Kind: ryo.StepThinking, Call: 2})
 	observe(ryo.Step{Kind: ryo.StepWriting, Reply: "<think>still thinking"})
-	out := s.kept(agent.Output{Tools: []string{"web_search"}})
+	out := s.kept(lang.Printer{}, agent.Output{Tools: []string{"web_search"}})
 	if out.Text != "Let me look.\n\n⏹ Stopped" || len(out.Tools) != 1 || out.Tags[0] != "action:stopped" {
 		t.Fatalf("kept %+v", out)
 	}

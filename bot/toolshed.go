@@ -15,6 +15,7 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/bot/delivery"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/toolbus"
 )
@@ -57,7 +58,7 @@ func (b *Bot) shelves() ([]toolbus.Category, map[toolbus.Category][]toolbus.Spec
 
 // toolsPage is page n of the catalog's screen, for a viewer who may use
 // tools (see toolsOf).
-func (b *Bot) toolsPage(view string, n int, screen string, tools []string) page {
+func (b *Bot) toolsPage(w lang.Printer, view string, n int, screen string, tools []string) page {
 	kinds, by := b.shelves()
 	if len(kinds) == 0 {
 		return page{}
@@ -68,23 +69,23 @@ func (b *Bot) toolsPage(view string, n int, screen string, tools []string) page 
 	case strings.HasPrefix(screen, "c"):
 		for _, k := range kinds {
 			if keyOf(string(k)) == key {
-				return kindPage(k, by[k], n, at, tools)
+				return kindPage(w, k, by[k], n, at, tools)
 			}
 		}
 	case strings.HasPrefix(screen, "t"), strings.HasPrefix(screen, "u"): // u: after ⚡ Use next
 		for _, k := range kinds {
 			for _, s := range by[k] {
 				if keyOf(s.Name) == key {
-					p := toolCard(s, at, mayUseTool(tools, s.Name))
+					p := toolCard(w, s, at, mayUseTool(tools, s.Name))
 					if screen[0] == 'u' && mayUseTool(tools, s.Name) {
-						p.text += "\n\n" + chosen(s.Name)
+						p.text += "\n\n" + chosen(w, s.Name)
 					}
 					return p
 				}
 			}
 		}
 	}
-	text := "🧰 What I can do — my tools, by kind. Ask in your own words and I pick the tool; pick a kind to see what each one does."
+	text := w.Sprintf("🧰 What I can do — my tools, by kind. Ask in your own words and I pick the tool; pick a kind to see what each one does.")
 	var buttons []delivery.Button
 	for _, k := range kinds {
 		buttons = append(buttons, delivery.Button{Text: fmt.Sprintf("%s · %d", k, len(by[k])), Data: at(0, "c"+keyOf(string(k))), Below: true})
@@ -94,31 +95,31 @@ func (b *Bot) toolsPage(view string, n int, screen string, tools []string) page 
 
 // kindPage is page n of the tools of kind k: each with its line, a button
 // to its card, ◀ ▶ when they are more than a page, and the way back.
-func kindPage(k toolbus.Category, specs []toolbus.Spec, n int, at func(int, string) string, tools []string) page {
+func kindPage(w lang.Printer, k toolbus.Category, specs []toolbus.Spec, n int, at func(int, string) string, tools []string) page {
 	pages := (len(specs) + pageSize - 1) / pageSize
 	n = min(max(n, 0), pages-1)
 	screen := "c" + keyOf(string(k))
 	shown := specs[n*pageSize : min(len(specs), (n+1)*pageSize)]
-	lines := []string{fmt.Sprintf("🧰 %s — %d tools", k, len(specs))}
+	lines := []string{w.Sprintf("🧰 %s — %d tools", k, len(specs))}
 	if pages > 1 {
-		lines[0] += fmt.Sprintf(", page %d of %d", n+1, pages)
+		lines[0] += w.Sprintf(", page %d of %d", n+1, pages)
 	}
 	var buttons []delivery.Button
 	for i, s := range shown {
 		line := "• " + s.Name + " — " + firstSentence(s.Description)
 		if !mayUseTool(tools, s.Name) {
-			line += " 🔒 not in your tier"
+			line += w.Sprintf(" 🔒 not in your tier")
 		}
 		lines = append(lines, line)
 		buttons = append(buttons, delivery.Button{Text: s.Name, Data: at(0, "t"+keyOf(s.Name)), Below: i%2 == 0})
 	}
 	if n > 0 {
-		buttons = append(buttons, delivery.Button{Text: "◀ Back", Data: at(n-1, screen), Below: true})
+		buttons = append(buttons, delivery.Button{Text: w.Sprintf("◀ Back"), Data: at(n-1, screen), Below: true})
 	}
 	if n < pages-1 {
-		buttons = append(buttons, delivery.Button{Text: "Next ▶", Data: at(n+1, screen), Below: n == 0})
+		buttons = append(buttons, delivery.Button{Text: w.Sprintf("Next ▶"), Data: at(n+1, screen), Below: n == 0})
 	}
-	buttons = append(buttons, delivery.Button{Text: "⬅ All kinds", Data: at(0, ""), Below: true})
+	buttons = append(buttons, delivery.Button{Text: w.Sprintf("⬅ All kinds"), Data: at(0, ""), Below: true})
 	return page{text: strings.Join(lines, "\n"), pages: pages, buttons: buttons}
 }
 
@@ -137,47 +138,47 @@ func (b *Bot) toolNamed(key string) (toolbus.Spec, bool) {
 
 // useFromCatalog is ⚡ Use next on a tool's card: the presser's next
 // message in the card's chat (and topic) goes to that tool.
-func (b *Bot) useFromCatalog(ctx context.Context, j *job, q *models.CallbackQuery, v memory.View, screen string) error {
+func (b *Bot) useFromCatalog(ctx context.Context, j *job, q *models.CallbackQuery, w lang.Printer, v memory.View, screen string) error {
 	s, ok := b.toolNamed(screen[1:])
 	if !ok {
-		return b.answerPress(ctx, j.w, q, staleButton, false)
+		return b.answerPress(ctx, j.w, q, w.Sprintf(staleButton), false)
 	}
-	_, problem, err := b.forceTool(ctx, ryo.User{ID: q.From.ID}, placeOf(q.Message.Message), s.Name)
+	_, problem, err := b.forceTool(ctx, w, ryo.User{ID: q.From.ID}, placeOf(q.Message.Message), s.Name)
 	if err != nil {
 		return err
 	}
 	if problem != "" {
 		return b.answerPress(ctx, j.w, q, problem, true)
 	}
-	return b.showPage(ctx, j, q, v, 0, screen, "⚡ "+s.Name+" takes your next message here.")
+	return b.showPage(ctx, j, q, w, v, 0, screen, w.Sprintf("⚡ %s takes your next message here.", s.Name))
 }
 
 // toolCard is one tool: what it does, its arguments in words, an example,
 // and whether it waits for a yes; with ⚡ Use next when the viewer may use
 // it.
-func toolCard(s toolbus.Spec, at func(int, string) string, may bool) page {
+func toolCard(w lang.Printer, s toolbus.Spec, at func(int, string) string, may bool) page {
 	lines := []string{fmt.Sprintf("🔧 %s — %s", s.Name, s.Category), s.Description}
-	if args := argumentsInWords(s.Schema); len(args) > 0 {
-		lines = append(lines, "", "What it needs:")
+	if args := argumentsInWords(w, s.Schema); len(args) > 0 {
+		lines = append(lines, "", w.Sprintf("What it needs:"))
 		lines = append(lines, args...)
 	}
 	for _, e := range s.Examples {
-		lines = append(lines, "", fmt.Sprintf("For example: “%s”\n→ %s", e.Question, exampleInWords(e.Arguments)))
+		lines = append(lines, "", w.Sprintf("For example: “%s”\n→ %s", e.Question, exampleInWords(w, e.Arguments)))
 	}
 	switch s.Effect {
 	case toolbus.ReadOnly:
-		lines = append(lines, "", "It changes nothing.")
+		lines = append(lines, "", w.Sprintf("It changes nothing."))
 	case toolbus.Mutating:
-		lines = append(lines, "", "It changes something that can be changed back.")
+		lines = append(lines, "", w.Sprintf("It changes something that can be changed back."))
 	default:
-		lines = append(lines, "", "It changes something for good: it waits for your ✅ first.")
+		lines = append(lines, "", w.Sprintf("It changes something for good: it waits for your ✅ first."))
 	}
 	back := delivery.Button{Text: "⬅ " + string(s.Category), Data: at(0, "c"+keyOf(string(s.Category)))}
 	if !may {
-		lines = append(lines, "", "🔒 It is not among the tools you may use.")
+		lines = append(lines, "", w.Sprintf("🔒 It is not among the tools you may use."))
 		return page{text: strings.Join(lines, "\n"), pages: 1, buttons: []delivery.Button{back}}
 	}
-	use := delivery.Button{Text: "⚡ Use next", Data: at(0, "u"+keyOf(s.Name))}
+	use := delivery.Button{Text: w.Sprintf("⚡ Use next"), Data: at(0, "u"+keyOf(s.Name))}
 	return page{text: strings.Join(lines, "\n"), pages: 1, buttons: []delivery.Button{use, back}}
 }
 
@@ -209,7 +210,7 @@ type property struct {
 
 // argumentsInWords is a line for each argument of a tool's schema, the
 // required ones first: its name, what it is, its bounds, what it is for.
-func argumentsInWords(raw json.RawMessage) []string {
+func argumentsInWords(w lang.Printer, raw json.RawMessage) []string {
 	var s struct {
 		Properties map[string]property `json:"properties"`
 		Required   []string            `json:"required"`
@@ -231,11 +232,11 @@ func argumentsInWords(raw json.RawMessage) []string {
 	var lines []string
 	for _, name := range names {
 		p := s.Properties[name]
-		facts := []string{typeInWords(p)}
+		facts := []string{typeInWords(w, p)}
 		if need(name) == 1 {
-			facts = append(facts, "optional")
+			facts = append(facts, w.Sprintf("optional"))
 		}
-		facts = append(facts, boundsInWords(p)...)
+		facts = append(facts, boundsInWords(w, p)...)
 		line := fmt.Sprintf("• %s (%s)", name, strings.Join(facts, ", "))
 		if p.Description != "" {
 			line += ": " + p.Description
@@ -245,51 +246,53 @@ func argumentsInWords(raw json.RawMessage) []string {
 	return lines
 }
 
-func typeInWords(p property) string {
-	words := map[string]string{"string": "text", "number": "a number", "integer": "a whole number", "boolean": "yes or no", "object": "a group of fields"}
+func typeInWords(w lang.Printer, p property) string {
+	words := map[string]string{"string": w.Sprintf("text"), "number": w.Sprintf("a number"), "integer": w.Sprintf("a whole number"),
+		"boolean": w.Sprintf("yes or no"), "object": w.Sprintf("a group of fields")}
 	if p.Type == "array" {
-		items := map[string]string{"string": "texts", "number": "numbers", "integer": "whole numbers", "boolean": "yes-or-no answers", "object": "groups of fields"}
+		items := map[string]string{"string": w.Sprintf("a list of texts"), "number": w.Sprintf("a list of numbers"),
+			"integer": w.Sprintf("a list of whole numbers"), "boolean": w.Sprintf("a list of yes-or-no answers"), "object": w.Sprintf("a list of groups of fields")}
 		if p.Items != nil && items[p.Items.Type] != "" {
-			return "a list of " + items[p.Items.Type]
+			return items[p.Items.Type]
 		}
-		return "a list"
+		return w.Sprintf("a list")
 	}
-	return cmp.Or(words[p.Type], "anything")
+	return cmp.Or(words[p.Type], w.Sprintf("anything"))
 }
 
-func boundsInWords(p property) []string {
+func boundsInWords(w lang.Printer, p property) []string {
 	var out []string
 	num := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 	switch {
 	case p.Minimum != nil && p.Maximum != nil:
-		out = append(out, "from "+num(*p.Minimum)+" to "+num(*p.Maximum))
+		out = append(out, w.Sprintf("from %s to %s", num(*p.Minimum), num(*p.Maximum)))
 	case p.Minimum != nil:
-		out = append(out, "at least "+num(*p.Minimum))
+		out = append(out, w.Sprintf("at least %s", num(*p.Minimum)))
 	case p.Maximum != nil:
-		out = append(out, "at most "+num(*p.Maximum))
+		out = append(out, w.Sprintf("at most %s", num(*p.Maximum)))
 	}
 	if p.MaxLength != nil {
-		out = append(out, fmt.Sprintf("up to %d characters", *p.MaxLength))
+		out = append(out, w.Sprintf("up to %d characters", *p.MaxLength))
 	}
 	if p.MaxItems != nil {
-		out = append(out, fmt.Sprintf("up to %d", *p.MaxItems))
+		out = append(out, w.Sprintf("up to %d", *p.MaxItems))
 	}
 	if len(p.Enum) > 0 {
 		var vals []string
 		for _, v := range p.Enum {
 			vals = append(vals, fmt.Sprint(v))
 		}
-		out = append(out, "one of "+strings.Join(vals, ", "))
+		out = append(out, w.Sprintf("one of %s", strings.Join(vals, ", ")))
 	}
 	if p.Default != nil {
-		out = append(out, fmt.Sprintf("%v when left out", p.Default))
+		out = append(out, w.Sprintf("%v when left out", p.Default))
 	}
 	return out
 }
 
 // exampleInWords is an example's arguments as "name: value; …", in the
 // order they were written.
-func exampleInWords(raw json.RawMessage) string {
+func exampleInWords(w lang.Printer, raw json.RawMessage) string {
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.UseNumber()
 	var parts []string
@@ -312,7 +315,7 @@ func exampleInWords(raw json.RawMessage) string {
 		parts = append(parts, fmt.Sprintf("%v: %s", k, val))
 	}
 	if len(parts) == 0 {
-		return "nothing more"
+		return w.Sprintf("nothing more")
 	}
 	return strings.Join(parts, "; ")
 }

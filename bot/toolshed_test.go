@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/ryo-bot/ryo/lang"
 )
 
 // A tool's schema and its examples, in words.
@@ -14,7 +16,7 @@ func TestToolInWords(t *testing.T) {
 		"method":{"type":"string","enum":["tukey","type7"]},
 		"verbose":{"type":"boolean"}},
 		"required":["values"],"additionalProperties":false}`)
-	got := strings.Join(argumentsInWords(schema), "\n")
+	got := strings.Join(argumentsInWords(lang.Printer{}, schema), "\n")
 	want := strings.Join([]string{
 		"• values (a list of numbers, up to 10000): The numbers.",
 		"• method (text, optional, one of tukey, type7)",
@@ -24,7 +26,7 @@ func TestToolInWords(t *testing.T) {
 	if got != want {
 		t.Errorf("arguments in words:\n%s\nwant:\n%s", got, want)
 	}
-	if got := argumentsInWords(json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)); len(got) != 0 {
+	if got := argumentsInWords(lang.Printer{}, json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)); len(got) != 0 {
 		t.Errorf("no arguments = %q", got)
 	}
 	for _, c := range []struct{ args, want string }{
@@ -33,8 +35,8 @@ func TestToolInWords(t *testing.T) {
 		{`{"text":"a\nb <b>"}`, "text: a\nb <b>"},
 		{`{"n":9007199254740993}`, "n: 9007199254740993"},
 	} {
-		if got := exampleInWords(json.RawMessage(c.args)); got != c.want {
-			t.Errorf("exampleInWords(%s) = %q; want %q", c.args, got, c.want)
+		if got := exampleInWords(lang.Printer{}, json.RawMessage(c.args)); got != c.want {
+			t.Errorf("exampleInWords(lang.Printer{}, %s) = %q; want %q", c.args, got, c.want)
 		}
 	}
 	if got := firstSentence("Evaluate an expression. Knows + and -."); got != "Evaluate an expression." {

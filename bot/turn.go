@@ -17,6 +17,7 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/stages"
 )
@@ -48,6 +49,8 @@ type talk struct {
 	prepare func(ctx context.Context, shown *stages.Turn) error
 	// stop is how a stop reaches the turn once it shows itself (stop.go).
 	stop *stopper
+	// words are ryo's own words to the person, in the chat's language.
+	words lang.Printer
 }
 
 // turn answers a message meant for the bot: store it, show the turn live
@@ -64,6 +67,7 @@ func (b *Bot) turn(ctx context.Context, j *job, m *models.Message) error {
 		b.metrics().TurnPhase(PhaseQueue, b.cfg.Clock.Now().Sub(j.queued))
 	}
 	t := talk{id: id, w: j.w, chat: chatOf(m.Chat), place: placeOf(m), replyTo: m.ID, person: userOf(m.From)}
+	t.words = b.words(ctx, t.chat.ID, t.person)
 	stored, err := b.db.SaveUserMessage(ctx, t.chat, b.userMessage(id, m))
 	if err != nil {
 		return err
@@ -84,7 +88,7 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		return err
 	}
 	start := stages.Start{Place: t.place, Private: t.chat.Type == ryo.ChatPrivate, ReplyTo: t.replyTo, Since: prior.CreatedAt,
-		Adopt: prior.StatusMessageID, DraftID: t.id, TurnID: t.id, Record: func(status int) error {
+		Adopt: prior.StatusMessageID, DraftID: t.id, TurnID: t.id, Words: t.words, Record: func(status int) error {
 			return b.record(ctx, "remember status message", func(ctx context.Context) error {
 				return b.db.SaveTurnStatus(ctx, t.id, t.place, status)
 			})
@@ -171,14 +175,15 @@ const askedAgain = "⚠️ I was stopped while doing this, and I cannot tell whe
 // of the status message, and shows the prompt that asks again.
 func (b *Bot) askAgain(ctx context.Context, log *slog.Logger, t talk, shown *stages.Turn) error {
 	meta, _ := json.Marshal(answerAbout{Held: true})
+	said := t.words.Sprintf(askedAgain)
 	err := b.record(ctx, "save answer", func(ctx context.Context) error {
-		return b.db.SaveTurnAnswer(ctx, t.id, t.place, askedAgain, meta)
+		return b.db.SaveTurnAnswer(ctx, t.id, t.place, said, meta)
 	})
 	if err != nil {
 		return err
 	}
 	log.Info("turn asks again for an interrupted action")
-	return b.deliver(ctx, log, t, shown, askedAgain, meta, nil)
+	return b.deliver(ctx, log, t, shown, said, meta, nil)
 }
 
 // ask gives the agent the recent history, shows its steps as it goes, and
@@ -224,7 +229,7 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 	}
 	stopped := err != nil && t.stop.isStopped() && ctx.Err() == nil
 	if stopped { // what was written so far is the answer
-		out, err = t.stop.kept(out), nil
+		out, err = t.stop.kept(t.words, out), nil
 	}
 	if err != nil {
 		return "", nil, err
@@ -356,7 +361,7 @@ func (b *Bot) sendFiles(ctx context.Context, t talk, files []ryo.Attachment, ids
 		id, err := send(ctx, t.place, t.replyTo, f.Name, f.Data, f.Caption)
 		if errors.Is(err, tg.ErrorBadRequest) { // the chat will not take it: a line says so in its place
 			b.log.Warn("Telegram refused a file a tool made; saying so instead", "chat_id", t.chat.ID, "file", f.Name, "err", err)
-			id, err = b.tg.Send(ctx, t.place, t.replyTo, render.Text(fileRefused(f.Name, err), render.MaxUnits))
+			id, err = b.tg.Send(ctx, t.place, t.replyTo, render.Text(fileRefused(t.words, f.Name, err), render.MaxUnits))
 		}
 		if err != nil {
 			return ids, fmt.Errorf("send %s: %w", f.Name, err)
@@ -384,11 +389,11 @@ func distinctFiles(files []ryo.Attachment) []ryo.Attachment {
 }
 
 // fileRefused is the line sent in place of a file Telegram refused.
-func fileRefused(name string, err error) string {
+func fileRefused(p lang.Printer, name string, err error) string {
 	if strings.Contains(err.Error(), "not enough rights") {
-		return "⚠️ " + name + " could not be sent: this chat does not let me post pictures or files."
+		return p.Sprintf("⚠️ %s could not be sent: this chat does not let me post pictures or files.", name)
 	}
-	return "⚠️ " + name + " could not be sent: Telegram refused it."
+	return p.Sprintf("⚠️ %s could not be sent: Telegram refused it.", name)
 }
 
 // answerAbout is what delivery reads back from the answer's metadata.
@@ -411,7 +416,7 @@ func (b *Bot) turnFailed(ctx context.Context, log *slog.Logger, t talk, shown *s
 		return err
 	}
 	log.Error("turn failed; the update is kept in the dead letter for an admin to retry (/deadletter)", "code", ryo.ErrorCode(err), "err", err)
-	if ferr := t.w.idle(func() error { return shown.Fail(ctx, ryo.ErrorMessage(err)) }); ferr != nil {
+	if ferr := t.w.idle(func() error { return shown.Fail(ctx, t.words.Message(ryo.ErrorMessage(err))) }); ferr != nil {
 		return ferr
 	}
 	return b.record(ctx, "finish failed turn", func(ctx context.Context) error {

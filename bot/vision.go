@@ -16,6 +16,7 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/bot/delivery"
+	"github.com/ryo-bot/ryo/lang"
 )
 
 // Vision says which model reads pictures; *ollama.Client is one.
@@ -89,7 +90,7 @@ func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error)
 	}
 	s := sight{history: history}
 	i := slices.IndexFunc(history, func(m ryo.Message) bool { return m.ID == t.message })
-	if s.refusal, err = b.files(ctx, log, t.chat, history, i); err != nil || s.refusal != "" { // documents: document.go
+	if s.refusal, err = b.files(ctx, log, t.words, t.chat, history, i); err != nil || s.refusal != "" { // documents: document.go
 		return s, err
 	}
 	asked := i >= 0 && len(history[i].Photos()) > 0
@@ -102,14 +103,14 @@ func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error)
 			log.Warn("cannot tell whether the model reads pictures", "photo_answered", asked, "err", err)
 		}
 		if err != nil && asked {
-			s.refusal = noSight // not noVision: nothing is missing from the settings
+			s.refusal = t.words.Sprintf(noSight) // not noVision: nothing is missing from the settings
 			return s, nil
 		}
 	}
 	if s.model == "" {
 		if asked {
 			log.Info("a photo came, but no model reads pictures (RYO_VISION_MODEL)")
-			s.refusal = noVision
+			s.refusal = t.words.Sprintf(noVision)
 		}
 		return s, nil
 	}
@@ -133,7 +134,7 @@ func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error)
 				log.Warn("cannot fetch a photo to show the model", "message_id", m.TelegramID, "file_size", p.Size,
 					"width", p.Width, "height", p.Height, "err", err)
 				if itsOwn(j) {
-					s.refusal = photoRefused(err) // the answered message's own: an earlier one of the burst may have been refused before
+					s.refusal = photoRefused(t.words, err) // the answered message's own: an earlier one of the burst may have been refused before
 					return s, nil
 				}
 				continue
@@ -203,12 +204,12 @@ func checkPicture(data []byte) error {
 
 // photoRefused is what the person is told when their photo could not be
 // fetched or read.
-func photoRefused(err error) string {
+func photoRefused(p lang.Printer, err error) string {
 	switch {
 	case errors.Is(err, delivery.ErrFileTooBig), errors.Is(err, errPixelBomb):
-		return photoBig
+		return p.Sprintf(photoBig)
 	case errors.Is(err, errNoPicture):
-		return photoOdd
+		return p.Sprintf(photoOdd)
 	}
-	return photoBad
+	return p.Sprintf(photoBad)
 }

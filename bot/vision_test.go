@@ -14,6 +14,7 @@ import (
 
 	"github.com/ryo-bot/ryo/bot/delivery"
 	"github.com/ryo-bot/ryo/imagetest"
+	"github.com/ryo-bot/ryo/lang"
 )
 
 // pngClaiming is a small PNG whose header claims width×height pixels.
@@ -73,11 +74,11 @@ func TestCheckPicture(t *testing.T) {
 		if !errors.Is(err, c.want) || err == nil && c.want != nil {
 			t.Errorf("%s: checkPicture = %v; want %v", c.name, err, c.want)
 		}
-		if err != nil && photoRefused(err) != c.says {
-			t.Errorf("%s: told %q; want %q", c.name, photoRefused(err), c.says)
+		if err != nil && photoRefused(lang.Printer{}, err) != c.says {
+			t.Errorf("%s: told %q; want %q", c.name, photoRefused(lang.Printer{}, err), c.says)
 		}
 	}
-	if photoRefused(delivery.ErrFileTooBig) != photoBig || photoRefused(errors.New("getFile: 502")) != photoBad {
+	if photoRefused(lang.Printer{}, delivery.ErrFileTooBig) != photoBig || photoRefused(lang.Printer{}, errors.New("getFile: 502")) != photoBad {
 		t.Error("a download failure is not told as it should be")
 	}
 }

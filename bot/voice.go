@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/bot/delivery"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/stages"
 	"github.com/ryo-bot/ryo/stt"
 )
@@ -96,12 +96,12 @@ func (b *Bot) cannotListen(log *slog.Logger, t talk) string {
 	rec := t.seen.history[i].Media[k]
 	if b.cfg.Listen == nil {
 		log.Info("a recording came, but no transcription server is set up (RYO_STT_URL)", "kind", rec.Kind)
-		return noListener
+		return t.words.Sprintf(noListener)
 	}
 	err := b.cfg.Listen.Check(time.Duration(rec.Duration)*time.Second, rec.Size)
 	if err != nil {
 		log.Info("a recording is refused before it is downloaded", "kind", rec.Kind, "duration_s", rec.Duration, "file_size", rec.Size, "err", err)
-		return notHeard(err)
+		return notHeard(t.words, err)
 	}
 	return ""
 }
@@ -131,7 +131,7 @@ func (b *Bot) listen(ctx context.Context, log *slog.Logger, t *talk, shown *stag
 		if m := t.seen.history[j]; j != i && slices.ContainsFunc(m.Media, func(x ryo.Media) bool { return x.Unheard }) {
 			continue // its sender was told it could not be heard; it is not tried again on their next message
 		}
-		refusal, err := b.hear(ctx, within, log, &t.seen.history[j], shown)
+		refusal, err := b.hear(ctx, within, log, t.words, &t.seen.history[j], shown)
 		if err != nil {
 			return "", err
 		}
@@ -145,7 +145,7 @@ func (b *Bot) listen(ctx context.Context, log *slog.Logger, t *talk, shown *stag
 
 // hear transcribes m's recording, if it has one not yet heard, within the
 // deadline of within, and stores the transcript with it; see listen.
-func (b *Bot) hear(ctx, within context.Context, log *slog.Logger, m *ryo.Message, shown *stages.Turn) (string, error) {
+func (b *Bot) hear(ctx, within context.Context, log *slog.Logger, p lang.Printer, m *ryo.Message, shown *stages.Turn) (string, error) {
 	k := slices.IndexFunc(m.Media, isRecording)
 	if k < 0 || b.cfg.Listen == nil { // without a server the answered message was refused before
 		return "", nil
@@ -158,9 +158,9 @@ func (b *Bot) hear(ctx, within context.Context, log *slog.Logger, m *ryo.Message
 	}
 	if within.Err() != nil { // the turn's deadline passed with an earlier recording
 		log.Warn("a recording is not transcribed: the turn's deadline passed (RYO_TURN_TIMEOUT)", "message_id", m.TelegramID, "kind", rec.Kind)
-		return voiceSlow, b.unheard(ctx, m, k)
+		return p.Sprintf(voiceSlow), b.unheard(ctx, m, k)
 	}
-	shown.Observe(ryo.Step{Kind: ryo.StepTool, Tool: transcribeTool, Doing: listening})
+	shown.Observe(ryo.Step{Kind: ryo.StepTool, Tool: transcribeTool, Doing: p.Sprintf(listening)})
 	began := b.cfg.Clock.Now()
 	heard, err := b.transcribe(within, rec)
 	if err != nil {
@@ -170,7 +170,7 @@ func (b *Bot) hear(ctx, within context.Context, log *slog.Logger, m *ryo.Message
 		log.Warn("cannot transcribe a recording", "message_id", m.TelegramID, "kind", rec.Kind, "duration_s", rec.Duration,
 			"file_size", rec.Size, "err", err)
 		shown.Observe(ryo.Step{Kind: ryo.StepToolDone, Tool: transcribeTool, Status: "failed", Took: b.cfg.Clock.Now().Sub(began)})
-		return notHeard(err), b.unheard(ctx, m, k)
+		return notHeard(p, err), b.unheard(ctx, m, k)
 	}
 	rec.Transcript = heard.Text
 	media := slices.Clone(m.Media)
@@ -236,52 +236,52 @@ func withTranscript(caption string, rec ryo.Media) string {
 
 // notHeard is what the person is told when their recording could not be
 // transcribed.
-func notHeard(err error) string {
+func notHeard(p lang.Printer, err error) string {
 	var e *stt.Error
 	errors.As(err, &e)
 	switch {
 	case errors.Is(err, stt.ErrTooLong):
-		limit := "longer than I take"
+		limit := p.Sprintf("longer than I take")
 		if e != nil && e.Detail != "" {
 			limit = e.Detail
 		}
-		return fmt.Sprintf(voiceLong, limit)
+		return p.Sprintf(voiceLong, limit)
 	case errors.Is(err, stt.ErrTooLarge), errors.Is(err, delivery.ErrFileTooBig):
-		return voiceLarge
+		return p.Sprintf(voiceLarge)
 	case errors.Is(err, stt.ErrUnavailable):
-		return voiceDown
+		return p.Sprintf(voiceDown)
 	case errors.Is(err, stt.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
-		return voiceSlow
+		return p.Sprintf(voiceSlow)
 	case errors.Is(err, stt.ErrRateLimited):
 		var after time.Duration
 		if e != nil {
 			after = e.RetryAfter
 		}
-		return fmt.Sprintf(voiceBusy, wait(after))
+		return p.Sprintf(voiceBusy, wait(p, after))
 	case errors.Is(err, stt.ErrUnsupported):
-		return voiceOdd
+		return p.Sprintf(voiceOdd)
 	case errors.Is(err, stt.ErrRefused):
-		return voiceRefused
+		return p.Sprintf(voiceRefused)
 	case errors.Is(err, stt.ErrBadAnswer):
-		return voiceGarbled
+		return p.Sprintf(voiceGarbled)
 	case errors.Is(err, stt.ErrNoSpeech):
-		return voiceSilent
+		return p.Sprintf(voiceSilent)
 	}
-	return voiceBad // Telegram refused the file: gone, or an id it no longer knows
+	return p.Sprintf(voiceBad) // Telegram refused the file: gone, or an id it no longer knows
 }
 
 // wait says how long to wait, as people say it: "a minute" when the
 // server does not say.
-func wait(d time.Duration) string {
+func wait(p lang.Printer, d time.Duration) string {
 	switch {
 	case d <= 0:
-		return "a minute"
+		return p.Sprintf("a minute")
 	case d <= time.Second:
-		return "a second"
+		return p.Sprintf("a second")
 	case d <= time.Minute:
-		return strconv.Itoa(int((d+time.Second-1)/time.Second)) + " seconds"
+		return p.Sprintf("%d seconds", int((d+time.Second-1)/time.Second))
 	}
-	return strconv.Itoa(int((d+time.Minute-1)/time.Minute)) + " minutes"
+	return p.Sprintf("%d minutes", int((d+time.Minute-1)/time.Minute))
 }
 
 // isRecordingMessage reports whether m carries a recording to transcribe.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/bot/delivery"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/stt"
 )
 
@@ -39,17 +40,17 @@ func TestNotHeardSentences(t *testing.T) {
 	seen := map[string]string{}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := notHeard(tt.err)
+			got := notHeard(lang.Printer{}, tt.err)
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
-					t.Errorf("notHeard(%v) = %q; want it to say %q", tt.err, got, w)
+					t.Errorf("notHeard(lang.Printer{}, %v) = %q; want it to say %q", tt.err, got, w)
 				}
 			}
 			if strings.Contains(got, "%") || strings.Contains(got, "http") {
-				t.Errorf("notHeard(%v) = %q; want a plain sentence", tt.err, got)
+				t.Errorf("notHeard(lang.Printer{}, %v) = %q; want a plain sentence", tt.err, got)
 			}
 		})
-		seen[notHeard(tt.err)] = tt.name
+		seen[notHeard(lang.Printer{}, tt.err)] = tt.name
 	}
 	if len(seen) < 10 {
 		t.Errorf("%d distinct sentences; want one per kind of failure", len(seen))

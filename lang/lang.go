@@ -1,28 +1,54 @@
 package lang
 
 import (
+	"context"
 	"fmt"
 	"strings"
+
+	"golang.org/x/text/feature/plural"
+	"golang.org/x/text/language"
 )
 
 // Language is one language ryo's messages can be shown in.
 type Language struct {
 	Tag  string // BCP 47, as Telegram's language_code: "en", "ru"
 	Name string // the language's name in itself: "English", "Русский"
+
+	messages func() Messages // its translations, built when a printer needs them
+}
+
+// Messages are one language's translations, keyed by the English format
+// each translates (gettext's msgid).
+type Messages struct {
+	Texts   map[string]string // a message without a count
+	Plurals map[string]Plural // a message whose words follow a count
+}
+
+// Plural is a message in the plural forms of its language (CLDR's: "1
+// answer", "2 answers"; "1 ответ", "2 ответа", "5 ответов"). Each form is
+// a format with the same verbs as the English; a form left empty is
+// Other, and an Other left empty is the English format itself. The count
+// is the first argument of an integer type.
+type Plural struct {
+	One, Few, Many, Other string
 }
 
 // English is the language messages are written in, and the fallback.
 const English = "en"
 
-// Languages are the languages ryo speaks, English first.
+// Languages are the languages ryo speaks, English first. Adding one is a
+// file of its own (ru.go) with its Messages, and one line here.
 func Languages() []Language {
-	return []Language{{Tag: English, Name: "English"}}
+	return []Language{
+		{Tag: English, Name: "English", messages: english},
+		{Tag: "ru", Name: "Русский", messages: russian},
+	}
 }
 
 // Supported is the tag of the language of Languages that tag names — "ru"
 // for "ru-RU" — and whether there is one.
 func Supported(tag string) (string, bool) {
-	base, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(tag)), "-")
+	base, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(strings.ReplaceAll(tag, "_", "-"))), "-")
 	for _, l := range Languages() {
 		if l.Tag == base {
 			return l.Tag, true
@@ -31,18 +57,27 @@ func Supported(tag string) (string, bool) {
 	return "", false
 }
 
-// Printer prints messages in one language.
+// Printer prints messages in one language. The zero Printer prints
+// English.
 type Printer struct {
-	tag string
+	tag  string
+	base language.Tag // for the plural rules
+	m    Messages
 }
 
 // For is the printer of the language tag names; English when ryo does not
 // speak it.
 func For(tag string) Printer {
-	if t, ok := Supported(tag); ok {
-		return Printer{tag: t}
+	t, ok := Supported(tag)
+	if !ok {
+		t = English
 	}
-	return Printer{tag: English}
+	for _, l := range Languages() {
+		if l.Tag == t {
+			return Printer{tag: t, base: language.Make(t), m: l.messages()}
+		}
+	}
+	panic("lang: English is not among the languages") // unreachable: Languages lists English
 }
 
 // Tag is the printer's language.
@@ -54,7 +89,96 @@ func (p Printer) Tag() string {
 }
 
 // Sprintf formats the translation of format, an English message, with
-// args.
+// args. A message the language lacks is printed in English.
 func (p Printer) Sprintf(format string, args ...any) string {
-	return fmt.Sprintf(format, args...)
+	if p.tag == "" {
+		p = For(English)
+	}
+	return fmt.Sprintf(p.translate(format, args), args...)
+}
+
+// Message is the translation of s, a whole message written in English
+// where no chat is known — the Message of a ryo.Error, made deep in a
+// model adapter — as it is; s when the language lacks it. Messages ryo
+// writes itself go through Sprintf.
+func (p Printer) Message(s string) string {
+	if p.tag == "" {
+		p = For(English)
+	}
+	if t, ok := p.m.Texts[s]; ok && !strings.Contains(s, "%") {
+		return t
+	}
+	return s
+}
+
+// translate is format in the printer's language, in the plural form its
+// count asks for.
+func (p Printer) translate(format string, args []any) string {
+	if forms, ok := p.m.Plurals[format]; ok {
+		if n, ok := count(args); ok {
+			return forms.of(plural.Cardinal.MatchPlural(p.base, n, 0, 0, 0, 0), format)
+		}
+	}
+	if t, ok := p.m.Texts[format]; ok {
+		return t
+	}
+	return format
+}
+
+// of is the form the plural rules chose, else Other, else fallback.
+func (pl Plural) of(f plural.Form, fallback string) string {
+	byForm := map[plural.Form]string{plural.One: pl.One, plural.Few: pl.Few, plural.Many: pl.Many}
+	if s := byForm[f]; s != "" {
+		return s
+	}
+	if pl.Other != "" {
+		return pl.Other
+	}
+	return fallback
+}
+
+// count is the first integer among args, as the plural rules take it:
+// its absolute value, clamped to what an int holds.
+func count(args []any) (int, bool) {
+	for _, a := range args {
+		var n int64
+		switch v := a.(type) {
+		case int:
+			n = int64(v)
+		case int32:
+			n = int64(v)
+		case int64:
+			n = v
+		case uint:
+			n = int64(min(uint64(v), 1<<62))
+		case uint32:
+			n = int64(v)
+		case uint64:
+			n = int64(min(v, 1<<62))
+		default:
+			continue
+		}
+		if n < 0 {
+			n = -n
+		}
+		return int(n), true
+	}
+	return 0, false
+}
+
+// printerKey keys a Printer in a context.
+type printerKey struct{}
+
+// NewContext is ctx carrying p: for the words of a call that runs apart
+// from its chat, such as a tool's explanation of an action it asks for.
+func NewContext(ctx context.Context, p Printer) context.Context {
+	return context.WithValue(ctx, printerKey{}, p)
+}
+
+// FromContext is the Printer ctx carries; English when none.
+func FromContext(ctx context.Context) Printer {
+	if p, ok := ctx.Value(printerKey{}).(Printer); ok {
+		return p
+	}
+	return For(English)
 }

@@ -2,20 +2,21 @@ package stages
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/lang"
 )
 
 // board is what a turn's status message shows: the tools that ran, the
 // stage the turn is in and for how long, and the reply as it is written.
 // It is plain data; the turn renders it whenever it may edit.
 type board struct {
-	began   time.Time // when the person started waiting
-	resumed bool      // the turn was interrupted and picked up again
-	forced  string    // the tool the person chose for this turn
+	w       lang.Printer // the words of the status message
+	began   time.Time    // when the person started waiting
+	resumed bool         // the turn was interrupted and picked up again
+	forced  string       // the tool the person chose for this turn
 	stage   ryo.StepKind
 	call    int    // model calls so far
 	tool    string // the tool running or waiting for a yes
@@ -83,15 +84,15 @@ func (b *board) writing() bool { return b.stage == ryo.StepWriting }
 func (b *board) text(now time.Time, withPreview bool) string {
 	var lines []string
 	if b.resumed {
-		lines = append(lines, "🔄 Picked up again after an interruption")
+		lines = append(lines, b.w.Sprintf("🔄 Picked up again after an interruption"))
 	}
 	if b.forced != "" {
-		lines = append(lines, "⚡ using "+b.forced)
+		lines = append(lines, b.w.Sprintf("⚡ using %s", b.forced))
 	}
 	for _, r := range b.done {
-		lines = append(lines, r.line())
+		lines = append(lines, r.line(b.w))
 	}
-	lines = append(lines, b.stageLine()+elapsedSuffix(now.Sub(b.began)))
+	lines = append(lines, b.stageLine()+elapsedSuffix(b.w, now.Sub(b.began)))
 	text := strings.Join(lines, "\n")
 	if reply := preview(b.reply); withPreview && b.writing() && reply != "" {
 		text += "\n\n" + tail(reply, previewUnits)
@@ -101,7 +102,7 @@ func (b *board) text(now time.Time, withPreview bool) string {
 
 func (b *board) stageLine() string {
 	if b.stopping {
-		return stoppingText
+		return b.w.Sprintf(stoppingText)
 	}
 	switch b.stage {
 	case ryo.StepTool:
@@ -110,30 +111,30 @@ func (b *board) stageLine() string {
 		}
 		return "🔧 " + withArgs(b.tool, b.args) + "…"
 	case ryo.StepConfirm:
-		return "✋ Waiting for your confirmation: " + withArgs(b.tool, b.args)
+		return b.w.Sprintf("✋ Waiting for your confirmation: %s", withArgs(b.tool, b.args))
 	case ryo.StepWriting:
-		return "✍️ Writing…"
+		return b.w.Sprintf("✍️ Writing…")
 	}
 	if b.call > 1 {
-		return "🤔 Thinking… (step " + strconv.Itoa(b.call) + ")"
+		return b.w.Sprintf("🤔 Thinking… (step %d)", b.call)
 	}
-	return "🤔 Thinking…"
+	return b.w.Sprintf("🤔 Thinking…")
 }
 
-func (r toolRun) line() string {
+func (r toolRun) line(w lang.Printer) string {
 	name := withArgs(r.tool, r.args)
 	if r.doing != "" {
 		name = r.doing
 	}
 	switch r.status {
 	case "ok":
-		return "✅ " + name + " · " + duration(r.took)
+		return "✅ " + name + " · " + duration(w, r.took)
 	case "cancelled":
-		return "🚫 " + name + " · cancelled"
+		return w.Sprintf("🚫 %s · cancelled", name)
 	case "denied":
-		return "⛔ " + name + " · not allowed"
+		return w.Sprintf("⛔ %s · not allowed", name)
 	}
-	return "❌ " + name + " · failed after " + duration(r.took)
+	return w.Sprintf("❌ %s · failed after %s", name, duration(w, r.took))
 }
 
 func withArgs(tool, args string) string {
@@ -152,19 +153,19 @@ func (b *board) changesAt(now time.Time) time.Time {
 
 // summary is the one line a status message keeps once the answer came as
 // messages of its own: how long it took and which tools ran.
-func summary(took time.Duration, tools []string) string {
-	line := "✅ Answered in " + duration(took)
+func summary(w lang.Printer, took time.Duration, tools []string) string {
+	line := w.Sprintf("✅ Answered in %s", duration(w, took))
 	if len(tools) > 0 {
-		line += " · used " + strings.Join(unique(tools), ", ")
+		line += w.Sprintf(" · used %s", strings.Join(unique(tools), ", "))
 	}
 	return line
 }
 
 // stoppedSummary is summary for a turn someone stopped.
-func stoppedSummary(took time.Duration, tools []string) string {
-	line := "⏹ Stopped after " + duration(took)
+func stoppedSummary(w lang.Printer, took time.Duration, tools []string) string {
+	line := w.Sprintf("⏹ Stopped after %s", duration(w, took))
 	if len(tools) > 0 {
-		line += " · used " + strings.Join(unique(tools), ", ")
+		line += w.Sprintf(" · used %s", strings.Join(unique(tools), ", "))
 	}
 	return line
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/lang"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -109,7 +110,7 @@ func TestResolvedTexts(t *testing.T) {
 		took  time.Duration
 		tools []string
 	}{{9 * time.Second, nil}, {14 * time.Second, []string{"calculate", "unit_convert", "calculate"}}, {125 * time.Second, []string{"current_time"}}} {
-		fmt.Fprintln(&out, summary(s.took, s.tools))
+		fmt.Fprintln(&out, summary(lang.Printer{}, s.took, s.tools))
 	}
 	fmt.Fprintln(&out, pausedText)
 	fmt.Fprintln(&out, failedPrefix+"The model is not installed.")
@@ -172,7 +173,7 @@ func TestDuration(t *testing.T) {
 		12 * time.Millisecond: "12 ms", 2400 * time.Millisecond: "2.4s", 12 * time.Second: "12s",
 		65 * time.Second: "1m 05s", 3 * time.Minute: "3m 00s",
 	} {
-		if got := duration(d); got != want {
+		if got := duration(lang.Printer{}, d); got != want {
 			t.Errorf("duration(%v) = %q; want %q", d, got, want)
 		}
 	}

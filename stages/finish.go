@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/render"
 )
 
@@ -46,7 +47,7 @@ func (t *Turn) Finish(ctx context.Context, answer string, tools []string, delive
 	t.stop()
 	took := t.o.cfg.Clock.Now().Sub(t.board.began)
 	drafted := t.mayHaveDrafted()
-	parts, file := layout(answer)
+	parts, file := layout(t.s.Words, answer)
 	if record == nil {
 		record = func([]int) error { return nil }
 	}
@@ -69,12 +70,12 @@ func (t *Turn) Finish(ctx context.Context, answer string, tools []string, delive
 
 // layout renders the answer into the messages it comes in, and the file
 // that holds it all when there are too many: nil when none.
-func layout(answer string) ([]render.Part, []byte) {
+func layout(w lang.Printer, answer string) ([]render.Part, []byte) {
 	parts := render.Markdown(answer, render.MaxUnits)
 	if len(parts) <= maxParts {
 		return parts, nil
 	}
-	lead := render.Lead(answer, render.MaxUnits, fileNote)
+	lead := render.Lead(answer, render.MaxUnits, w.Sprintf(fileNote))
 	return []render.Part{lead}, []byte(strings.TrimSpace(render.StripThinking(answer)) + "\n")
 }
 
@@ -149,9 +150,9 @@ func (t *Turn) collapse(ctx context.Context, took time.Duration, drafted bool, t
 	if drafted && took < t.o.cfg.NotifyAfter {
 		err = t.o.m.Delete(ctx, t.s.Place, t.id)
 	} else {
-		line := summary(took, tools)
+		line := summary(t.s.Words, took, tools)
 		if t.wasStopped() {
-			line = stoppedSummary(took, tools)
+			line = stoppedSummary(t.s.Words, took, tools)
 		}
 		err = t.o.m.Edit(ctx, t.s.Place, t.id, render.Part{Plain: line})
 	}
@@ -184,7 +185,7 @@ func (t *Turn) Pause(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pauseTimeout)
 	defer cancel()
-	if err := t.o.m.Edit(ctx, t.s.Place, t.id, render.Part{Plain: pausedText}); err != nil && !errors.Is(err, ErrMessageGone) {
+	if err := t.o.m.Edit(ctx, t.s.Place, t.id, render.Part{Plain: t.s.Words.Sprintf(pausedText)}); err != nil && !errors.Is(err, ErrMessageGone) {
 		t.o.cfg.Log.Warn("could not mark the status message paused", "chat_id", t.s.Place.ChatID, "err", err)
 	}
 }

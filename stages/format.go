@@ -3,13 +3,12 @@ package stages
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf16"
 
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/render"
 )
 
@@ -88,16 +87,16 @@ func tail(s string, n int) string {
 }
 
 // duration shows how long something took: 350 ms, 2.4s, 12s, 1m 05s.
-func duration(d time.Duration) string {
+func duration(w lang.Printer, d time.Duration) string {
 	switch {
 	case d < time.Second:
-		return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
+		return w.Sprintf("%d ms", d.Milliseconds())
 	case d < 10*time.Second:
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+		return w.Sprintf("%.1fs", d.Seconds())
 	case d < time.Minute:
-		return strconv.Itoa(int(d.Seconds())) + "s"
+		return w.Sprintf("%ds", int(d.Seconds()))
 	}
-	return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
+	return w.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
 }
 
 // elapsedStep is how finely the elapsed time of a running turn is shown:
@@ -112,16 +111,16 @@ func elapsedStep(e time.Duration) time.Duration {
 
 // elapsedSuffix is " · 15s" for a turn running that long; nothing in the
 // first seconds.
-func elapsedSuffix(e time.Duration) string {
+func elapsedSuffix(w lang.Printer, e time.Duration) string {
 	step := elapsedStep(e)
 	shown := e / step * step
 	switch {
 	case shown <= 0:
 		return ""
 	case shown < time.Minute:
-		return " · " + strconv.Itoa(int(shown.Seconds())) + "s"
+		return " · " + w.Sprintf("%ds", int(shown.Seconds()))
 	}
-	return " · " + duration(shown)
+	return " · " + duration(w, shown)
 }
 
 // preview is the reply so far as the person may see it while the model

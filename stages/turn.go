@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/render"
 )
 
@@ -60,6 +61,9 @@ type Start struct {
 	DraftID int64     // the turn's draft, non-zero
 	TurnID  int64     // the turn: an answer too long for messages comes as the file answer-<TurnID>.md
 	Forced  string    // the tool the person chose for this turn, shown from the first status on; "" when none
+	// Words prints the status message's own words, in the chat's
+	// language; the zero Printer prints English.
+	Words lang.Printer
 	// Stop, when set, is the button the status message carries while the
 	// turn runs, until Stopping; Finish, Fail and Pause remove it.
 	Stop *Button
@@ -114,7 +118,7 @@ func (o *Orchestrator) turn(s Start) *Turn {
 		s.Since = o.cfg.Clock.Now()
 	}
 	return &Turn{o: o, s: s, id: s.Adopt, changed: make(chan struct{}, 1),
-		board: board{began: s.Since, resumed: s.Adopt != 0, forced: s.Forced}}
+		board: board{w: s.Words, began: s.Since, resumed: s.Adopt != 0, forced: s.Forced}}
 }
 
 // Observe shows a step of the turn. It never blocks.

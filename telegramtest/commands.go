@@ -26,6 +26,14 @@ func (s *Server) Commands() []BotCommand {
 	return slices.Clone(s.commands[defaultScopeKey])
 }
 
+// CommandsIn returns the command list last set with setMyCommands for the
+// default scope and language (a two-letter code), or nil.
+func (s *Server) CommandsIn(language string) []BotCommand {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.commands["default||0|"+language])
+}
+
 func (s *Server) setMyCommands(r *request) (any, error) {
 	var list []BotCommand
 	if json.Unmarshal([]byte(r.str("commands")), &list) != nil {
@@ -107,5 +115,13 @@ func scopeKey(r *request) (string, error) {
 	if scope.Type == "" {
 		scope.Type = "default"
 	}
+	if l := r.str("language_code"); l != "" && !validLanguage(l) {
+		return "", badRequest("LANGUAGE_CODE_INVALID")
+	}
 	return fmt.Sprintf("%s|%s|%d|%s", scope.Type, scope.ChatID, scope.UserID, r.str("language_code")), nil
+}
+
+// validLanguage: a two-letter ISO 639-1 code, as Telegram takes.
+func validLanguage(code string) bool {
+	return len(code) == 2 && 'a' <= code[0] && code[0] <= 'z' && 'a' <= code[1] && code[1] <= 'z'
 }

@@ -349,10 +349,12 @@ func (t *Telegram) Me(ctx context.Context) (*models.User, error) {
 	return me, err
 }
 
-// SetCommands sets the bot's command menu.
-func (t *Telegram) SetCommands(ctx context.Context, cmds []models.BotCommand) error {
+// SetCommands sets the bot's command menu shown to people whose
+// Telegram speaks language (a two-letter code), or to everyone else when
+// language is "".
+func (t *Telegram) SetCommands(ctx context.Context, language string, cmds []models.BotCommand) error {
 	return t.global(ctx, "setMyCommands", func(ctx context.Context) error {
-		_, err := t.api.SetMyCommands(ctx, &tg.SetMyCommandsParams{Commands: cmds})
+		_, err := t.api.SetMyCommands(ctx, &tg.SetMyCommandsParams{Commands: cmds, LanguageCode: language})
 		return err
 	})
 }
