@@ -32,7 +32,7 @@ func (b *Bot) help(ctx context.Context, c call) error {
 	}
 	text := c.p.Sprintf("Write to me and I answer.") + "\n\n" + strings.Join(lines, "\n")
 	if group {
-		text = c.p.Sprintf("In groups I answer when you mention me (@%s) or reply to one of my messages.\n\n", b.me.Username) +
+		text = c.p.Sprintf("In groups I answer when you mention me (@%s) or reply to one of my messages.", b.me.Username) + "\n\n" +
 			strings.Join(lines, "\n")
 	}
 	if len(elsewhere) > 0 {

@@ -13,5 +13,5 @@ func (b *Bot) toolsCommand(p lang.Printer) command {
 
 // toolsCmd sends the catalog of tools, opened at its kinds.
 func (b *Bot) toolsCmd(ctx context.Context, c call) error {
-	return b.sendView(ctx, c, viewTools, viewSubject{}, c.p.Sprintf(c.p.Sprintf("I have no tools here: I answer from what I know.")))
+	return b.sendView(ctx, c, viewTools, viewSubject{}, c.p.Sprintf("I have no tools here: I answer from what I know."))
 }

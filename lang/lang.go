@@ -27,8 +27,10 @@ type Messages struct {
 // Plural is a message in the plural forms of its language (CLDR's: "1
 // answer", "2 answers"; "1 ответ", "2 ответа", "5 ответов"). Each form is
 // a format with the same verbs as the English; a form left empty is
-// Other, and an Other left empty is the English format itself. The count
-// is the first argument of an integer type.
+// Other, then Many, then the English format itself. The count is the
+// first argument of an integer type; a count shown otherwise (its digits
+// grouped) is passed first all the same, and left out of the format by
+// indexing the rest: Sprintf("%[2]s answers", n, grouped).
 type Plural struct {
 	One, Few, Many, Other string
 }
@@ -125,14 +127,14 @@ func (p Printer) translate(format string, args []any) string {
 	return format
 }
 
-// of is the form the plural rules chose, else Other, else fallback.
+// of is the form the plural rules chose, else Other, else Many, else
+// fallback.
 func (pl Plural) of(f plural.Form, fallback string) string {
 	byForm := map[plural.Form]string{plural.One: pl.One, plural.Few: pl.Few, plural.Many: pl.Many}
-	if s := byForm[f]; s != "" {
-		return s
-	}
-	if pl.Other != "" {
-		return pl.Other
+	for _, s := range []string{byForm[f], pl.Other, pl.Many} {
+		if s != "" {
+			return s
+		}
 	}
 	return fallback
 }
