@@ -206,11 +206,11 @@ func (b *Bot) outcome(p lang.Printer, a ryo.Action) string {
 		if who == "" {
 			who = p.Sprintf("you")
 		}
-		return p.Sprintf("%s at %s", who, b.clock(a.DecidedAt))
+		return p.Sprintf("%s at %s", who, b.clock(p, a.DecidedAt))
 	}
 	switch a.State {
 	case ryo.ActionPending:
-		line := p.Sprintf("Expires at %s.", b.clock(a.ExpiresAt))
+		line := p.Sprintf("Expires at %s.", b.clock(p, a.ExpiresAt))
 		if a.Place.ChatID < 0 { // a group: say whose it is
 			line = p.Sprintf("Only %s can confirm or cancel this.", deciders(p, a.Requester, a.Place.ChatID, a.RequesterName)) + " " + line
 		}
@@ -230,18 +230,18 @@ func (b *Bot) outcome(p lang.Printer, a ryo.Action) string {
 	case ryo.ActionCancelled:
 		return p.Sprintf("❌ Cancelled by %s — nothing was done.", by())
 	}
-	return p.Sprintf("⌛ Expired at %s — nothing was done.", b.clock(a.ExpiresAt))
+	return p.Sprintf("⌛ Expired at %s — nothing was done.", b.clock(p, a.ExpiresAt))
 }
 
 // clock shows a time in the bot's time zone, with the day when it is not
 // today.
-func (b *Bot) clock(t time.Time) string {
+func (b *Bot) clock(p lang.Printer, t time.Time) string {
 	t = t.In(b.cfg.Location)
 	now := b.cfg.Clock.Now().In(b.cfg.Location)
 	if t.Year() == now.Year() && t.YearDay() == now.YearDay() {
 		return t.Format("15:04 MST")
 	}
-	return t.Format("2 Jan 15:04 MST")
+	return p.Date(t, "2 Jan 15:04 MST")
 }
 
 // prettyJSON indents a JSON value for people to read, keeping its text

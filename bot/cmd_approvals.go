@@ -86,7 +86,7 @@ func auditSymbol(event ryo.AuditEvent) string {
 // whom, in which chat.
 func (b *Bot) auditLine(p lang.Printer, e memory.ActionEvent) string {
 	a := e.Action
-	line := e.At.In(b.cfg.Location).Format("2 Jan 15:04") + " " + auditSymbol(e.Event) + " " + string(e.Event)
+	line := p.Date(e.At.In(b.cfg.Location), "2 Jan 15:04") + " " + auditSymbol(e.Event) + " " + string(e.Event)
 	if e.Event == ryo.EventExecuted && e.Detail != "" {
 		line += " (" + e.Detail + ")"
 	}

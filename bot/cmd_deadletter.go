@@ -117,7 +117,7 @@ func (b *Bot) deadLine(p lang.Printer, d memory.DeadLetter) string {
 	if d.ChatID != 0 {
 		line += p.Sprintf(" · chat %d", d.ChatID)
 	}
-	line += fmt.Sprintf(" · %s · %s: %s", b.clock(d.DiedAt), why, clip(d.Error, 200))
+	line += fmt.Sprintf(" · %s · %s: %s", b.clock(p, d.DiedAt), why, clip(d.Error, 200))
 	if preview := deadPreview(p, d.Raw); preview != "" {
 		line += "\n    " + preview
 	}

@@ -330,7 +330,7 @@ func (b *Bot) showDocument(ctx context.Context, c call, id int64) error {
 		fmt.Fprintf(&s, " — %s", d.Title)
 	}
 	s.WriteString("\n" + c.p.Sprintf("Source: %s\n%s · %s · for %s · added %s", d.Source, passages(c.p, d.Chunks), kilobytes(c.p, d.Bytes), scopeOf(c.p, d),
-		d.AddedAt.In(b.cfg.Location).Format("2 Jan 2006")))
+		c.p.Date(d.AddedAt.In(b.cfg.Location), "2 Jan 2006")))
 	if len(o.Sections) > 0 {
 		s.WriteString("\n\n" + c.p.Sprintf("Sections:"))
 		for _, sec := range o.Sections {
@@ -362,7 +362,7 @@ func (b *Bot) knowledgeLines(ctx context.Context, p lang.Printer, chat int64, n 
 	lines := make([]string, len(list))
 	for i, d := range list {
 		lines[i] = p.Sprintf("#%d · %s · %s · for %s · %s, %s", d.ID, clip(d.Name, 80), passages(p, d.Chunks), scopeOf(p, d),
-			orSomeone(p, d.AddedByName), d.AddedAt.In(b.cfg.Location).Format("2 Jan 2006"))
+			orSomeone(p, d.AddedByName), p.Date(d.AddedAt.In(b.cfg.Location), "2 Jan 2006"))
 	}
 	return lines, total, nil
 }

@@ -123,7 +123,7 @@ func statsChart(p lang.Printer, r memory.UsageReport, now time.Time) json.RawMes
 	points := make([]point, 30)
 	for i := range points {
 		v := values[i]
-		points[i] = point{Label: today.AddDate(0, 0, i-29).Format("Jan 2"), Value: v[0]}
+		points[i] = point{Label: p.Date(today.AddDate(0, 0, i-29), "Jan 2"), Value: v[0]}
 		if len(models) > 1 {
 			points[i].Value2 = &v[1]
 		}
@@ -191,7 +191,7 @@ func lastDays(p lang.Printer, days []memory.UsageDay, n int) []string {
 		for ; i >= 0 && days[i].Day.Equal(d); i-- {
 			turns, tokens = turns+days[i].Turns, tokens+days[i].Tokens
 		}
-		out = append(out, fmt.Sprintf("• %s — %s, %s", d.Format("Mon Jan 2"), answers(p, turns), tokensOf(p, tokens)))
+		out = append(out, fmt.Sprintf("• %s — %s, %s", p.Date(d, "Mon Jan 2"), answers(p, turns), tokensOf(p, tokens)))
 	}
 	return out
 }

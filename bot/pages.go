@@ -294,7 +294,7 @@ func (b *Bot) renderPage(ctx context.Context, w lang.Printer, v memory.View, n i
 		lines, total, err = b.tagLines(ctx, w, n)
 	case viewTagged:
 		title = w.Sprintf("Tagged “%s”, newest first", s.Tag)
-		lines, total, err = b.taggedLines(ctx, s.Tag, n)
+		lines, total, err = b.taggedLines(ctx, w, s.Tag, n)
 	case viewUsers:
 		title, footer = w.Sprintf("👥 People I know, access %s", b.cfg.Access), w.Sprintf("/allow, /ban, /promote or /demote someone by @username or id.")
 		lines, total, err = b.userLines(ctx, w, n)
@@ -360,7 +360,7 @@ func (b *Bot) searchLines(ctx context.Context, w lang.Printer, query string, n i
 // memoryLine is one memory in a list: its id, when, whose (for admins),
 // what, and its tags.
 func (b *Bot) memoryLine(w lang.Printer, m ryo.Memory, whose bool) string {
-	line := fmt.Sprintf("#%d · %s · ", m.ID, m.CreatedAt.In(b.cfg.Location).Format("2 Jan 2006"))
+	line := fmt.Sprintf("#%d · %s · ", m.ID, w.Date(m.CreatedAt.In(b.cfg.Location), "2 Jan 2006"))
 	if whose {
 		if m.Scope == ryo.ScopeGroup {
 			line += w.Sprintf("group %d · ", m.Chat)
@@ -382,12 +382,12 @@ func (b *Bot) tagLines(ctx context.Context, w lang.Printer, n int) ([]string, in
 	}
 	lines := make([]string, len(list))
 	for i, u := range list {
-		lines[i] = w.Sprintf("%s · %d · last %s", u.Tag, u.Count, b.clock(u.LastSeen))
+		lines[i] = w.Sprintf("%s · %d · last %s", u.Tag, u.Count, b.clock(w, u.LastSeen))
 	}
 	return lines, total, nil
 }
 
-func (b *Bot) taggedLines(ctx context.Context, tag string, n int) ([]string, int, error) {
+func (b *Bot) taggedLines(ctx context.Context, w lang.Printer, tag string, n int) ([]string, int, error) {
 	list, total, err := b.db.TaggedWith(ctx, tag, n*pageSize, pageSize)
 	if err != nil {
 		return nil, 0, err
@@ -402,7 +402,7 @@ func (b *Bot) taggedLines(ctx context.Context, tag string, n int) ([]string, int
 		if t.Who != "" {
 			who = t.Who + ": "
 		}
-		lines[i] = fmt.Sprintf("%s · %s · %s%s", what, b.clock(t.At), who, clip(strings.Join(strings.Fields(t.Text), " "), 200))
+		lines[i] = fmt.Sprintf("%s · %s · %s%s", what, b.clock(w, t.At), who, clip(strings.Join(strings.Fields(t.Text), " "), 200))
 	}
 	return lines, total, nil
 }

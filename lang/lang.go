@@ -3,7 +3,9 @@ package lang
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
+	"time"
 
 	"golang.org/x/text/feature/plural"
 	"golang.org/x/text/language"
@@ -22,6 +24,9 @@ type Language struct {
 type Messages struct {
 	Texts   map[string]string // a message without a count
 	Plurals map[string]Plural // a message whose words follow a count
+	// Dates are the names of months and days as Go writes them ("Jan",
+	// "Mon"), in the language: a date is printed with Printer.Date.
+	Dates map[string]string
 }
 
 // Plural is a message in the plural forms of its language (CLDR's: "1
@@ -98,6 +103,25 @@ func (p Printer) Sprintf(format string, args ...any) string {
 	}
 	return fmt.Sprintf(p.translate(format, args), args...)
 }
+
+// Date is t in layout (time's), with the English names of months and
+// days it writes in the printer's language: "2 Jan 15:04" is "2 янв 15:04".
+func (p Printer) Date(t time.Time, layout string) string {
+	s := t.Format(layout)
+	if p.tag == "" || len(p.m.Dates) == 0 {
+		return s
+	}
+	return dateWord.ReplaceAllStringFunc(s, func(w string) string {
+		if d, ok := p.m.Dates[w]; ok {
+			return d
+		}
+		return w
+	})
+}
+
+// dateWord is a word Go's time layouts may write: a month's or a day's
+// name, whole or short.
+var dateWord = regexp.MustCompile(`\b[A-Z][a-z]{2,8}\b`)
 
 // Message is the translation of s, a whole message written in English
 // where no chat is known — the Message of a ryo.Error, made deep in a

@@ -2,7 +2,21 @@ package lang
 
 // russian is ryo's messages in Russian, keyed by their English.
 func russian() Messages {
-	return Messages{Texts: russianTexts(), Plurals: russianPlurals()}
+	return Messages{Texts: russianTexts(), Plurals: russianPlurals(), Dates: russianDates()}
+}
+
+// russianDates are the months (as in "2 января") and days of dates.
+func russianDates() map[string]string {
+	return map[string]string{
+		"Jan": "янв", "Feb": "фев", "Mar": "мар", "Apr": "апр", "May": "мая", "Jun": "июн",
+		"Jul": "июл", "Aug": "авг", "Sep": "сен", "Oct": "окт", "Nov": "ноя", "Dec": "дек",
+		"January": "января", "February": "февраля", "March": "марта", "April": "апреля", "June": "июня",
+		"July": "июля", "August": "августа", "September": "сентября", "October": "октября",
+		"November": "ноября", "December": "декабря",
+		"Mon": "пн", "Tue": "вт", "Wed": "ср", "Thu": "чт", "Fri": "пт", "Sat": "сб", "Sun": "вс",
+		"Monday": "понедельник", "Tuesday": "вторник", "Wednesday": "среда", "Thursday": "четверг",
+		"Friday": "пятница", "Saturday": "суббота", "Sunday": "воскресенье",
+	}
 }
 
 func russianTexts() map[string]string {
