@@ -71,6 +71,9 @@ func (t *Turn) Finish(ctx context.Context, answer string, tools []string, delive
 // layout renders the answer into the messages it comes in, and the file
 // that holds it all when there are too many: nil when none.
 func layout(w lang.Printer, answer string) ([]render.Part, []byte) {
+	if strings.TrimSpace(render.StripThinking(answer)) == "" && strings.TrimSpace(answer) != "" {
+		answer = w.Sprintf("(no answer: the model only thought about it)") // thinking is never shown
+	}
 	parts := render.Markdown(answer, render.MaxUnits)
 	if len(parts) <= maxParts {
 		return parts, nil
