@@ -102,6 +102,13 @@
 // model is configured, and stored for the group it was sent in, or, from
 // a private chat, for everyone.
 //
+// ryo's own words reach people through a lang.Printer, resolved once per
+// message, command or press by words.go — the chat's language from
+// /settings, else the person's Telegram language, else English — and
+// carried along: a command's call, a turn's talk (and its stages.Start),
+// a press's handler. A button's alert speaks the presser's language; a
+// prompt edited later speaks its requester's.
+//
 // SDK types (models.Update and friends) stay in this package and the two
 // under it: they are translated to ryo types at the edge (convert.go).
 package bot

@@ -35,6 +35,10 @@
 // Telegram had room for the status message, the status message is never
 // sent: the answer goes out in its place.
 //
+// The status message's own words — its stages, tool lines, summaries,
+// "⏸ Paused", the file note — are printed with the lang.Printer of the
+// chat that Start carries (Words); the zero Printer prints English.
+//
 // stages talks to Telegram only through the Messenger interface, which the
 // bot implements with its delivery engine; time comes from a ryo.Clock, so
 // tests run turns on a manual clock.
