@@ -88,7 +88,7 @@ func (b *Bot) toolsPage(w lang.Printer, view string, n int, screen string, tools
 	text := w.Sprintf("🧰 What I can do — my tools, by kind. Ask in your own words and I pick the tool; pick a kind to see what each one does.")
 	var buttons []delivery.Button
 	for _, k := range kinds {
-		buttons = append(buttons, delivery.Button{Text: fmt.Sprintf("%s · %d", k, len(by[k])), Data: at(0, "c"+keyOf(string(k))), Below: true})
+		buttons = append(buttons, delivery.Button{Text: fmt.Sprintf("%s · %d", w.Message(string(k)), len(by[k])), Data: at(0, "c"+keyOf(string(k))), Below: true})
 	}
 	return page{text: text, pages: 1, buttons: buttons}
 }
@@ -100,7 +100,7 @@ func kindPage(w lang.Printer, k toolbus.Category, specs []toolbus.Spec, n int, a
 	n = min(max(n, 0), pages-1)
 	screen := "c" + keyOf(string(k))
 	shown := specs[n*pageSize : min(len(specs), (n+1)*pageSize)]
-	lines := []string{w.Sprintf("🧰 %s — %d tools", k, len(specs))}
+	lines := []string{w.Sprintf("🧰 %s — %d tools", w.Message(string(k)), len(specs))}
 	if pages > 1 {
 		lines[0] += w.Sprintf(", page %d of %d", n+1, pages)
 	}
@@ -157,7 +157,7 @@ func (b *Bot) useFromCatalog(ctx context.Context, j *job, q *models.CallbackQuer
 // and whether it waits for a yes; with ⚡ Use next when the viewer may use
 // it.
 func toolCard(w lang.Printer, s toolbus.Spec, at func(int, string) string, may bool) page {
-	lines := []string{fmt.Sprintf("🔧 %s — %s", s.Name, s.Category), s.Description}
+	lines := []string{fmt.Sprintf("🔧 %s — %s", s.Name, w.Message(string(s.Category))), s.Description}
 	if args := argumentsInWords(w, s.Schema); len(args) > 0 {
 		lines = append(lines, "", w.Sprintf("What it needs:"))
 		lines = append(lines, args...)
@@ -173,7 +173,7 @@ func toolCard(w lang.Printer, s toolbus.Spec, at func(int, string) string, may b
 	default:
 		lines = append(lines, "", w.Sprintf("It changes something for good: it waits for your ✅ first."))
 	}
-	back := delivery.Button{Text: "⬅ " + string(s.Category), Data: at(0, "c"+keyOf(string(s.Category)))}
+	back := delivery.Button{Text: "⬅ " + w.Message(string(s.Category)), Data: at(0, "c"+keyOf(string(s.Category)))}
 	if !may {
 		lines = append(lines, "", w.Sprintf("🔒 It is not among the tools you may use."))
 		return page{text: strings.Join(lines, "\n"), pages: 1, buttons: []delivery.Button{back}}

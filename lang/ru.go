@@ -412,10 +412,28 @@ func russianTexts() map[string]string {
 		"⏸ Paused — I'll pick this up again shortly.":  "⏸ Пауза — скоро продолжу.",
 		"… the whole answer is in the file below":      "… весь ответ — в файле ниже",
 		"(no answer: the model only thought about it)": "(ответа нет: модель только размышляла)",
-		"%ds":       "%d с",
-		"%d ms":     "%d мс",
-		"%.1fs":     "%.1f с",
-		"%dm %02ds": "%d мин %02d с",
+		"%ds": "%d с",
+
+		// What a tool says it is doing, in the status message, and the
+		// kinds of tools in /tools.
+		"🔎 searching the web":            "🔎 ищу в интернете",
+		"🎨 painting a picture":           "🎨 рисую картинку",
+		"🔎 searching this chat's past":   "🔎 ищу в истории этого чата",
+		"📚 searching the knowledge base": "📚 ищу в базе знаний",
+		"📄 reading a web page":           "📄 читаю веб-страницу",
+		"📊 drawing a chart":              "📊 рисую график",
+		"🎙 transcribing the recording":   "🎙 расшифровываю запись",
+		"Math & Finance":                 "Математика и финансы",
+		"Charts":                         "Графики",
+		"Images":                         "Картинки",
+		"Memory":                         "Память",
+		"Knowledge":                      "Знания",
+		"Time & Units":                   "Время и единицы",
+		"Web":                            "Интернет",
+		"Your data":                      "Ваши данные",
+		"%d ms":                          "%d мс",
+		"%.1fs":                          "%.1f с",
+		"%dm %02ds":                      "%d мин %02d с",
 	}
 }
 

@@ -15,10 +15,11 @@ import (
 // on a Printer are the messages every language must have.
 var shown = []string{"../bot", "../bot/delivery", "../stages", "../render"}
 
-// failing are the packages whose ryo.Error messages reach people, printed
-// by Printer.Message: the Message of each, and what ryo.ErrorMessage says
-// of an error without one.
-var failing = []string{"../agent", "../ollama", ".."}
+// failing are the packages whose words reach people whole, printed by
+// Printer.Message: each ryo.Error's Message, and what ryo.ErrorMessage
+// says of an error without one; what a tool says it is doing (its Doing),
+// and what stt says while it transcribes; the kinds of tools.
+var failing = []string{"../agent", "../ollama", "..", "../tools", "../stt", "../toolbus"}
 
 // source is one package's parsed files (tests left out), and the values of
 // its string constants.
@@ -146,7 +147,23 @@ func formats(t *testing.T) map[string]string {
 		s := parse(t, dir)
 		for _, file := range s.files {
 			ast.Inspect(file, func(n ast.Node) bool {
-				if fn, ok := n.(*ast.FuncDecl); ok && fn.Name.Name == "ErrorMessage" {
+				if v, ok := n.(*ast.ValueSpec); ok {
+					if typ, ok := v.Type.(*ast.Ident); ok && typ.Name == "Category" {
+						for _, value := range v.Values {
+							if kind, ok := s.constant(value); ok {
+								found[kind] = s.fset.Position(v.Pos()).String()
+							}
+						}
+					}
+				}
+				if a, ok := n.(*ast.AssignStmt); ok && len(a.Lhs) == 1 && len(a.Rhs) == 1 {
+					if sel, ok := a.Lhs[0].(*ast.SelectorExpr); ok && sel.Sel.Name == "Doing" {
+						if doing, ok := s.constant(a.Rhs[0]); ok {
+							found[doing] = s.fset.Position(a.Pos()).String()
+						}
+					}
+				}
+				if fn, ok := n.(*ast.FuncDecl); ok && (fn.Name.Name == "ErrorMessage" || fn.Name.Name == "Doing") {
 					ast.Inspect(fn, func(n ast.Node) bool {
 						if r, ok := n.(*ast.ReturnStmt); ok && len(r.Results) == 1 {
 							if msg, ok := s.constant(r.Results[0]); ok {
@@ -160,7 +177,7 @@ func formats(t *testing.T) map[string]string {
 				if !ok {
 					return true
 				}
-				if key, ok := kv.Key.(*ast.Ident); !ok || key.Name != "Message" {
+				if key, ok := kv.Key.(*ast.Ident); !ok || key.Name != "Message" && key.Name != "Doing" {
 					return true
 				}
 				if msg, ok := s.constant(kv.Value); ok {

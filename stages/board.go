@@ -107,7 +107,7 @@ func (b *board) stageLine() string {
 	switch b.stage {
 	case ryo.StepTool:
 		if b.doing != "" {
-			return b.doing + "…"
+			return b.w.Message(b.doing) + "…"
 		}
 		return "🔧 " + withArgs(b.tool, b.args) + "…"
 	case ryo.StepConfirm:
@@ -124,7 +124,7 @@ func (b *board) stageLine() string {
 func (r toolRun) line(w lang.Printer) string {
 	name := withArgs(r.tool, r.args)
 	if r.doing != "" {
-		name = r.doing
+		name = w.Message(r.doing)
 	}
 	switch r.status {
 	case "ok":
