@@ -135,7 +135,7 @@ func (b *Bot) parseCommand(m *models.Message) (parsedCommand, bool) {
 
 func (b *Bot) runCommand(ctx context.Context, j *job, m *models.Message, p parsedCommand) error {
 	id := j.id
-	known := slices.ContainsFunc(b.commands(lang.Printer{}), func(cmd command) bool { return cmd.name == p.name })
+	known := slices.ContainsFunc(b.commands(lang.For(lang.English)), func(cmd command) bool { return cmd.name == p.name })
 	if !known && m.Chat.Type != models.ChatTypePrivate && !p.direct {
 		return nil // a bare unknown command in a group may be another bot's
 	}

@@ -173,7 +173,7 @@ func asContext(m *models.Message, why string) route {
 // classifyCommand decides about a command for this bot. A bare command the
 // bot does not know, in a group, may be another bot's: it is left alone.
 func (b *Bot) classifyCommand(m *models.Message, c parsedCommand) route {
-	known := slices.ContainsFunc(b.commands(lang.Printer{}), func(cmd command) bool { return cmd.name == c.name })
+	known := slices.ContainsFunc(b.commands(lang.For(lang.English)), func(cmd command) bool { return cmd.name == c.name })
 	if !known && !c.direct && m.Chat.Type != models.ChatTypePrivate {
 		return ignored("a bare command the bot does not know, in a group: maybe another bot's")
 	}

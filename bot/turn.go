@@ -79,7 +79,8 @@ func (b *Bot) turn(ctx context.Context, j *job, m *models.Message) error {
 // converse runs turn t: from here on a turn for a message and one that
 // goes on after a confirmation are the same.
 func (b *Bot) converse(ctx context.Context, t talk) (err error) {
-	var outcome string // what the turn came to, when it returns no error
+	ctx = lang.NewContext(ctx, t.words) // for what tools say of the actions they ask to confirm
+	var outcome string                  // what the turn came to, when it returns no error
 	defer func() { b.turnEnded(ctx, outcome, err) }()
 	log := b.log.With("update_id", t.id, "chat_id", t.chat.ID)
 	t.until = time.Now().Add(b.cfg.TurnTimeout)

@@ -414,6 +414,11 @@ func russianTexts() map[string]string {
 		"(no answer: the model only thought about it)": "(ответа нет: модель только размышляла)",
 		"%ds": "%d с",
 
+		// What the memory tools say of a memory to forget.
+		"Forget %s's memory #%d: “%s”":                               "Забыть воспоминание #%[2]d (%[1]s): «%[3]s»",
+		"Forget memory #%d: “%s”":                                    "Забыть воспоминание #%d: «%s»",
+		"There is no memory #%d here, so this would change nothing.": "Здесь нет воспоминания #%d, так что ничего не изменится.",
+
 		// What a tool says it is doing, in the status message, and the
 		// kinds of tools in /tools.
 		"🔎 searching the web":            "🔎 ищу в интернете",

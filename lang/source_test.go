@@ -13,7 +13,7 @@ import (
 
 // shown are the packages whose messages people read: their Sprintf calls
 // on a Printer are the messages every language must have.
-var shown = []string{"../bot", "../bot/delivery", "../stages", "../render"}
+var shown = []string{"../bot", "../bot/delivery", "../stages", "../render", "../tools"}
 
 // failing are the packages whose words reach people whole, printed by
 // Printer.Message: each ryo.Error's Message, and what ryo.ErrorMessage

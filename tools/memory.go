@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/toolbus"
 )
 
@@ -296,20 +296,21 @@ func explainForget(ctx context.Context, store Memories, s ryo.Shelf, raw json.Ra
 		return ""
 	}
 	m, found, err := store.Memory(ctx, s, args.ID)
+	p := lang.FromContext(ctx) // the prompt is shown in the chat's language
 	switch {
 	case err != nil:
 		return ""
 	case !found:
-		return fmt.Sprintf("There is no memory #%d here, so this would change nothing.", args.ID)
+		return p.Sprintf("There is no memory #%d here, so this would change nothing.", args.ID)
 	case s.Every() && m.Scope == ryo.ScopeUser:
-		return fmt.Sprintf("Forget %s's memory #%d: “%s”", orSomeone(m.OwnerName), m.ID, m.Content)
+		return p.Sprintf("Forget %s's memory #%d: “%s”", orSomeone(p, m.OwnerName), m.ID, m.Content)
 	}
-	return fmt.Sprintf("Forget memory #%d: “%s”", m.ID, m.Content)
+	return p.Sprintf("Forget memory #%d: “%s”", m.ID, m.Content)
 }
 
-func orSomeone(name string) string {
+func orSomeone(p lang.Printer, name string) string {
 	if name == "" {
-		return "someone"
+		return p.Sprintf("someone")
 	}
 	return name
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/memory/memorytest"
 	"github.com/ryo-bot/ryo/telegramtest"
 )
@@ -180,5 +181,60 @@ func TestAStopIsSaidInTheirLanguage(t *testing.T) {
 	}
 	if !kept {
 		t.Errorf("no answer kept and marked stopped in Russian: %v", h.tg.BotMessages(team.ID))
+	}
+	replayed := h.pressAnswer(h.tg.PressForged(team.ID, ivan, status.ID, stopData(status)))
+	if replayed.Text != "Этот ответ уже не пишется, останавливать нечего." {
+		t.Errorf("a replayed press was answered %+v", replayed)
+	}
+	h.waitFor("the status line says it stopped, in Russian", func() bool {
+		m := h.message(team, status.ID)
+		return strings.HasPrefix(m.Text, "⏹ Остановлено через ") || strings.Contains(m.Text, "⏹ Остановлено")
+	})
+}
+
+// A Russian speaker's lists turn their pages with Russian buttons, and
+// their confirmation prompts ask in Russian; a stranger's press on either
+// is refused in the stranger's own language, and changes nothing.
+func TestListsAndPromptsAreInTheirLanguage(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	for i := 1; i <= 12; i++ {
+		h.remember(ivan.ID, ryo.ScopeUser, ivanDM.ID, fmt.Sprintf("факт номер %d", i))
+	}
+	q := h.tg.SendText(ivanDM, ivan, "/memory")
+	list := h.reply(ivanDM, q.ID, "Ваши воспоминания (12) — страница 1 из 2")
+	if b := list.Buttons(); len(b) != 1 || b[0][0].Text != "Дальше ▶" || !strings.Contains(list.Text, "Забыть одно из них: /forget <id>.") {
+		t.Fatalf("the first page: %q with %+v", list.Text, b)
+	}
+	stranger := h.pressAnswer(h.tg.PressForged(ivanDM.ID, bob, list.ID, list.Buttons()[0][0].Data))
+	if stranger.Text != "Only the person who asked for this list can turn its pages." || !stranger.ShowAlert {
+		t.Fatalf("a stranger's page press was answered %+v", stranger)
+	}
+	h.pressAnswer(h.press(ivanDM, ivan, list, "Дальше"))
+	h.waitFor("page 2 in Russian", func() bool { return strings.Contains(h.message(ivanDM, list.ID).Text, "страница 2 из 2") })
+	if b := h.message(ivanDM, list.ID).Buttons(); len(b) != 1 || b[0][0].Text != "◀ Назад" {
+		t.Fatalf("page 2's buttons: %+v", b)
+	}
+
+	m := h.remember(ivan.ID, ryo.ScopeUser, ivanDM.ID, "код от шкафчика 1234")
+	q = h.tg.SendText(ivanDM, ivan, fmt.Sprintf("/forget %d", m.ID))
+	p := h.promptFor(ivanDM, q.ID)
+	if !strings.Contains(p.Text, "Подтвердите, прежде чем я это сделаю") || !strings.Contains(p.Text, fmt.Sprintf("Забыть воспоминание #%d: «код от шкафчика 1234»", m.ID)) ||
+		!strings.Contains(p.Text, "⚠️ Это нельзя отменить.") || !strings.Contains(p.Text, "Действует до ") {
+		t.Fatalf("the prompt: %q", p.Text)
+	}
+	if b := p.Buttons(); len(b) != 1 || len(b[0]) != 2 || b[0][0].Text != "✅ Подтвердить" || b[0][1].Text != "❌ Отмена" {
+		t.Fatalf("the prompt's buttons: %+v", b)
+	}
+	refused := h.pressAnswer(h.tg.PressForged(ivanDM.ID, bob, p.ID, p.Buttons()[0][0].Data))
+	if !refused.ShowAlert || !strings.HasPrefix(refused.Text, "Only ") {
+		t.Fatalf("a stranger's press on the prompt was answered %+v", refused)
+	}
+	if a := h.pressAnswer(h.press(ivanDM, ivan, p, "❌")); a.Text != "❌ Отменено — ничего не сделано." {
+		t.Fatalf("the cancel was answered %+v", a)
+	}
+	h.settled(ivanDM, p.ID, "❌ Отменено (")
+	if _, ok, _ := h.db().Memory(bg(t), ryo.PersonShelf(ivan.ID), m.ID); !ok {
+		t.Fatal("a cancelled forget forgot")
 	}
 }
