@@ -254,7 +254,7 @@ func russianTexts() map[string]string {
 		"Only an admin of the bot can choose the model. /model alone shows which one answers here.":                                                                                                                   "Выбирать модель может только админ бота. Просто /model покажет, какая отвечает здесь.",
 
 		// /quota.
-		"⏳ %s has their tier's quota again: %s.":                                "⏳ У %s снова квота его уровня: %s.",
+		"⏳ %s has their tier's quota again: %s.":                                "⏳ %s: снова квота уровня — %s.",
 		"⚠️ %s. Or none (no limit), or default (their tier's).":                 "⚠️ %s. Или none (без ограничений), или default (квота уровня).",
 		"They are an admin: admins are not held to quotas (RYO_QUOTA_ADMINS).":  "Это админ: на админов квоты не действуют (RYO_QUOTA_ADMINS).",
 		"⏳ %s may ask %s now (hours and days counted back from each answer).%s": "⏳ Теперь %s может спрашивать %s (часы и сутки отсчитываются назад от каждого ответа).%s",
