@@ -258,7 +258,7 @@ func russianTexts() map[string]string {
 		"⚠️ %s. Or none (no limit), or default (their tier's).":                 "⚠️ %s. Или none (без ограничений), или default (квота уровня).",
 		"They are an admin: admins are not held to quotas (RYO_QUOTA_ADMINS).":  "Это админ: на админов квоты не действуют (RYO_QUOTA_ADMINS).",
 		"⏳ %s may ask %s now (hours and days counted back from each answer).%s": "⏳ Теперь %s может спрашивать %s (часы и сутки отсчитываются назад от каждого ответа).%s",
-		"none": "без ограничений",
+		"none": "нет",
 		"⏳ Quotas — how much people may ask (RYO_QUOTA):": "⏳ Квоты — сколько можно спрашивать (RYO_QUOTA):",
 		"Admins are not held to them.":                    "На админов они не действуют.",
 		"Admins are held to them too.":                    "На админов они тоже действуют.",
