@@ -201,12 +201,13 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 	history := t.seen.history
 	var toolsTook time.Duration // told from the agent's goroutine, read once it returns
 	ranTools := false
-	observe := t.stop.observing(func(s ryo.Step) {
+	trace := b.tracing(t) // trace.go
+	observe := t.stop.observing(trace.observing(func(s ryo.Step) {
 		if s.Kind == ryo.StepToolDone {
 			toolsTook, ranTools = toolsTook+s.Took, true
 		}
 		shown.Observe(s)
-	})
+	}))
 	started := b.cfg.Clock.Now()
 	turnCtx, cancel := t.bounded(ctx)
 	defer cancel()
@@ -242,6 +243,7 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 		meta = withStopped(meta)
 		log.Info("turn stopped; the reply written so far is the answer", "tools", out.Tools)
 	}
+	b.keepTrace(ctx, log, trace.trace(t, out, meta, took))
 	err = b.record(ctx, "save answer", func(ctx context.Context) error {
 		if out.Held == nil {
 			return b.db.SaveTurnAnswer(ctx, t.id, t.place, out.Text, meta)
