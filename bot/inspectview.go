@@ -48,7 +48,8 @@ func renderTrace(tr memory.Trace) (render.Part, []byte) {
 		for _, f := range stepFields(s) {
 			shown, cut := clipText(visible(f.text), inspectShown)
 			whole = whole && !cut && f.size == 0
-			b.Italic(f.name + "\n")
+			b.Italic(f.name)
+			b.Text("\n")
 			b.Pre(shown, "")
 		}
 	}
