@@ -299,7 +299,7 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 	began := b.cfg.Clock.Now()
 	err = t.w.idle(func() error { // Telegram may make the answer wait its turn: other chats go on meanwhile
 		var err error
-		if ids, err = shown.Finish(ctx, answer, about.Tools, delivered, record); err != nil {
+		if ids, err = shown.Finish(ctx, answer, about.Tools, delivered, record, b.answerButtons(t, about)...); err != nil {
 			return err
 		}
 		ids, err = b.sendFiles(ctx, t, files, ids, delivered, record)
@@ -400,6 +400,8 @@ type answerAbout struct {
 	Held  bool     `json:"held"` // the answer asks the person to confirm an action
 	// Stopped: someone stopped the turn; the answer is what was written
 	Stopped bool `json:"stopped"`
+	// Older: a newer answer came in its chat after it (never stored)
+	Older bool `json:"-"`
 }
 
 // turnFailed tells the person why there is no answer, where the answer would
