@@ -108,11 +108,11 @@ func (r *tracer) trace(t talk, out agent.Output, meta json.RawMessage, took time
 }
 
 // keepTrace stores the turn's trace, once: a write that fails is logged,
-// and the turn goes on without it (its answer then has no 🔍).
+// and the turn goes on without it (its 🔍 then says it is not kept).
 func (b *Bot) keepTrace(ctx context.Context, log *slog.Logger, tr memory.Trace) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), traceWrite)
 	defer cancel()
 	if err := b.db.SaveTrace(ctx, tr); err != nil {
-		log.Warn("could not keep the turn's trace; the answer goes without its inspector", "err", err)
+		log.Warn("could not keep the turn's trace; its 🔍 will say it is not kept", "err", err)
 	}
 }
