@@ -71,12 +71,21 @@ func traceSummary(tr memory.Trace) string {
 			models++
 		}
 	}
-	line := fmt.Sprintf("Model: %s\nTokens: %d in · %d out\nTime: %s in all · %s\nSteps: %d model calls, %d tool calls",
-		visible(tr.Model), tr.PromptTokens, tr.ReplyTokens, duration(float64(tr.Took.Microseconds())/1000), tr.Outcome, models, tools)
+	line := fmt.Sprintf("Model: %s\nTokens: %d in · %d out\nTime: %s in all · %s\nSteps: %s, %s",
+		visible(tr.Model), tr.PromptTokens, tr.ReplyTokens, duration(float64(tr.Took.Microseconds())/1000), tr.Outcome,
+		count(models, "model call"), count(tools, "tool call"))
 	if tr.StepsLeftOut > 0 {
 		line += fmt.Sprintf(" (and %d more steps not kept)", tr.StepsLeftOut)
 	}
 	return line
+}
+
+// count is n of what, in words: "1 tool call", "2 tool calls".
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }
 
 // traceStart is when the trace's first step began.
