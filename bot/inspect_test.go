@@ -1,12 +1,16 @@
 package bot
 
 import (
+	"encoding/json"
 	"flag"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/agent"
+	"github.com/ryo-bot/ryo/clocktest"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/telegramtest"
@@ -114,5 +118,43 @@ func TestRenderLongTraceComesAsAFile(t *testing.T) {
 	if !strings.Contains(string(file), "40. 🔧 calculate") || !strings.Contains(string(file), "1.0 MB in all") ||
 		!strings.Contains(string(file), "3 more steps not kept") {
 		t.Errorf("the file lacks the last step or the notes:\n%.600s", file)
+	}
+}
+
+// The recorder keeps the steps in order — model calls with their figures,
+// tools with what the model was shown, a held command — fills in the
+// turn's model, marks what a stop cut short, and counts steps past the cap.
+func TestTracerRecordsSteps(t *testing.T) {
+	clock := clocktest.New(time.Date(2026, 3, 9, 12, 0, 0, 0, time.UTC))
+	r := &tracer{clock: clock, model: "qwen3:8b"}
+	observe := r.observing(func(ryo.Step) {})
+	observe(ryo.Step{Kind: ryo.StepThinking, Call: 1})
+	clock.Advance(time.Second)
+	observe(ryo.Step{Kind: ryo.StepAnswered, Took: time.Second, Usage: ryo.Usage{PromptTokens: 900, ReplyTokens: 40}})
+	observe(ryo.Step{Kind: ryo.StepTool, Tool: "web_fetch", Args: json.RawMessage(`{"url":"https://a.example"}`)})
+	clock.Advance(300 * time.Millisecond)
+	observe(ryo.Step{Kind: ryo.StepToolDone, Tool: "web_fetch", Args: json.RawMessage(`{"url":"https://a.example"}`),
+		Status: "cancelled", Took: 300 * time.Millisecond, Result: "__tool_result__ web_fetch {}"})
+	observe(ryo.Step{Kind: ryo.StepAnswered, Model: "llava", Err: "context canceled"})
+	observe(ryo.Step{Kind: ryo.StepConfirm, Tool: "forget", Args: json.RawMessage(`{"id":1}`)})
+	tk := talk{id: 9_000_000_001, place: ryo.Place{ChatID: -1001234567890, Thread: 7}, person: ryo.User{ID: 7_123_456_789}}
+	tr := r.trace(tk, agent.Output{Usage: ryo.Usage{PromptTokens: 900, ReplyTokens: 40}}, json.RawMessage(`{"stopped":true}`), 2*time.Second)
+	got := []string{}
+	for _, s := range tr.Steps {
+		got = append(got, s.Kind+":"+s.Model+s.Tool+":"+s.Status)
+	}
+	want := "model:qwen3:8b:|tool:web_fetch:stopped|model:llava:stopped|tool:forget:held"
+	if strings.Join(got, "|") != want {
+		t.Errorf("steps %s; want %s", strings.Join(got, "|"), want)
+	}
+	if tr.Outcome != TurnStopped || tr.AskerID != 7_123_456_789 || tr.ChatID != -1001234567890 || tr.Thread != 7 ||
+		tr.Steps[0].PromptTokens != 900 || tr.Steps[1].TookMS != 300 || !tr.Steps[1].Started.Equal(clock.Now().Add(-300*time.Millisecond)) {
+		t.Errorf("trace = %+v", tr)
+	}
+	for range memory.MaxTraceSteps {
+		observe(ryo.Step{Kind: ryo.StepAnswered})
+	}
+	if tr := r.trace(tk, agent.Output{}, nil, 0); len(tr.Steps) != memory.MaxTraceSteps || tr.StepsLeftOut != 4 {
+		t.Errorf("%d steps kept, %d left out; want %d and 4", len(tr.Steps), tr.StepsLeftOut, memory.MaxTraceSteps)
 	}
 }

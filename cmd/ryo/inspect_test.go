@@ -110,10 +110,10 @@ func TestInspectorOpensPrivately(t *testing.T) {
 
 	other := telegramtest.NewSupergroup("Elsewhere")
 	for data, answer := range map[string]string{
-		"i1:" + strconv.FormatInt(q.UpdateID, 10) + ":" + strconv.FormatInt(other.ID, 10): "does not belong to this chat",
+		"i1:" + strconv.FormatInt(q.UpdateID, 10) + ":" + strconv.FormatInt(other.ID, 10):    "does not belong to this chat",
 		"i1:" + strconv.FormatInt(q.UpdateID+1000, 10) + ":" + strconv.FormatInt(ops.ID, 10): "no longer kept",
-		"i1:0" + strconv.FormatInt(q.UpdateID, 10) + ":" + strconv.FormatInt(ops.ID, 10): "no longer works",
-		"i1:" + strconv.FormatInt(plain.UpdateID, 10) + ":" + strconv.FormatInt(ops.ID, 10): "Sent to our private chat", // Alice's own turn, no tools: its trace is hers
+		"i1:0" + strconv.FormatInt(q.UpdateID, 10) + ":" + strconv.FormatInt(ops.ID, 10):     "no longer works",
+		"i1:" + strconv.FormatInt(plain.UpdateID, 10) + ":" + strconv.FormatInt(ops.ID, 10):  "Sent to our private chat", // Alice's own turn, no tools: its trace is hers
 	} {
 		if r := h.pressAnswer(h.tg.PressForged(ops.ID, alice, a.ID, data)); !strings.Contains(r.Text, answer) {
 			t.Errorf("forged %q was answered %+v; want %q", data, r, answer)
