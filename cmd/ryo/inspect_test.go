@@ -176,3 +176,27 @@ func TestInspectorBoundedAfterRestart(t *testing.T) {
 		t.Errorf("the trace file is %d bytes:\n%.400s", len(file.Data), file.Data)
 	}
 }
+
+// The answer that goes on after a confirmed action carries 🔍, and its
+// trace shows the action's tool, marked confirmed, with what it did.
+func TestInspectorShowsAConfirmedAction(t *testing.T) {
+	h, _ := confirmHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: deleteNote("shopping list")},
+		ollamatest.Reply{Content: envelope("Done — the note is gone.")})
+	h.start()
+	h.tg.SendText(dm, alice, "delete my shopping list note")
+	p := h.prompt(dm)
+	h.pressAnswer(h.press(dm, alice, p, "✅"))
+	a := h.answered(dm, p.ID, "the note is gone")
+	h.waitFor("the answer's 🔍", func() bool { return inspectButton(h.message(dm, a.ID)) != "" })
+	if r := h.inspect(dm, alice, h.message(dm, a.ID)); r.Text != "🔍 Sent to our private chat." {
+		t.Fatalf("the press was answered %+v", r)
+	}
+	h.waitFor("the trace", func() bool { return len(h.traces(dm)) == 1 })
+	trace := h.traces(dm)[0].Text
+	for _, s := range []string{"🔧 delete_note", "☑️ confirmed", "✅ ok", "shopping list", `"deleted":"shopping list"`} {
+		if !strings.Contains(trace, s) {
+			t.Errorf("the trace lacks %q:\n%s", s, trace)
+		}
+	}
+}
