@@ -470,8 +470,8 @@ func (b *Bot) afterDecision(ctx context.Context, j *job, q *models.CallbackQuery
 		replyTo = q.Message.Message.ID
 	}
 	t := talk{id: j.id, w: j.w, chat: b.chatOfPress(q, a), place: a.Place, replyTo: replyTo, person: ryo.User{ID: a.Requester}}
-	t.prepare = func(ctx context.Context, shown *stages.Turn) error {
-		return b.execute(ryo.WithCaller(ctx, t.caller()), t.w, a, shown)
+	t.prepare = func(ctx context.Context, shown *stages.Turn, observe func(ryo.Step)) error {
+		return b.execute(ryo.WithCaller(ctx, t.caller()), t.w, a, observe)
 	}
 	return b.converse(ctx, t)
 }

@@ -68,10 +68,11 @@ func parseInspect(data string) (update, chat int64, ok bool) {
 	return update, chat, true
 }
 
-// inspectButton is the 🔍 of turn t's answer when it used tools; nil when
-// it did not.
+// inspectButton is the 🔍 of turn t's answer when it used tools — or
+// went on after a confirmed action, which ran a tool — and nil when it
+// did not.
 func inspectButton(t talk, about answerAbout) *stages.Button {
-	if len(about.Tools) == 0 {
+	if len(about.Tools) == 0 && t.prepare == nil {
 		return nil
 	}
 	return &stages.Button{Text: inspectButtonText, Data: inspectData(t.id, t.place.ChatID)}

@@ -111,6 +111,9 @@ func stepTitle(s memory.TraceStep) string {
 // long it took, and a model call's tokens.
 func stepFigures(s memory.TraceStep, start time.Time) string {
 	parts := []string{}
+	if s.Confirmed {
+		parts = append(parts, "☑️ confirmed")
+	}
 	if st := stepStatus(s); st != "" {
 		parts = append(parts, st)
 	}

@@ -28,15 +28,41 @@ type tracer struct {
 	clock ryo.Clock
 	model string // the turn's model, for calls that do not name one
 
-	mu       sync.Mutex
-	steps    []memory.TraceStep
-	leftOut  int       // steps past memory.MaxTraceSteps
-	toolFrom time.Time // when the running tool began
+	mu         sync.Mutex
+	steps      []memory.TraceStep
+	leftOut    int       // steps past memory.MaxTraceSteps
+	toolFrom   time.Time // when the running tool began
+	confirming bool      // the steps are a confirmed action's run
 }
 
 // tracing is a recorder for turn t's steps.
 func (b *Bot) tracing(t talk) *tracer {
 	return &tracer{clock: b.cfg.Clock, model: cmp.Or(t.asked(), b.model)}
+}
+
+// traceOf is turn t's recorder as the model is asked, with the turn's
+// model, decided once the history was looked at.
+func (b *Bot) traceOf(t talk) *tracer {
+	r := t.trace
+	if r == nil {
+		r = b.tracing(t)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.model, r.confirming = cmp.Or(t.asked(), b.model), false
+	return r
+}
+
+// confirmed wraps observe to record the steps of a confirmed action's run,
+// marked confirmed; a nil recorder records nothing.
+func (r *tracer) confirmed(observe func(ryo.Step)) func(ryo.Step) {
+	if r == nil {
+		return observe
+	}
+	r.mu.Lock()
+	r.confirming = true
+	r.mu.Unlock()
+	return r.observing(observe)
 }
 
 // observing wraps observe to record each step before passing it on.
@@ -66,7 +92,7 @@ func (r *tracer) observe(s ryo.Step) {
 		r.toolFrom = now
 	case ryo.StepToolDone:
 		r.add(memory.TraceStep{Kind: memory.TraceTool, Started: r.toolFrom, TookMS: ms(s.Took), Tool: s.Tool,
-			Args: string(s.Args), Result: s.Result, Status: s.Status})
+			Args: string(s.Args), Result: s.Result, Status: s.Status, Confirmed: r.confirming})
 	case ryo.StepConfirm:
 		r.add(memory.TraceStep{Kind: memory.TraceTool, Started: now, Tool: s.Tool, Args: string(s.Args), Status: traceHeld})
 	}

@@ -45,9 +45,11 @@ type talk struct {
 	seen sight
 	// prepare, when set, runs once the turn shows itself, before the model
 	// is asked: the confirmed action runs there.
-	prepare func(ctx context.Context, shown *stages.Turn) error
+	prepare func(ctx context.Context, shown *stages.Turn, observe func(ryo.Step)) error
 	// stop is how a stop reaches the turn once it shows itself (stop.go).
 	stop *stopper
+	// trace records the turn's steps for the inspector (trace.go).
+	trace *tracer
 }
 
 // turn answers a message meant for the bot: store it, show the turn live
@@ -131,6 +133,7 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 	shown := b.stages.Begin(ctx, start)
 	defer shown.Close() // also when the turn panics: the failure is then shown in the status message
 	t.stop = b.running.add(t, shown)
+	t.trace = b.tracing(t)
 	defer b.running.remove(t.stop)
 	if t.prepare == nil {
 		// A recording is heard first, shown in the status message.
@@ -143,7 +146,7 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		}
 	}
 	if t.prepare != nil {
-		err := t.prepare(ctx, shown)
+		err := t.prepare(ctx, shown, t.trace.confirmed(shown.Observe))
 		if errors.Is(err, errAskedAgain) {
 			outcome = TurnHeld
 			return b.askAgain(ctx, log, t, shown)
@@ -201,7 +204,7 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 	history := t.seen.history
 	var toolsTook time.Duration // told from the agent's goroutine, read once it returns
 	ranTools := false
-	trace := b.tracing(t) // trace.go
+	trace := b.traceOf(t) // trace.go
 	observe := t.stop.observing(trace.observing(func(s ryo.Step) {
 		if s.Kind == ryo.StepToolDone {
 			toolsTook, ranTools = toolsTook+s.Took, true

@@ -47,6 +47,8 @@ type TraceStep struct {
 	// call's failed or stopped; "" for a model call that answered.
 	Status string `json:"status,omitempty"`
 	Err    string `json:"error,omitempty"`
+	// Confirmed marks a tool call the person confirmed before it ran.
+	Confirmed bool `json:"confirmed,omitempty"`
 }
 
 // Kinds of trace steps.
