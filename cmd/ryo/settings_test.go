@@ -9,16 +9,16 @@ import (
 	"github.com/ryo-bot/ryo/telegramtest"
 )
 
-// carol administers the team group in Telegram; she is no admin of the
+// dora administers the team group in Telegram; she is no admin of the
 // bot.
-var carol = telegramtest.NewUser("Carol", "carol")
+var dora = telegramtest.NewUser("Dora", "dora")
 
-// settingsHarness has Alice as the bot's admin and Carol as the team
+// settingsHarness has Alice as the bot's admin and Dora as the team
 // group's administrator; every turn is answered "hello".
 func settingsHarness(t *testing.T) *harness {
 	h := newHarness(t)
 	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
-	h.tg.SetMember(team, carol, telegramtest.StatusAdministrator)
+	h.tg.SetMember(team, dora, telegramtest.StatusAdministrator)
 	h.tg.SetMember(team, bob, telegramtest.StatusMember)
 	h.llm.Handle(func(ollamatest.Request) ollamatest.Reply { return ollamatest.Reply{Content: envelope("hello")} })
 	return h
@@ -59,13 +59,13 @@ func TestGroupAdministratorSetsUpTheGroupWithButtons(t *testing.T) {
 	h.start()
 	q := h.tg.SendText(team, bob, "/settings persona A pirate.")
 	h.reply(team, q.ID, "Only this chat's administrators and the bot's admins")
-	q = h.tg.SendText(team, carol, "/settings persona A calm librarian who whispers.")
+	q = h.tg.SendText(team, dora, "/settings persona A calm librarian who whispers.")
 	h.reply(team, q.ID, "The persona is set")
 	q = h.tg.SendText(team, bob, "/settings")
 	if seen := h.reply(team, q.ID, "Settings of this chat"); len(seen.Buttons()) != 0 || !strings.Contains(seen.Text, "A calm librarian") {
 		t.Fatalf("a member's /settings = %q with buttons %+v; want the settings, read-only", seen.Text, seen.Buttons())
 	}
-	q = h.tg.SendText(team, carol, "/settings")
+	q = h.tg.SendText(team, dora, "/settings")
 	s := h.reply(team, q.ID, "Settings of this chat")
 	for _, want := range []string{"Persona: “A calm librarian who whispers.”", "Temperature: the model's own", "I answer: mentions and replies"} {
 		if !strings.Contains(s.Text, want) {
@@ -75,7 +75,7 @@ func TestGroupAdministratorSetsUpTheGroupWithButtons(t *testing.T) {
 	if a := h.pressAnswer(h.press(team, bob, s, "🌡 Temperature")); !strings.Contains(a.Text, "Only this chat's administrators") || !a.ShowAlert {
 		t.Fatalf("a member's press was answered %+v", a)
 	}
-	h.pressAnswer(h.press(team, carol, s, "🌡 Temperature"))
+	h.pressAnswer(h.press(team, dora, s, "🌡 Temperature"))
 	h.waitFor("the temperatures", func() bool { return strings.Contains(h.message(team, s.ID).Text, "lower is more focused") })
 	temps := h.message(team, s.ID)
 	warm := buttonData(t, temps, "0.3")
@@ -97,20 +97,20 @@ func TestGroupAdministratorSetsUpTheGroupWithButtons(t *testing.T) {
 	}
 	for _, forged := range []string{strings.Replace(warm, ":T0.3", ":T9", 1), strings.Replace(warm, ":T0.3", ":Mevery", 1) + "x",
 		strings.Replace(warm, ":T0.3", ":Lxx", 1), strings.Replace(warm, ":0:T0.3", ":7:T0.3x", 1)} {
-		if a := h.pressAnswer(h.tg.PressForged(team.ID, carol, s.ID, forged)); a.Text != "This button no longer works." {
+		if a := h.pressAnswer(h.tg.PressForged(team.ID, dora, s.ID, forged)); a.Text != "This button no longer works." {
 			t.Fatalf("forged data %q was answered %+v", forged, a)
 		}
 	}
 	if set, err := h.db().ChatSettings(t.Context(), team.ID); err != nil || set.Temperature != nil || set.AnswerMode != "" {
 		t.Fatalf("after refused presses the settings are %+v, %v", set, err)
 	}
-	if a := h.pressAnswer(h.press(team, carol, temps, "0.3")); !strings.Contains(a.Text, "temperature here is 0.3") {
+	if a := h.pressAnswer(h.press(team, dora, temps, "0.3")); !strings.Contains(a.Text, "temperature here is 0.3") {
 		t.Fatalf("the administrator's choice was answered %+v", a)
 	}
 	h.waitFor("the settings again", func() bool { return strings.Contains(h.message(team, s.ID).Text, "Temperature: 0.3") })
-	h.pressAnswer(h.press(team, carol, h.message(team, s.ID), "💬 Answer mode"))
+	h.pressAnswer(h.press(team, dora, h.message(team, s.ID), "💬 Answer mode"))
 	h.waitFor("the answer modes", func() bool { return strings.Contains(h.message(team, s.ID).Text, "Commands always work") })
-	if a := h.pressAnswer(h.press(team, carol, h.message(team, s.ID), "every message")); !strings.Contains(a.Text, "every message") {
+	if a := h.pressAnswer(h.press(team, dora, h.message(team, s.ID), "every message")); !strings.Contains(a.Text, "every message") {
 		t.Fatalf("the mode's press was answered %+v", a)
 	}
 	set, err := h.db().ChatSettings(t.Context(), team.ID)
@@ -160,14 +160,14 @@ func TestAnswerModeOffAndPersonaSurviveARestart(t *testing.T) {
 	if n := len(h.llm.Requests()); n != 0 {
 		t.Fatalf("the model was asked %d times", n)
 	}
-	q = h.tg.SendText(team, carol, "/settings")
+	q = h.tg.SendText(team, dora, "/settings")
 	s := h.reply(team, q.ID, "I answer: commands only")
 	if !strings.Contains(s.Text, "Temperature: 1.5") || !strings.Contains(s.Text, hostile) {
 		t.Fatalf("after a restart /settings = %q", s.Text)
 	}
-	h.pressAnswer(h.press(team, carol, s, "💬 Answer mode"))
+	h.pressAnswer(h.press(team, dora, s, "💬 Answer mode"))
 	h.waitFor("the answer modes", func() bool { return strings.Contains(h.message(team, s.ID).Text, "Commands always work") })
-	h.pressAnswer(h.press(team, carol, h.message(team, s.ID), "mentions and replies"))
+	h.pressAnswer(h.press(team, dora, h.message(team, s.ID), "mentions and replies"))
 	h.waitFor("the mode back", func() bool { return strings.Contains(h.message(team, s.ID).Text, "I answer: mentions and replies") })
 	q = h.tg.SendText(team, bob, "@ryo_test_bot hi")
 	h.answer(team, q.ID, "hello")
