@@ -180,3 +180,54 @@ func TestAnswerModeOffAndPersonaSurviveARestart(t *testing.T) {
 		t.Fatalf("options %v; want temperature 1.5", h.lastRequest().Options)
 	}
 }
+
+// In a private chat the person sets it up: the language of the bot's
+// messages with its buttons (automatic by default), and no answer mode,
+// which is for groups. Two turns of the chat are asked with the same
+// system prompt, byte for byte, and the second repeats the first's
+// messages before its newest, so the model server can reuse its cache.
+func TestPersonSetsUpTheirPrivateChat(t *testing.T) {
+	h := settingsHarness(t)
+	h.start()
+	q := h.tg.SendText(bobDM, bob, "/settings")
+	s := h.reply(bobDM, q.ID, "My language: automatic")
+	if strings.Contains(s.Text, "I answer:") {
+		t.Fatalf("a private chat's settings show an answer mode:\n%s", s.Text)
+	}
+	for _, row := range s.Buttons() {
+		for _, b := range row {
+			if strings.Contains(b.Text, "Answer mode") {
+				t.Fatalf("a private chat's settings have an answer mode button: %+v", s.Buttons())
+			}
+		}
+	}
+	mode := strings.Replace(buttonData(t, s, "🌐 Language"), ":0:l", ":0:Mevery", 1)
+	if a := h.pressAnswer(h.tg.PressForged(bobDM.ID, bob, s.ID, mode)); a.Text != "This button no longer works." {
+		t.Fatalf("an answer mode forged into a private chat was answered %+v", a)
+	}
+	h.pressAnswer(h.press(bobDM, bob, s, "🌐 Language"))
+	h.waitFor("the languages", func() bool { return strings.Contains(h.message(bobDM, s.ID).Text, "The language of my own messages") })
+	if a := h.pressAnswer(h.press(bobDM, bob, h.message(bobDM, s.ID), "English")); !strings.Contains(a.Text, "I speak English here") {
+		t.Fatalf("the language's press was answered %+v", a)
+	}
+	h.waitFor("the settings again", func() bool { return strings.Contains(h.message(bobDM, s.ID).Text, "My language: English") })
+	if set, err := h.db().ChatSettings(t.Context(), bobDM.ID); err != nil || set.Language != "en" {
+		t.Fatalf("the chat's settings are %+v, %v", set, err)
+	}
+	q = h.tg.SendText(bobDM, bob, "/settings persona A patient tutor.")
+	h.reply(bobDM, q.ID, "The persona is set")
+	q = h.tg.SendText(bobDM, bob, "hi")
+	h.answer(bobDM, q.ID, "hello")
+	first := h.lastRequest()
+	q = h.tg.SendText(bobDM, bob, "and again")
+	h.answer(bobDM, q.ID, "hello")
+	second := h.lastRequest()
+	if first.Messages[0].Content != second.Messages[0].Content || !strings.Contains(first.Messages[0].Content, "A patient tutor.") {
+		t.Fatal("two turns of one chat were asked with different system prompts")
+	}
+	for i, m := range first.Messages[:len(first.Messages)-1] {
+		if i >= len(second.Messages) || second.Messages[i].Role != m.Role || second.Messages[i].Content != m.Content {
+			t.Fatalf("the second turn's message %d differs from the first's: %+v", i, m)
+		}
+	}
+}
