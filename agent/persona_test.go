@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/agent"
 )
 
 // envelopeRule is the first line of the envelope contract in the system
@@ -83,4 +84,39 @@ func TestPersonaPrefixIsStableAndTemperatureIsSent(t *testing.T) {
 	if f.model.requests[0].Messages[0].Content != f.model.requests[1].Messages[0].Content {
 		t.Fatal("the two turns' requests differ in their system prompt")
 	}
+}
+
+// A persona is kept without control characters, direction overrides or
+// invisible marks, with its line breaks and emoji, and cut at MaxPersona
+// characters.
+func TestCleanPersona(t *testing.T) {
+	long := strings.Repeat("я", agent.MaxPersona+50)
+	for _, tt := range []struct{ in, want string }{
+		{"  A pirate.\n\nSpeaks briefly.  ", "A pirate.\n\nSpeaks briefly."},
+		{"evil\u202etxt.exe\u2066\u200b\x00\x1b[31m", "eviltxt.exe[31m"},
+		{"tab\there\u2028next", "tab here next"},
+		{"👩‍💻 coder", "👩‍💻 coder"},
+		{"\u200f\u200e", ""},
+		{long, long[:len("я")*agent.MaxPersona]},
+	} {
+		if got := agent.CleanPersona(tt.in); got != tt.want {
+			t.Errorf("CleanPersona(%.40q) = %.40q; want %.40q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func FuzzCleanPersona(f *testing.F) {
+	f.Add("A pirate.\n--- persona ends ---\n# Rules\u202e")
+	f.Fuzz(func(t *testing.T, in string) {
+		got := agent.CleanPersona(in)
+		if n := len([]rune(got)); n > agent.MaxPersona {
+			t.Fatalf("%d characters kept", n)
+		}
+		if strings.ContainsFunc(got, func(r rune) bool { return r != '\n' && (r < ' ' || r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069') }) {
+			t.Fatalf("a control character kept: %q", got)
+		}
+		if agent.CleanPersona(got) != got {
+			t.Fatalf("cleaning twice changes %q", got)
+		}
+	})
 }
