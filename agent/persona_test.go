@@ -112,7 +112,9 @@ func FuzzCleanPersona(f *testing.F) {
 		if n := len([]rune(got)); n > agent.MaxPersona {
 			t.Fatalf("%d characters kept", n)
 		}
-		if strings.ContainsFunc(got, func(r rune) bool { return r != '\n' && (r < ' ' || r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069') }) {
+		if strings.ContainsFunc(got, func(r rune) bool {
+			return r != '\n' && (r < ' ' || r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069')
+		}) {
 			t.Fatalf("a control character kept: %q", got)
 		}
 		if agent.CleanPersona(got) != got {
