@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ryo-bot/ryo/ollamatest"
 	"github.com/ryo-bot/ryo/telegramtest"
@@ -229,5 +230,32 @@ func TestPersonSetsUpTheirPrivateChat(t *testing.T) {
 		if i >= len(second.Messages) || second.Messages[i].Role != m.Role || second.Messages[i].Content != m.Content {
 			t.Fatalf("the second turn's message %d differs from the first's: %+v", i, m)
 		}
+	}
+}
+
+// A group's anonymous administrator, who writes as the group, may change
+// its settings; a member sees them read-only.
+func TestAnonymousAdministratorSetsTheGroupUp(t *testing.T) {
+	h := settingsHarness(t)
+	h.start()
+	chat := map[string]any{"id": team.ID, "title": team.Title, "type": "supergroup", "is_forum": true}
+	h.tg.PushUpdate(map[string]any{"message": map[string]any{"message_id": 512399, "date": time.Now().Unix(),
+		"from": groupAnonymousBot, "sender_chat": chat, "chat": chat, "author_signature": "Dora", "text": "/settings mode every",
+		"entities": []any{map[string]any{"type": "bot_command", "offset": 0, "length": len("/settings")}}}})
+	h.waitFor("the mode set", func() bool { // the command came through no message of the fake's own: no reply to look up
+		for _, m := range h.tg.BotMessages(team.ID) {
+			if strings.Contains(m.Text, "Here I answer every message") {
+				return true
+			}
+		}
+		return false
+	})
+	if set, err := h.db().ChatSettings(t.Context(), team.ID); err != nil || set.AnswerMode != "every" {
+		t.Fatalf("after an anonymous administrator's /settings mode every the settings are %+v, %v", set, err)
+	}
+	q := h.tg.SendText(team, bob, "/settings")
+	s := h.reply(team, q.ID, "I answer: every message")
+	if len(s.Buttons()) != 0 {
+		t.Fatalf("a member's /settings has buttons: %+v", s.Buttons())
 	}
 }
