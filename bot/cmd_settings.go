@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
@@ -56,7 +57,11 @@ func (b *Bot) settingsCmd(ctx context.Context, c call) error {
 	if err != nil {
 		return err
 	}
-	what, rest, _ := strings.Cut(strings.TrimSpace(c.args), " ")
+	args := strings.TrimSpace(c.args)
+	what, rest := args, ""
+	if i := strings.IndexFunc(args, unicode.IsSpace); i >= 0 { // a persona may start on the next line
+		what, rest = args[:i], args[i:]
+	}
 	if what == "" {
 		return b.sendSettings(ctx, c, may)
 	}

@@ -215,7 +215,7 @@ func TestPersonSetsUpTheirPrivateChat(t *testing.T) {
 	if set, err := h.db().ChatSettings(t.Context(), bobDM.ID); err != nil || set.Language != "en" {
 		t.Fatalf("the chat's settings are %+v, %v", set, err)
 	}
-	q = h.tg.SendText(bobDM, bob, "/settings persona A patient tutor.")
+	q = h.tg.SendText(bobDM, bob, "/settings persona\nA patient tutor.")
 	h.reply(bobDM, q.ID, "The persona is set")
 	q = h.tg.SendText(bobDM, bob, "hi")
 	h.answer(bobDM, q.ID, "hello")
