@@ -13,7 +13,8 @@ import (
 	"github.com/ryo-bot/ryo/toolbus"
 )
 
-// ask calls the model (model, when set, else the client's own) for one round and returns its envelope, with the raw
+// ask calls the model (base's, when set, else the client's own, with
+// base's temperature) for one round and returns its envelope, with the raw
 // answer. An invalid answer is repaired by telling the model exactly what was
 // wrong, at most MaxRepairs times; one the model server cut off at its length
 // limit is not (cutOff). format is the envelope schema the model is held
@@ -21,7 +22,7 @@ import (
 // command call — checked here too, as some model servers ignore the format
 // without a word. Each call is reported to observe, and so is its reply as
 // it grows.
-func (a *Agent) ask(ctx context.Context, model string, msgs []ryo.ModelMessage, format []byte, force string, observe func(ryo.Step), out *Output) (Envelope, string, error) {
+func (a *Agent) ask(ctx context.Context, base ryo.ModelRequest, msgs []ryo.ModelMessage, format []byte, force string, observe func(ryo.Step), out *Output) (Envelope, string, error) {
 	for repair := 0; ; repair++ {
 		out.Calls++
 		observe(ryo.Step{Kind: ryo.StepThinking, Call: out.Calls})
@@ -32,9 +33,9 @@ func (a *Agent) ask(ctx context.Context, model string, msgs []ryo.ModelMessage, 
 			}
 		}
 		began := a.cfg.Clock.Now()
-		reply, err := a.cfg.Model.Chat(ctx, ryo.ModelRequest{Model: model, Messages: msgs, Format: format, OnDelta: onDelta})
+		reply, err := a.cfg.Model.Chat(ctx, ryo.ModelRequest{Model: base.Model, Temperature: base.Temperature, Messages: msgs, Format: format, OnDelta: onDelta})
 		addUsage(&out.Usage, reply.Usage)
-		observe(answered(model, reply, repair > 0, a.cfg.Clock.Now().Sub(began), err))
+		observe(answered(base.Model, reply, repair > 0, a.cfg.Clock.Now().Sub(began), err))
 		if err != nil {
 			return Envelope{}, "", err
 		}
