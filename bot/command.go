@@ -82,6 +82,7 @@ func (b *Bot) commands(p lang.Printer) []command {
 		b.forgetMeCommand(p),
 		b.knowledgeCommand(p),
 		b.modelCommand(p),
+		b.settingsCommand(p),
 		b.exportCommand(p),
 		b.statsCommand(p),
 		b.quotaCommand(p),

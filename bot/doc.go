@@ -50,7 +50,9 @@
 // membership — or ignored on purpose, with the reason logged (edits,
 // channel posts, business messages, other bots, service messages, kinds it
 // does not know). In groups the bot answers only when mentioned by
-// @username or replied to; in a forum topic every message replies to the
+// @username or replied to — unless the group's answer mode (/settings,
+// answermode.go), applied right after classify, has it answer every
+// message or only commands; in a forum topic every message replies to the
 // topic's creation, which is no reply to anyone. A message sent on behalf
 // of a chat — an anonymous admin, someone writing as their channel — comes
 // from that chat, whose id stands for the person; a linked channel's
@@ -89,6 +91,13 @@
 // /stop, run beside the chat's queue like any press, find the turn in the
 // table of turns running here, and end its model call with errStopped;
 // what the model had written is the answer, marked stopped.
+//
+// Every step the agent reports is also recorded for the inspector
+// (trace.go): each model call and each tool call, stored bounded with
+// the turn's answer, before it is delivered. An answer that used tools
+// carries 🔍 (answerbuttons.go); its press is judged on the stored trace
+// alone and sends the trace to the presser's private chat, never to a
+// group (inspect.go, inspectview.go).
 //
 // What is kept only for a while is swept at start and every hour
 // (retention.go, with memory's Sweep); the log counts what went. A person

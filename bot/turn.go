@@ -46,11 +46,13 @@ type talk struct {
 	seen sight
 	// prepare, when set, runs once the turn shows itself, before the model
 	// is asked: the confirmed action runs there.
-	prepare func(ctx context.Context, shown *stages.Turn) error
+	prepare func(ctx context.Context, shown *stages.Turn, observe func(ryo.Step)) error
 	// stop is how a stop reaches the turn once it shows itself (stop.go).
 	stop *stopper
 	// words are ryo's own words to the person, in the chat's language.
 	words lang.Printer
+	// trace records the turn's steps for the inspector (trace.go).
+	trace *tracer
 }
 
 // turn answers a message meant for the bot: store it, show the turn live
@@ -136,6 +138,7 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 	shown := b.stages.Begin(ctx, start)
 	defer shown.Close() // also when the turn panics: the failure is then shown in the status message
 	t.stop = b.running.add(t, shown)
+	t.trace = b.tracing(t)
 	defer b.running.remove(t.stop)
 	if t.prepare == nil {
 		// A recording is heard first, shown in the status message.
@@ -148,7 +151,7 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		}
 	}
 	if t.prepare != nil {
-		err := t.prepare(ctx, shown)
+		err := t.prepare(ctx, shown, t.trace.confirmed(shown.Observe))
 		if errors.Is(err, errAskedAgain) {
 			outcome = TurnHeld
 			return b.askAgain(ctx, log, t, shown)
@@ -195,6 +198,10 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 	if err != nil {
 		return "", nil, err
 	}
+	set, err := b.db.ChatSettings(ctx, t.chat.ID) // the persona and temperature of /settings, as they are now
+	if err != nil {
+		return "", nil, err
+	}
 	tools := t.tools
 	if t.prepare != nil { // a turn going on after a confirmation: the person's tools now, and the history with the action's result
 		if tools, err = b.toolsOfID(ctx, t.person.ID); err != nil {
@@ -207,19 +214,21 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 	history := t.seen.history
 	var toolsTook time.Duration // told from the agent's goroutine, read once it returns
 	ranTools := false
-	observe := t.stop.observing(func(s ryo.Step) {
+	trace := b.traceOf(t) // trace.go
+	observe := t.stop.observing(trace.observing(func(s ryo.Step) {
 		if s.Kind == ryo.StepToolDone {
 			toolsTook, ranTools = toolsTook+s.Took, true
 		}
 		shown.Observe(s)
-	})
+	}))
 	started := b.cfg.Clock.Now()
 	turnCtx, cancel := t.bounded(ctx)
 	defer cancel()
 	turnCtx, unwatch := t.stop.watch(turnCtx)
 	defer unwatch()
 	in := agent.Input{Bot: b.me, Chat: t.chat, Place: t.place, UpdateID: t.id, History: history,
-		Person: t.person, Message: t.message, Memories: known, Observe: observe, Tools: tools, Force: t.force}
+		Person: t.person, Message: t.message, Memories: known, Observe: observe, Tools: tools, Force: t.force,
+		Persona: set.Persona, Temperature: set.Temperature}
 	out, err := b.answerWith(turnCtx, log, &t, in, &ranTools)
 	b.agentPhases(b.cfg.Clock.Now().Sub(started), toolsTook, ranTools)
 	if older := t.seen.withoutOlder(); err != nil && older != nil && !ranTools && turnCtx.Err() == nil {
@@ -248,6 +257,7 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 		meta = withStopped(meta)
 		log.Info("turn stopped; the reply written so far is the answer", "tools", out.Tools)
 	}
+	b.keepTrace(ctx, log, trace.trace(t, out, meta, took))
 	err = b.record(ctx, "save answer", func(ctx context.Context) error {
 		if out.Held == nil {
 			return b.db.SaveTurnAnswer(ctx, t.id, t.place, out.Text, meta)
@@ -303,7 +313,7 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 	began := b.cfg.Clock.Now()
 	err = t.w.idle(func() error { // Telegram may make the answer wait its turn: other chats go on meanwhile
 		var err error
-		if ids, err = shown.Finish(ctx, answer, about.Tools, delivered, record); err != nil {
+		if ids, err = shown.Finish(ctx, answer, about.Tools, delivered, record, b.answerButtons(t, about)...); err != nil {
 			return err
 		}
 		ids, err = b.sendFiles(ctx, t, files, ids, delivered, record)
@@ -404,6 +414,8 @@ type answerAbout struct {
 	Held  bool     `json:"held"` // the answer asks the person to confirm an action
 	// Stopped: someone stopped the turn; the answer is what was written
 	Stopped bool `json:"stopped"`
+	// Older: a newer answer came in its chat after it (never stored)
+	Older bool `json:"-"`
 }
 
 // turnFailed tells the person why there is no answer, where the answer would

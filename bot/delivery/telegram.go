@@ -72,8 +72,8 @@ func (t *Telegram) Post(ctx context.Context, place ryo.Place, replyTo int, text 
 }
 
 // Send implements stages.Messenger.
-func (t *Telegram) Send(ctx context.Context, place ryo.Place, replyTo int, text render.Part) (int, error) {
-	return t.send(ctx, urgent, place, replyTo, text, nil)
+func (t *Telegram) Send(ctx context.Context, place ryo.Place, replyTo int, text render.Part, buttons ...stages.Button) (int, error) {
+	return t.send(ctx, urgent, place, replyTo, text, keyboard(statusButtons(buttons)))
 }
 
 // Button is an inline keyboard button: pressed, it sends Data back, or
@@ -207,13 +207,23 @@ func refusedPhoto(err error) bool {
 }
 
 // Edit implements stages.Messenger.
-func (t *Telegram) Edit(ctx context.Context, place ryo.Place, id int, text render.Part) error {
-	err := t.e.do(ctx, t.editJob(urgent, place, id, text))
+func (t *Telegram) Edit(ctx context.Context, place ryo.Place, id int, text render.Part, buttons ...stages.Button) error {
+	err := t.e.do(ctx, t.editWith(urgent, place, id, text, keyboard(statusButtons(buttons))))
 	if refusedMarkup(err, text) {
 		t.log.Warn("Telegram refused the formatting; sending plain text", "chat_id", place.ChatID, "err", err)
-		return t.Edit(ctx, place, id, render.Part{Plain: text.Plain})
+		return t.Edit(ctx, place, id, render.Part{Plain: text.Plain}, buttons...)
 	}
 	return editOutcome(err)
+}
+
+// Markup implements stages.Messenger.
+func (t *Telegram) Markup(ctx context.Context, place ryo.Place, id int, buttons ...stages.Button) error {
+	markup := keyboard(statusButtons(buttons)) // none (nil, left out of the call) takes them off
+	return editOutcome(t.e.do(ctx, &apiCall{chat: place.ChatID, class: urgent, key: messageKey(id), method: "editMessageReplyMarkup",
+		call: func(ctx context.Context) error {
+			_, err := t.api.EditMessageReplyMarkup(ctx, &tg.EditMessageReplyMarkupParams{ChatID: place.ChatID, MessageID: id, ReplyMarkup: markup})
+			return err
+		}}))
 }
 
 // Progress implements stages.Messenger.
@@ -226,10 +236,6 @@ func (t *Telegram) Progress(ctx context.Context, place ryo.Place, id int, text r
 		}
 	}
 	t.e.submit(j)
-}
-
-func (t *Telegram) editJob(c class, place ryo.Place, id int, text render.Part) *apiCall {
-	return t.editWith(c, place, id, text, nil)
 }
 
 func (t *Telegram) editWith(c class, place ryo.Place, id int, text render.Part, markup models.ReplyMarkup) *apiCall {
