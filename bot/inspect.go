@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/stages"
 )
@@ -81,14 +81,15 @@ func inspectButton(t talk, about answerAbout) *stages.Button {
 // onInspect handles a press of 🔍.
 func (b *Bot) onInspect(ctx context.Context, j *job, q *models.CallbackQuery) error {
 	log := b.log.With("update_id", j.id, "user_id", q.From.ID)
+	p := b.wordsAt(ctx, q)
 	update, chat, ok := parseInspect(q.Data)
 	if !ok {
 		log.Info("inspector press with unreadable data")
-		return b.answerPress(ctx, j.w, q, staleButton, false)
+		return b.answerPress(ctx, j.w, q, p.Sprintf(staleButton), false)
 	}
 	if pressedIn(q) != chat {
 		log.Warn("inspector press naming another chat's turn", "turn", update, "named_chat", chat, "chat_id", pressedIn(q))
-		return b.answerPress(ctx, j.w, q, inspectElsewhere, true)
+		return b.answerPress(ctx, j.w, q, p.Sprintf(inspectElsewhere), true)
 	}
 	tr, found, err := b.db.TraceOf(ctx, update)
 	if err != nil {
@@ -96,7 +97,7 @@ func (b *Bot) onInspect(ctx context.Context, j *job, q *models.CallbackQuery) er
 	}
 	if !found || tr.ChatID != chat {
 		log.Info("inspector press for a turn whose trace is not kept", "turn", update, "chat_id", chat)
-		return b.answerPress(ctx, j.w, q, inspectGone, true)
+		return b.answerPress(ctx, j.w, q, p.Sprintf(inspectGone), true)
 	}
 	presser, err := b.db.SaveUser(ctx, pressedBy(q), false)
 	if err != nil {
@@ -105,11 +106,11 @@ func (b *Bot) onInspect(ctx context.Context, j *job, q *models.CallbackQuery) er
 	if may, err := b.mayInspect(ctx, tr, presser); err != nil || !may {
 		if err == nil {
 			log.Info("inspector press by someone who may not see the trace", "turn", update, "chat_id", chat)
-			err = b.answerPress(ctx, j.w, q, inspectNotYours, true)
+			err = b.answerPress(ctx, j.w, q, p.Sprintf(inspectNotYours), true)
 		}
 		return err
 	}
-	text, alert, err := b.sendTrace(ctx, j, tr, presser)
+	text, alert, err := b.sendTrace(ctx, j, p, tr, presser, userOf(&q.From))
 	if err != nil {
 		return err
 	}
@@ -138,13 +139,13 @@ func (b *Bot) mayInspect(ctx context.Context, tr memory.Trace, presser ryo.User)
 // run of the same press did, and says what came of it, and whether it is
 // an alert. Someone the bot cannot write to privately is told to open the
 // private chat first.
-func (b *Bot) sendTrace(ctx context.Context, j *job, tr memory.Trace, presser ryo.User) (string, bool, error) {
+func (b *Bot) sendTrace(ctx context.Context, j *job, p lang.Printer, tr memory.Trace, presser, from ryo.User) (string, bool, error) {
 	prior, err := b.db.Turn(ctx, j.id)
 	if err != nil || prior.StatusMessageID != 0 {
-		return inspectSent, false, err
+		return p.Sprintf(inspectSent), false, err
 	}
 	there := ryo.Place{ChatID: presser.ID}
-	msg, file := renderTrace(tr)
+	msg, file := renderTrace(b.words(ctx, presser.ID, from), tr) // in the private chat's language
 	var id int
 	err = j.w.idle(func() error {
 		var err error
@@ -155,12 +156,12 @@ func (b *Bot) sendTrace(ctx context.Context, j *job, tr memory.Trace, presser ry
 		return err
 	})
 	if cannotWrite(err) {
-		return b.openPrivately(), true, nil
+		return b.openPrivately(p), true, nil
 	}
 	if err != nil {
 		return "", false, err
 	}
-	return inspectSent, false, b.record(ctx, "remember the trace sent", func(ctx context.Context) error {
+	return p.Sprintf(inspectSent), false, b.record(ctx, "remember the trace sent", func(ctx context.Context) error {
 		return b.db.SaveTurnStatus(ctx, j.id, there, id)
 	})
 }
@@ -174,8 +175,8 @@ func cannotWrite(err error) bool {
 }
 
 // openPrivately is the alert for a presser the bot cannot write to.
-func (b *Bot) openPrivately() string {
-	return fmt.Sprintf("I can only show this in our private chat, and you have not opened it yet: open @%s, press Start, then press 🔍 again.",
+func (b *Bot) openPrivately(p lang.Printer) string {
+	return p.Sprintf("I can only show this in our private chat, and you have not opened it yet: open @%s, press Start, then press 🔍 again.",
 		b.me.Username)
 }
 

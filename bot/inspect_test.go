@@ -11,6 +11,7 @@ import (
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
 	"github.com/ryo-bot/ryo/clocktest"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/telegramtest"
@@ -71,7 +72,7 @@ func goldenTrace() memory.Trace {
 // The rendered trace is valid Telegram HTML whatever the tools wrote: what
 // they wrote shows as text, its invisible characters as code points.
 func TestRenderTraceGolden(t *testing.T) {
-	msg, file := renderTrace(goldenTrace())
+	msg, file := renderTrace(lang.Printer{}, goldenTrace())
 	if file != nil {
 		t.Errorf("a short trace came with a file")
 	}
@@ -105,7 +106,7 @@ func TestRenderLongTraceComesAsAFile(t *testing.T) {
 			Args: strings.Repeat("<x>", 400), Result: strings.Repeat("é", 4000), ResultBytes: 1 << 20, Status: "ok"})
 	}
 	tr.StepsLeftOut = 3
-	msg, file := renderTrace(tr)
+	msg, file := renderTrace(lang.Printer{}, tr)
 	if file == nil {
 		t.Fatal("no file")
 	}

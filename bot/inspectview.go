@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/toolbus"
@@ -31,10 +32,10 @@ const (
 
 // renderTrace is the message that shows tr, and the whole trace as a text
 // file when the message cannot show all of it (nil when it does).
-func renderTrace(tr memory.Trace) (render.Part, []byte) {
+func renderTrace(p lang.Printer, tr memory.Trace) (render.Part, []byte) {
 	var b render.Builder
-	b.Bold("🔍 How this answer came about")
-	b.Text("\n" + traceSummary(tr) + "\n")
+	b.Bold(p.Sprintf("🔍 How this answer came about"))
+	b.Text("\n" + traceSummary(p, tr) + "\n")
 	whole := tr.StepsLeftOut == 0 && len(tr.Steps) <= inspectSteps
 	start := traceStart(tr)
 	for i, s := range tr.Steps {
@@ -43,9 +44,9 @@ func renderTrace(tr memory.Trace) (render.Part, []byte) {
 			break
 		}
 		b.Text("\n")
-		b.Bold(strconv.Itoa(i+1) + ". " + stepTitle(s))
-		b.Text(" " + stepFigures(s, start) + "\n")
-		for _, f := range stepFields(s) {
+		b.Bold(strconv.Itoa(i+1) + ". " + stepTitle(p, s))
+		b.Text(" " + stepFigures(p, s, start) + "\n")
+		for _, f := range stepFields(p, s) {
 			shown, cut := clipText(visible(f.text), inspectShown)
 			whole = whole && !cut && f.size == 0
 			b.Italic(f.name)
@@ -56,13 +57,13 @@ func renderTrace(tr memory.Trace) (render.Part, []byte) {
 	if whole {
 		return b.Part(), nil
 	}
-	b.Text("\nThe whole trace is in the file below.")
-	return b.Part(), []byte(traceText(tr))
+	b.Text("\n" + p.Sprintf("The whole trace is in the file below."))
+	return b.Part(), []byte(traceText(p, tr))
 }
 
 // traceSummary is the trace's first lines: the model, its tokens, the
 // time in all and the outcome.
-func traceSummary(tr memory.Trace) string {
+func traceSummary(p lang.Printer, tr memory.Trace) string {
 	models, tools := 0, 0
 	for _, s := range tr.Steps {
 		if s.Kind == memory.TraceTool {
@@ -71,21 +72,13 @@ func traceSummary(tr memory.Trace) string {
 			models++
 		}
 	}
-	line := fmt.Sprintf("Model: %s\nTokens: %d in · %d out\nTime: %s in all · %s\nSteps: %s, %s",
-		visible(tr.Model), tr.PromptTokens, tr.ReplyTokens, duration(float64(tr.Took.Microseconds())/1000), tr.Outcome,
-		count(models, "model call"), count(tools, "tool call"))
+	line := p.Sprintf("Model: %s\nTokens: %d in · %d out\nTime: %s in all · %s\nSteps: %s, %s",
+		visible(tr.Model), tr.PromptTokens, tr.ReplyTokens, duration(p, float64(tr.Took.Microseconds())/1000), tr.Outcome,
+		p.Sprintf("%d model calls", models), p.Sprintf("%d tool calls", tools))
 	if tr.StepsLeftOut > 0 {
-		line += fmt.Sprintf(" (and %d more steps not kept)", tr.StepsLeftOut)
+		line += p.Sprintf(" (and %d more steps not kept)", tr.StepsLeftOut)
 	}
 	return line
-}
-
-// count is n of what, in words: "1 tool call", "2 tool calls".
-func count(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }
 
 // traceStart is when the trace's first step began.
@@ -97,53 +90,53 @@ func traceStart(tr memory.Trace) time.Time {
 }
 
 // stepTitle names a step: the model asked, or the tool called.
-func stepTitle(s memory.TraceStep) string {
+func stepTitle(p lang.Printer, s memory.TraceStep) string {
 	if s.Kind == memory.TraceTool {
 		return "🔧 " + visible(s.Tool)
 	}
 	if s.Repair {
-		return "🧠 " + visible(s.Model) + " (asked to repair its answer)"
+		return "🧠 " + p.Sprintf("%s (asked to repair its answer)", visible(s.Model))
 	}
 	return "🧠 " + visible(s.Model)
 }
 
 // stepFigures are a step's status, when it began after the first and how
 // long it took, and a model call's tokens.
-func stepFigures(s memory.TraceStep, start time.Time) string {
+func stepFigures(p lang.Printer, s memory.TraceStep, start time.Time) string {
 	parts := []string{}
 	if s.Confirmed {
-		parts = append(parts, "☑️ confirmed")
+		parts = append(parts, p.Sprintf("☑️ confirmed"))
 	}
-	if st := stepStatus(s); st != "" {
+	if st := stepStatus(p, s); st != "" {
 		parts = append(parts, st)
 	}
 	if !s.Started.IsZero() && !start.IsZero() {
-		parts = append(parts, "at +"+duration(float64(s.Started.Sub(start).Microseconds())/1000))
+		parts = append(parts, p.Sprintf("at +%s", duration(p, float64(s.Started.Sub(start).Microseconds())/1000)))
 	}
 	if s.Status != traceHeld {
-		parts = append(parts, "took "+duration(s.TookMS))
+		parts = append(parts, p.Sprintf("took %s", duration(p, s.TookMS)))
 	}
 	if s.Kind == memory.TraceModel && (s.PromptTokens > 0 || s.ReplyTokens > 0) {
-		parts = append(parts, fmt.Sprintf("%d in, %d out", s.PromptTokens, s.ReplyTokens))
+		parts = append(parts, p.Sprintf("%d in, %d out", s.PromptTokens, s.ReplyTokens))
 	}
 	return "— " + strings.Join(parts, " · ")
 }
 
 // stepStatus is how a step went, in words.
-func stepStatus(s memory.TraceStep) string {
+func stepStatus(p lang.Printer, s memory.TraceStep) string {
 	switch s.Status {
 	case toolbus.StatusOK:
-		return "✅ ok"
+		return p.Sprintf("✅ ok")
 	case toolbus.StatusError, traceFailed:
-		return "⚠️ failed"
+		return p.Sprintf("⚠️ failed")
 	case toolbus.StatusDenied:
-		return "⛔ refused"
+		return p.Sprintf("⛔ refused")
 	case toolbus.StatusCancelled:
-		return "✖️ cancelled"
+		return p.Sprintf("✖️ cancelled")
 	case traceHeld:
-		return "⏸ held for a yes"
+		return p.Sprintf("⏸ held for a yes")
 	case traceStopped:
-		return "⏹ stopped"
+		return p.Sprintf("⏹ stopped")
 	}
 	return visible(s.Status)
 }
@@ -155,44 +148,44 @@ type field struct {
 	size       int
 }
 
-func stepFields(s memory.TraceStep) []field {
+func stepFields(p lang.Printer, s memory.TraceStep) []field {
 	var out []field
 	if s.Args != "" {
-		out = append(out, field{name: "arguments" + cutNote(s.ArgsBytes), text: s.Args, size: s.ArgsBytes})
+		out = append(out, field{name: p.Sprintf("arguments") + cutNote(p, s.ArgsBytes), text: s.Args, size: s.ArgsBytes})
 	}
 	if s.Result != "" {
-		out = append(out, field{name: "result" + cutNote(s.ResultBytes), text: s.Result, size: s.ResultBytes})
+		out = append(out, field{name: p.Sprintf("result") + cutNote(p, s.ResultBytes), text: s.Result, size: s.ResultBytes})
 	}
 	if s.Err != "" {
-		out = append(out, field{name: "error", text: s.Err})
+		out = append(out, field{name: p.Sprintf("error"), text: s.Err})
 	}
 	return out
 }
 
 // cutNote says how large a field cut before it was stored was.
-func cutNote(size int) string {
+func cutNote(p lang.Printer, size int) string {
 	if size == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (%s in all; the first %s kept)", bytesOf(size), bytesOf(memory.MaxTraceField))
+	return p.Sprintf(" (%s in all; the first %s kept)", bytesOf(p, size), bytesOf(p, memory.MaxTraceField))
 }
 
-func bytesOf(n int) string {
+func bytesOf(p lang.Printer, n int) string {
 	switch {
 	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+		return p.Sprintf("%.1f MB", float64(n)/(1<<20))
 	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+		return p.Sprintf("%.1f KB", float64(n)/(1<<10))
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return p.Sprintf("%d bytes", n)
 }
 
 // duration is ms milliseconds in words: "40 ms", "1.2 s".
-func duration(ms float64) string {
+func duration(p lang.Printer, ms float64) string {
 	if ms < 1000 {
-		return fmt.Sprintf("%d ms", int(ms+0.5))
+		return p.Sprintf("%d ms", int(ms+0.5))
 	}
-	return fmt.Sprintf("%.1f s", ms/1000)
+	return p.Sprintf("%.1f s", ms/1000)
 }
 
 // clipText is s cut to n characters, with "…", and whether it was cut.
@@ -238,14 +231,14 @@ func hidden(r rune) bool {
 }
 
 // traceText is the whole trace as plain text, for the file.
-func traceText(tr memory.Trace) string {
+func traceText(p lang.Printer, tr memory.Trace) string {
 	var b strings.Builder
-	b.WriteString("How the answer of update " + strconv.FormatInt(tr.UpdateID, 10) + " came about\n")
-	b.WriteString(traceSummary(tr) + "\n")
+	b.WriteString(p.Sprintf("How the answer of update %d came about", tr.UpdateID) + "\n")
+	b.WriteString(traceSummary(p, tr) + "\n")
 	start := traceStart(tr)
 	for i, s := range tr.Steps {
-		fmt.Fprintf(&b, "\n%d. %s %s\n", i+1, stepTitle(s), stepFigures(s, start))
-		for _, f := range stepFields(s) {
+		fmt.Fprintf(&b, "\n%d. %s %s\n", i+1, stepTitle(p, s), stepFigures(p, s, start))
+		for _, f := range stepFields(p, s) {
 			b.WriteString("-- " + f.name + "\n" + visible(f.text) + "\n")
 		}
 	}

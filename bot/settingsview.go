@@ -139,7 +139,7 @@ func (b *Bot) onSettingsScreen(ctx context.Context, j *job, q *models.CallbackQu
 		said, err = b.setMode(ctx, presser, v.Chat, p, value)
 	default:
 		b.log.Info("a settings button with data not its own", "update_id", j.id, "user_id", q.From.ID, "chat_id", v.Chat)
-		return b.answerPress(ctx, j.w, q, staleButton, false)
+		return b.answerPress(ctx, j.w, q, p.Sprintf(staleButton), false)
 	}
 	if err != nil {
 		return err

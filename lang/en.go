@@ -15,6 +15,8 @@ func english() Messages {
 		"failed after %d attempts":                         {One: "failed after %d attempt"},
 		"Running %d updates again.":                        {One: "Running %d update again."},
 		"%d bytes":                                         {One: "%d byte"},
+		"%d model calls":                                   {One: "%d model call"},
+		"%d tool calls":                                    {One: "%d tool call"},
 		"%[2]s answers":                                    {One: "%[2]s answer"},
 		"%[2]s tokens":                                     {One: "%[2]s token"},
 		"%[2]s tokens in":                                  {One: "%[2]s token in"},
