@@ -272,6 +272,9 @@ func (b *Bot) onPress(ctx context.Context, j *job, q *models.CallbackQuery) erro
 	if strings.HasPrefix(q.Data, stopPrefix) {
 		return b.onStop(ctx, j, q)
 	}
+	if strings.HasPrefix(q.Data, regeneratePrefix) {
+		return b.onRegenerate(ctx, j, q)
+	}
 	id, yes, ok := parsePress(q.Data)
 	if !ok {
 		b.log.Info("button press with unknown data", "update_id", update, "user_id", q.From.ID)

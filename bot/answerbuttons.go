@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -55,4 +56,14 @@ func parseRegenerate(data string) (update, chat int64, ok bool) {
 		return 0, 0, false
 	}
 	return update, chat, true
+}
+
+// withButtonsOn adds the message that carries the answer's buttons to its
+// metadata: the one whose buttons change when a newer answer comes.
+func withButtonsOn(meta json.RawMessage, id int) json.RawMessage {
+	fields := map[string]any{}
+	_ = json.Unmarshal(meta, &fields) // stored by answerMetadata; an unreadable one is replaced
+	fields["buttons_on"] = id
+	out, _ := json.Marshal(fields)
+	return out
 }

@@ -48,6 +48,9 @@ type talk struct {
 	prepare func(ctx context.Context, shown *stages.Turn) error
 	// stop is how a stop reaches the turn once it shows itself (stop.go).
 	stop *stopper
+	// replaces, when set, is the answer this turn's answer replaces in
+	// place: a regenerate (regenerate.go).
+	replaces *replacing
 }
 
 // turn answers a message meant for the bot: store it, show the turn live
@@ -89,6 +92,7 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 				return b.db.SaveTurnStatus(ctx, t.id, t.place, status)
 			})
 		}}
+	start.InPlace = t.replaces != nil
 	if prior.Answer != "" {
 		outcome = answered(prior.AnswerMetadata)
 		return b.deliver(ctx, log, t, b.stages.Adopt(start), prior.Answer, prior.AnswerMetadata, prior.Parts)
@@ -310,8 +314,9 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 		}
 		return err
 	}
+	b.afterAnswer(ctx, t, ids) // regenerate.go
 	msg := ryo.Message{Place: t.place, Kind: ryo.KindAssistant, Text: answer, TelegramID: ids[0],
-		ReplyTo: t.replyTo, UpdateID: t.id, Metadata: withMessageIDs(meta, ids)}
+		ReplyTo: t.replyTo, UpdateID: t.id, Metadata: withButtonsOn(withMessageIDs(meta, ids), shown.ButtonsOn())}
 	if about.Held {
 		// Stored before its buttons can be pressed: the conversation a yes
 		// goes on with must hold the answer before the tool's result.
@@ -326,10 +331,7 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 			return err
 		}
 	}
-	err = b.record(ctx, "finish turn", func(ctx context.Context) error {
-		_, err := b.db.FinishTurn(ctx, msg, about.Tags)
-		return err
-	})
+	err = b.record(ctx, "finish turn", func(ctx context.Context) error { return b.finishTurn(ctx, t, msg, about.Tags) })
 	if err != nil {
 		return err
 	}
@@ -398,6 +400,9 @@ type answerAbout struct {
 	Held  bool     `json:"held"` // the answer asks the person to confirm an action
 	// Stopped: someone stopped the turn; the answer is what was written
 	Stopped bool `json:"stopped"`
+	// ButtonsOn is the message that carries the answer's buttons; 0 when
+	// none or not known.
+	ButtonsOn int `json:"buttons_on"`
 	// Older: a newer answer came in its chat after it (never stored)
 	Older bool `json:"-"`
 }
