@@ -120,7 +120,7 @@ func (b *Bot) judgeRegenerate(ctx context.Context, q *models.CallbackQuery, chat
 		return "", err
 	}
 	if newest.ID != old.Answer.ID {
-		b.takeOff(ctx, nil, old.Answer) // its 🔄 stayed: a crash, or Telegram refused
+		b.takeOff(ctx, old.Answer) // its 🔄 stayed: a crash, or Telegram refused
 		return regenerateOld, nil
 	}
 	presser, err := b.db.SaveUser(ctx, pressedBy(q), false)
@@ -176,7 +176,7 @@ func answerIDs(a ryo.Message) []int {
 // model: what its turn was shown, without the answer, the tool results
 // its turn stored, and anything after it.
 func (t talk) withoutReplaced(history []ryo.Message) []ryo.Message {
-	if t.replaces == nil {
+	if t.replaces == nil || t.replaces.answer.ID == 0 {
 		return history
 	}
 	old := t.replaces.answer
@@ -186,8 +186,11 @@ func (t talk) withoutReplaced(history []ryo.Message) []ryo.Message {
 }
 
 // afterAnswer tidies up around a delivered answer, carried by ids: the
-// answer it replaced loses its other messages; the answer before it loses
-// its 🔄. Both are best effort: a press on a 🔄 left behind is refused.
+// answer it replaced loses its other messages; in a private chat the
+// answer before it loses its 🔄. Both are best effort: a press on a 🔄
+// left behind is refused, and takes it off. (In a group, whose messages
+// Telegram allows 20 a minute, an edit for every answer would slow the
+// answers down by half; there the 🔄 goes when someone presses it.)
 func (b *Bot) afterAnswer(ctx context.Context, t talk, ids []int) {
 	if r := t.replaces; r != nil {
 		for _, id := range r.ids {
@@ -201,15 +204,20 @@ func (b *Bot) afterAnswer(ctx context.Context, t talk, ids []int) {
 		}
 		return
 	}
+	if t.place.ChatID < 0 { // a group's 20 messages a minute are kept for answers
+		return
+	}
 	older, ok, err := b.db.NewestAnswer(ctx, t.place)
 	if err != nil || !ok || older.UpdateID == t.id {
 		return
 	}
-	b.takeOff(ctx, t.w, older)
+	b.takeOff(ctx, older)
 }
 
-// takeOff takes 🔄 off answer a, keeping its other buttons.
-func (b *Bot) takeOff(ctx context.Context, w *worker, a ryo.Message) {
+// takeOff takes 🔄 off answer a, keeping its other buttons, when
+// Telegram's budget allows: in a busy group it may stay, and a press on it
+// is refused.
+func (b *Bot) takeOff(ctx context.Context, a ryo.Message) {
 	var about answerAbout
 	_ = json.Unmarshal(a.Metadata, &about) // written by answerMetadata and withButtonsOn
 	if about.ButtonsOn == 0 {
@@ -217,10 +225,7 @@ func (b *Bot) takeOff(ctx context.Context, w *worker, a ryo.Message) {
 	}
 	about.Older = true
 	buttons := b.answerButtons(talk{id: a.UpdateID, place: a.Place, chat: ryo.Chat{ID: a.Place.ChatID}}, about)
-	err := w.idle(func() error { return b.tg.Markup(ctx, a.Place, about.ButtonsOn, buttons...) })
-	if err != nil && !errors.Is(err, stages.ErrMessageGone) {
-		b.log.Warn("could not take 🔄 off an older answer", "chat_id", a.Place.ChatID, "message_id", about.ButtonsOn, "err", err)
-	}
+	b.tg.MarkupLater(ctx, a.Place, about.ButtonsOn, buttons...)
 }
 
 // finishTurn stores the delivered answer msg and marks its update done;

@@ -55,6 +55,8 @@ func (db *DB) NewestAnswer(ctx context.Context, place ryo.Place) (ryo.Message, b
 // oneMessage is the newest message at place that matches where, which may
 // use $3 (arg).
 func (db *DB) oneMessage(ctx context.Context, place ryo.Place, where string, arg int64) (ryo.Message, bool, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
 	rows, err := db.pool.Query(ctx, `select `+messageColumns+` from messages m left join users u on u.id = m.sender_id
 		where m.chat_id = $1 and m.thread_id = $2 and `+where+` order by m.id desc limit 1`, place.ChatID, place.Thread, arg)
 	if err != nil {
