@@ -158,6 +158,10 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		}
 	}
 	answer, meta, err := b.ask(ctx, log, t, shown)
+	if errors.Is(err, errEdited) { // edit.go: the edit is answered, in this status message
+		outcome = TurnEdited
+		return nil
+	}
 	if err != nil {
 		outcome = TurnFailed
 		return b.turnFailed(ctx, log, t, shown, err)
@@ -225,6 +229,9 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 		started = b.cfg.Clock.Now()
 		in.History = older
 		out, err = b.answerWith(turnCtx, log, &t, in, &ranTools)
+	}
+	if err != nil && t.stop.isEdited() && ctx.Err() == nil {
+		return "", nil, errEdited
 	}
 	stopped := err != nil && t.stop.isStopped() && ctx.Err() == nil
 	if stopped { // what was written so far is the answer
