@@ -99,3 +99,22 @@ func TestEditOfAnOlderMessage(t *testing.T) {
 		t.Fatalf("edits of an older message sent or edited %d messages and asked the model %d times", n-calls, len(h.llm.Requests()))
 	}
 }
+
+// In a group, an edit that leaves the message no longer meant for the bot
+// changes its stored text only.
+func TestGroupEditNoLongerForTheBot(t *testing.T) {
+	h := newHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Hello, team.")})
+	h.start()
+	q := h.tg.SendText(team, alice, "@ryo_test_bot hello")
+	a := h.answered(team, q.ID, "Hello, team.")
+	h.done(q.UpdateID)
+	h.done(h.tg.EditText(team.ID, q.ID, "hello everyone"))
+	if m := h.message(team, a.ID); m.Text != a.Text || len(h.llm.Requests()) != 1 {
+		t.Fatalf("the answer became %q after %d model calls; want it unchanged", m.Text, len(h.llm.Requests()))
+	}
+	got := history(t, h.db(), ryo.Place{ChatID: team.ID, Thread: q.ThreadID})
+	if len(got) != 2 || got[0] != "user: hello everyone" {
+		t.Fatalf("history %q; want the edited text stored", got)
+	}
+}

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"github.com/ryo-bot/ryo"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/ollamatest"
 	"github.com/ryo-bot/ryo/telegramtest"
 )
@@ -213,4 +213,94 @@ func TestRegenerateAfterARestartAndStop(t *testing.T) {
 		got := history(t, h.db(), ryo.Place{ChatID: dm.ID})
 		return len(got) == 2 && strings.HasPrefix(got[1], "assistant: The first half")
 	})
+}
+
+// In a group an older answer keeps its 🔄 (the group's budget is kept for
+// answers) until it is pressed: the press is refused and takes it off.
+func TestRegenerateOfAnOlderAnswerInAGroup(t *testing.T) {
+	h := newHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("One.")})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Two.")})
+	h.start()
+	q1 := h.tg.SendText(team, alice, "@ryo_test_bot first")
+	a1 := h.answered(team, q1.ID, "One.")
+	h.waitFor("🔄 under the first answer", func() bool { return againButton(h.message(team, a1.ID)) != "" })
+	q2 := h.tg.SendText(team, alice, "@ryo_test_bot second")
+	h.answered(team, q2.ID, "Two.")
+	h.done(q2.UpdateID)
+	if got := h.pressAnswer(h.press(team, alice, h.message(team, a1.ID), "🔄")); got.Text != "Only the newest answer here can be made again." || !got.ShowAlert {
+		t.Fatalf("a press on the older answer was answered %+v", got)
+	}
+	h.waitFor("🔄 taken off the older answer", func() bool { return againButton(h.message(team, a1.ID)) == "" })
+	if len(h.llm.Requests()) != 2 || h.message(team, a1.ID).Text != a1.Text {
+		t.Fatal("a press on the older answer changed it")
+	}
+}
+
+// A long answer made again as a short one: the first part's message
+// carries it, the other parts are deleted.
+func TestRegenerateOfALongAnswer(t *testing.T) {
+	h := newHarness(t)
+	long := strings.Repeat("A long sentence that goes on and on. ", 250) // three parts
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope(long)})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Short now.")})
+	h.start()
+	q := h.tg.SendText(dm, alice, "tell me at length")
+	h.done(q.UpdateID)
+	var parts []telegramtest.Message
+	for _, m := range h.tg.BotMessages(dm.ID) {
+		if m.ReplyTo == q.ID && !m.Deleted {
+			parts = append(parts, m)
+		}
+	}
+	if len(parts) < 2 || againButton(parts[len(parts)-1]) == "" || againButton(parts[0]) != "" {
+		t.Fatalf("%d parts, 🔄 on the last %q; want several, 🔄 on the last only", len(parts), againButton(parts[len(parts)-1]))
+	}
+	h.press(dm, alice, parts[len(parts)-1], "🔄")
+	first := parts[0]
+	h.waitFor("the short answer in the first part's message", func() bool {
+		return strings.Contains(h.message(dm, first.ID).Text, "Short now.")
+	})
+	h.waitFor("the other parts deleted", func() bool {
+		for _, p := range parts[1:] {
+			if !h.message(dm, p.ID).Deleted {
+				return false
+			}
+		}
+		return true
+	})
+	if againButton(h.message(dm, first.ID)) == "" {
+		t.Fatal("the new answer has no 🔄")
+	}
+}
+
+// A regenerate cut short by a restart while the model writes resumes in
+// the same message, and the answer comes once.
+func TestRegenerateResumesAfterACrash(t *testing.T) {
+	h := newHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("The first answer.")})
+	hold := make(chan struct{})
+	defer close(hold)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("never shown"), Hold: hold})
+	h.start()
+	q := h.tg.SendText(dm, alice, "tell me something")
+	a := h.answered(dm, q.ID, "The first answer.")
+	h.done(q.UpdateID)
+	h.pressAnswer(h.press(dm, alice, h.message(dm, a.ID), "🔄"))
+	h.stopButton(dm, q.ID, "🤔")
+	if err := h.llm.Wait(bg(t), func() bool { return len(h.llm.Requests()) == 2 }); err != nil {
+		t.Fatal(err)
+	}
+	h.stopMain()
+
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("The second answer.")})
+	h.start()
+	h.waitFor("the second answer in place", func() bool { return strings.Contains(h.message(dm, a.ID).Text, "The second answer.") })
+	h.waitFor("the second answer stored", func() bool {
+		got := history(t, h.db(), ryo.Place{ChatID: dm.ID})
+		return len(got) == 2 && got[1] == "assistant: The second answer."
+	})
+	if n := len(h.tg.BotMessages(dm.ID)); n != 1 || len(h.tg.Calls("answerCallbackQuery")) != 1 {
+		t.Fatalf("%d bot messages, %d press answers; want one of each", n, len(h.tg.Calls("answerCallbackQuery")))
+	}
 }
