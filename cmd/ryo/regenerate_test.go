@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/ollamatest"
 	"github.com/ryo-bot/ryo/telegramtest"
 )
@@ -103,6 +104,9 @@ func TestRegenerateReplacesTheAnswer(t *testing.T) {
 		got := history(t, h.db(), ryo.Place{ChatID: dm.ID})
 		return len(got) == 2 && got[1] == "assistant: Madrid is the capital of Spain."
 	})
+	if r, err := h.db().UsageReport(bg(t), memory.UsageScope{UserID: alice.ID}); err != nil || r.Today.Turns != 2 {
+		t.Fatalf("usage %+v, %v; want the regenerate counted as a second turn", r.Today, err)
+	}
 	if got := againButton(h.message(dm, a.ID)); got == againButton(a) {
 		t.Fatalf("the new answer's 🔄 is the old one's, %q", got)
 	}
