@@ -20,7 +20,9 @@ import (
 //     the history, history_search and /export follow. A message never
 //     stored changes nothing; neither does an edit that leaves the text
 //     as it was, nor one older (by edit_date, then update) than an edit
-//     applied before it.
+//     applied before it. An edit that finds nothing, or whose message's
+//     turn still waits in the chat's queue, is tried again in that queue,
+//     after it: then the message is stored, and answered.
 //  3. When the message's turn is running, it is cancelled: not shown as
 //     stopped, nothing kept; its status message is the edit's to use.
 //     When its answer is the newest answer where it was asked, that answer
@@ -56,6 +58,8 @@ func (b *Bot) onEdit(ctx context.Context, j *job, m *models.Message) error {
 	switch {
 	case err != nil:
 		return err
+	case !newest && j.press: // its message may wait in the chat's queue, not stored yet: tried again after it
+		return errGoOnInChat
 	case !newest:
 		log.Debug("edit changes nothing: the message is not stored, not changed, or a newer edit came first")
 		return nil
@@ -73,16 +77,22 @@ func (b *Bot) onEdit(ctx context.Context, j *job, m *models.Message) error {
 // running turn, and says whether the edit goes on in the chat's queue.
 func (b *Bot) editArrived(ctx context.Context, j *job, stored ryo.Message) error {
 	if s, ok := b.running.byMessage(stored.ID); ok {
-		if status := s.shown.ID(); status != 0 {
-			err := b.record(ctx, "remember status message", func(ctx context.Context) error {
-				return b.db.SaveTurnStatus(ctx, j.id, stored.Place, status)
-			})
-			if err != nil {
-				return err
-			}
+		status := s.shown.ID() // 0 when not posted yet: the edit posts its own
+		err := b.record(ctx, "remember status message", func(ctx context.Context) error {
+			return b.db.SaveTurnStatus(ctx, j.id, stored.Place, status)
+		})
+		if err != nil {
+			return err
 		}
 		s.edit()
 		b.log.Info("edit of a message being answered: its turn is cancelled", "update_id", j.id, "turn", s.turn)
+		return errGoOnInChat
+	}
+	state, _, err := b.db.UpdateState(ctx, stored.UpdateID)
+	if err != nil {
+		return err
+	}
+	if state != memory.StateDone && state != memory.StateFailed { // its turn waits in the queue: it answers first, then the edit
 		return errGoOnInChat
 	}
 	_, ok, err := b.answerToEdit(ctx, j, stored)
@@ -98,7 +108,8 @@ func (b *Bot) editArrived(ctx context.Context, j *job, stored ryo.Message) error
 
 // answerToEdit is what the edit's answer replaces: the newest answer at
 // the message's place when it answers the message, or the status message
-// of its cancelled turn; ok is false when there is none.
+// of its cancelled turn (nil when that had none yet); ok is false when
+// the edit is not to be answered.
 func (b *Bot) answerToEdit(ctx context.Context, j *job, stored ryo.Message) (*replacing, bool, error) {
 	newest, ok, err := b.db.NewestAnswer(ctx, stored.Place)
 	if err != nil {
@@ -110,8 +121,11 @@ func (b *Bot) answerToEdit(ctx context.Context, j *job, stored ryo.Message) (*re
 		return &replacing{answer: newest, ids: answerIDs(newest)}, true, nil
 	}
 	prior, err := b.db.Turn(ctx, j.id)
-	if err != nil || prior.StatusMessageID == 0 {
+	switch {
+	case err != nil || prior.CreatedAt.IsZero(): // no turn was cancelled for it
 		return nil, false, err
+	case prior.StatusMessageID == 0:
+		return nil, true, nil
 	}
 	return &replacing{ids: []int{prior.StatusMessageID}}, true, nil
 }
@@ -123,11 +137,13 @@ func (b *Bot) answerEdit(ctx context.Context, j *job, m *models.Message, stored 
 	if err != nil || !ok {
 		return err
 	}
-	err = b.record(ctx, "remember status message", func(ctx context.Context) error {
-		return b.db.SaveTurnStatus(ctx, j.id, stored.Place, r.ids[0])
-	})
-	if err != nil {
-		return err
+	if r != nil {
+		err = b.record(ctx, "remember status message", func(ctx context.Context) error {
+			return b.db.SaveTurnStatus(ctx, j.id, stored.Place, r.ids[0])
+		})
+		if err != nil {
+			return err
+		}
 	}
 	t := talk{id: j.id, w: j.w, chat: chatOf(m.Chat), place: stored.Place, replyTo: stored.TelegramID, person: *stored.Sender,
 		text: stored.Text, message: stored.ID, replaces: r}

@@ -81,6 +81,9 @@ func (b *Bot) onRegenerate(ctx context.Context, j *job, q *models.CallbackQuery)
 		}
 		if text != "" {
 			log.Info("regenerate refused", "turn", update, "chat_id", chat, "outcome", text)
+			if j.told { // things changed while it waited in the chat's queue
+				return nil
+			}
 			return b.answerPress(ctx, j.w, q, text, true)
 		}
 		if !j.told {

@@ -118,3 +118,33 @@ func TestGroupEditNoLongerForTheBot(t *testing.T) {
 		t.Fatalf("history %q; want the edited text stored", got)
 	}
 }
+
+// An edit of a message still waiting behind another turn is answered once
+// that message's turn has run: its answer ends up answering the edit.
+func TestEditOfAWaitingMessage(t *testing.T) {
+	h := newHarness(t)
+	hold := make(chan struct{})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("One."), Hold: hold})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("An answer to the typo.")})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("An answer to the edit.")})
+	h.start()
+	q1 := h.tg.SendText(dm, alice, "first question")
+	h.stopButton(dm, q1.ID, "🤔")
+	q2 := h.tg.SendText(dm, alice, "secnod qeustion")
+	edit := h.tg.EditText(dm.ID, q2.ID, "second question")
+	close(hold)
+	h.done(edit)
+	a := h.answered(dm, q2.ID, "An answer to the edit.")
+	if !h.modelSaw(2, "second question") {
+		t.Fatal("the model was not asked the edited question")
+	}
+	for _, m := range h.tg.BotMessages(dm.ID) {
+		if m.ReplyTo == q2.ID && m.ID != a.ID && !m.Deleted {
+			t.Fatalf("a second answer to the edited message: %q", m.Text)
+		}
+	}
+	h.waitFor("the edited question and its answer stored", func() bool {
+		got := history(t, h.db(), ryo.Place{ChatID: dm.ID})
+		return len(got) == 4 && got[2] == "user: second question" && got[3] == "assistant: An answer to the edit."
+	})
+}
