@@ -27,6 +27,9 @@ type ModelRequest struct {
 	Messages []ModelMessage
 	// Format, when set, is a JSON schema the answer must follow.
 	Format json.RawMessage
+	// Temperature, when set, is the sampling temperature (0 to 2) a chat
+	// chose; nil leaves the model's own.
+	Temperature *float64
 	// OnDelta, when set, receives the answer as it is generated. It is called
 	// from the goroutine that called Chat.
 	OnDelta func(delta string)

@@ -95,6 +95,13 @@ type Input struct {
 	// vision model when History holds pictures (ryo.Message.Images), which
 	// it is shown with their messages.
 	Model string
+	// Persona, when set, is what the chat's admins say of the bot's
+	// character there (/settings): shown in the system prompt as their
+	// words, before the rules, which it cannot change.
+	Persona string
+	// Temperature, when set, is the chat's sampling temperature, sent with
+	// every call of the turn.
+	Temperature *float64
 	// Observe, when set, is told each step of the turn as it happens: model
 	// calls, tools, and the reply as it grows. It is called from Run's
 	// goroutine and must not block.
@@ -191,7 +198,7 @@ func (a *Agent) Run(ctx context.Context, in Input) (Output, error) {
 		case out.Rounds == 1 && forced != nil:
 			format, force = forced, in.Force
 		}
-		env, raw, err := a.ask(ctx, in.Model, msgs, format, force, observe, &out)
+		env, raw, err := a.ask(ctx, ryo.ModelRequest{Model: in.Model, Temperature: in.Temperature}, msgs, format, force, observe, &out)
 		if err != nil {
 			return out, a.deadline(ctx, err)
 		}

@@ -12,7 +12,8 @@ import (
 	"github.com/ryo-bot/ryo/toolbus"
 )
 
-// ask calls the model (model, when set, else the client's own) for one round and returns its envelope, with the raw
+// ask calls the model (base's, when set, else the client's own, with
+// base's temperature) for one round and returns its envelope, with the raw
 // answer. An invalid answer is repaired by telling the model exactly what was
 // wrong, at most MaxRepairs times; one the model server cut off at its length
 // limit is not (cutOff). format is the envelope schema the model is held
@@ -20,7 +21,7 @@ import (
 // command call — checked here too, as some model servers ignore the format
 // without a word. Each call is reported to observe, and so is its reply as
 // it grows.
-func (a *Agent) ask(ctx context.Context, model string, msgs []ryo.ModelMessage, format []byte, force string, observe func(ryo.Step), out *Output) (Envelope, string, error) {
+func (a *Agent) ask(ctx context.Context, base ryo.ModelRequest, msgs []ryo.ModelMessage, format []byte, force string, observe func(ryo.Step), out *Output) (Envelope, string, error) {
 	for repair := 0; ; repair++ {
 		out.Calls++
 		observe(ryo.Step{Kind: ryo.StepThinking, Call: out.Calls})
@@ -30,7 +31,7 @@ func (a *Agent) ask(ctx context.Context, model string, msgs []ryo.ModelMessage, 
 				observe(ryo.Step{Kind: ryo.StepWriting, Reply: partial.text()})
 			}
 		}
-		reply, err := a.cfg.Model.Chat(ctx, ryo.ModelRequest{Model: model, Messages: msgs, Format: format, OnDelta: onDelta})
+		reply, err := a.cfg.Model.Chat(ctx, ryo.ModelRequest{Model: base.Model, Temperature: base.Temperature, Messages: msgs, Format: format, OnDelta: onDelta})
 		addUsage(&out.Usage, reply.Usage)
 		if err != nil {
 			return Envelope{}, "", err

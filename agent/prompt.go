@@ -23,6 +23,7 @@ func (a *Agent) prompt(in Input, tools []prompts.Tool) ([]ryo.ModelMessage, erro
 		ChatType:    string(in.Chat.Type),
 		InTopic:     in.Place.Thread != 0,
 		Tools:       tools,
+		Persona:     persona(in.Persona),
 	})
 	if err != nil {
 		return nil, err

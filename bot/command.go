@@ -80,6 +80,7 @@ func (b *Bot) commands() []command {
 		b.forgetMeCommand(),
 		b.knowledgeCommand(),
 		b.modelCommand(),
+		b.settingsCommand(),
 		b.exportCommand(),
 		b.statsCommand(),
 		b.quotaCommand(),

@@ -50,7 +50,9 @@
 // membership, a person's edit of a text message (edit.go) — or ignored on
 // purpose, with the reason logged (edits of captions, channel posts, business messages, other bots, service messages, kinds it
 // does not know). In groups the bot answers only when mentioned by
-// @username or replied to; in a forum topic every message replies to the
+// @username or replied to — unless the group's answer mode (/settings,
+// answermode.go), applied right after classify, has it answer every
+// message or only commands; in a forum topic every message replies to the
 // topic's creation, which is no reply to anyone. A message sent on behalf
 // of a chat — an anonymous admin, someone writing as their channel — comes
 // from that chat, whose id stands for the person; a linked channel's

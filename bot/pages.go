@@ -54,6 +54,7 @@ const (
 	viewTools     viewKind = "tools"     // the catalog of tools, browsed by category
 	viewKnowledge viewKind = "knowledge" // the documents of a chat's knowledge base
 	viewModels    viewKind = "models"    // the installed models, and which answers in the chat (cmd_model.go)
+	viewSettings  viewKind = "settings"  // a chat's settings, with a screen for each (cmd_settings.go)
 )
 
 // viewSubject is what a view lists.
@@ -172,6 +173,9 @@ func (b *Bot) onPage(ctx context.Context, j *job, q *models.CallbackQuery) error
 		if viewKind(v.Kind) == viewModels && f.forAdmins {
 			return b.answerPress(ctx, j.w, q, onlyAdminsChoose, true)
 		}
+		if viewKind(v.Kind) == viewSettings {
+			return b.answerPress(ctx, j.w, q, b.words(ctx, v.Chat, pressedBy(q)).Sprintf(onlySetters), true)
+		}
 		return b.answerPress(ctx, j.w, q, "Only the person who asked for this list can turn its pages.", true)
 	}
 	// A turn of a page is an edit, which costs the chat's share of
@@ -181,6 +185,9 @@ func (b *Bot) onPage(ctx context.Context, j *job, q *models.CallbackQuery) error
 	// presses in a row.
 	if ok, _ := b.pageTurns.take(q.From.ID, b.cfg.Clock.Now()); !ok && !f.admin {
 		return b.answerPress(ctx, j.w, q, slowDownPages, false)
+	}
+	if viewKind(v.Kind) == viewSettings {
+		return b.onSettingsScreen(ctx, j, q, v, screen)
 	}
 	if viewKind(v.Kind) == viewModels && screen != "" {
 		return b.onModelScreen(ctx, j, q, v, n, screen, f.admin)
@@ -202,7 +209,7 @@ func (b *Bot) loadPage(ctx context.Context, q *models.CallbackQuery) (v memory.V
 	if err != nil {
 		return v, 0, "", pageFacts{}, err
 	}
-	f.found = found && nerr == nil && n >= 0 && n <= maxPage && (screen == "" || viewKind(v.Kind) == viewTools || viewKind(v.Kind) == viewModels)
+	f.found = found && nerr == nil && n >= 0 && n <= maxPage && (screen == "" || viewKind(v.Kind) == viewTools || viewKind(v.Kind) == viewModels || viewKind(v.Kind) == viewSettings)
 	f.sameMsg = shownOn(q.Message.Message, v)
 	if !f.found || !f.sameMsg {
 		return v, n, screen, f, nil
@@ -218,6 +225,9 @@ func (b *Bot) loadPage(ctx context.Context, q *models.CallbackQuery) (v memory.V
 	f.viewer, err = b.speaksFor(ctx, presser, v.Viewer, v.Chat)
 	if viewKind(v.Kind) == viewModels && f.forAdmins && f.admin {
 		f.viewer = true // any admin may choose on an admin's list of models
+	}
+	if viewKind(v.Kind) == viewSettings && err == nil {
+		f.viewer, err = b.maySet(ctx, presser, v.Chat) // whoever may change the chat's settings now, not only who asked
 	}
 	return v, n, screen, f, err
 }

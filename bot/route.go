@@ -66,7 +66,10 @@ func (b *Bot) handle(ctx context.Context, j *job) error {
 		b.log.Warn("update read in part: fields in a shape this version does not know were left out",
 			"update_id", id, "fields", skipped)
 	}
-	r := b.classify(&upd)
+	r, err := b.inAnswerMode(ctx, b.classify(&upd)) // answermode.go
+	if err != nil {
+		return err
+	}
 	switch r.what {
 	case verdictKeep:
 		return b.keepAsContext(ctx, id, r.msg)

@@ -197,6 +197,10 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 	if err != nil {
 		return "", nil, err
 	}
+	set, err := b.db.ChatSettings(ctx, t.chat.ID) // the persona and temperature of /settings, as they are now
+	if err != nil {
+		return "", nil, err
+	}
 	tools := t.tools
 	if t.prepare != nil { // a turn going on after a confirmation: the person's tools now, and the history with the action's result
 		if tools, err = b.toolsOfID(ctx, t.person.ID); err != nil {
@@ -221,7 +225,8 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 	turnCtx, unwatch := t.stop.watch(turnCtx)
 	defer unwatch()
 	in := agent.Input{Bot: b.me, Chat: t.chat, Place: t.place, UpdateID: t.id, History: history,
-		Person: t.person, Message: t.message, Memories: known, Observe: observe, Tools: tools, Force: t.force}
+		Person: t.person, Message: t.message, Memories: known, Observe: observe, Tools: tools, Force: t.force,
+		Persona: set.Persona, Temperature: set.Temperature}
 	out, err := b.answerWith(turnCtx, log, &t, in, &ranTools)
 	b.agentPhases(b.cfg.Clock.Now().Sub(started), toolsTook, ranTools)
 	if older := t.seen.withoutOlder(); err != nil && older != nil && !ranTools && turnCtx.Err() == nil {

@@ -75,7 +75,7 @@ func (db *DB) ChatSettings(ctx context.Context, chat int64) (ChatSettings, error
 	defer cancel()
 	var model, persona, language, mode *string
 	var s ChatSettings
-	err := db.pool.QueryRow(ctx, `select model, persona, temperature::float8, language, answer_mode
+	err := db.pool.QueryRow(ctx, `select model, persona, round(temperature::numeric, 2)::float8, language, answer_mode
 		from chat_settings where chat_id = $1::bigint`, chat).Scan(&model, &persona, &s.Temperature, &language, &mode)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ChatSettings{}, nil
@@ -85,4 +85,43 @@ func (db *DB) ChatSettings(ctx context.Context, chat int64) (ChatSettings, error
 	}
 	s.Model, s.Persona, s.Language, s.AnswerMode = orEmpty(model), orEmpty(persona), orEmpty(language), orEmpty(mode)
 	return s, nil
+}
+
+// SetChatPersona makes persona what the model is told of its character in
+// chat; "" takes it away. by is who set it.
+func (db *DB) SetChatPersona(ctx context.Context, chat, by int64, persona string) error {
+	return db.setChat(ctx, "set chat persona", `persona = nullif($4::text, '')`, chat, by, persona)
+}
+
+// SetChatTemperature makes t the model's temperature in chat; nil gives
+// the chat the model's own again. It must be within 0 and 2.
+func (db *DB) SetChatTemperature(ctx context.Context, chat, by int64, t *float64) error {
+	return db.setChat(ctx, "set chat temperature", `temperature = $4::float8`, chat, by, t)
+}
+
+// SetChatLanguage makes tag the language of the bot's own messages in
+// chat; "" makes each person's own language speak again.
+func (db *DB) SetChatLanguage(ctx context.Context, chat, by int64, tag string) error {
+	return db.setChat(ctx, "set chat language", `language = nullif($4::text, '')`, chat, by, tag)
+}
+
+// SetChatAnswerMode makes mode ("mention", "every" or "off") what the bot
+// answers in chat, a group; "" is the default (mention).
+func (db *DB) SetChatAnswerMode(ctx context.Context, chat, by int64, mode string) error {
+	return db.setChat(ctx, "set chat answer mode", `answer_mode = nullif($4::text, '')`, chat, by, mode)
+}
+
+// setChat sets one of chat's settings, as assign (a constant of the
+// setters above, never a person's words) says, to value ($4).
+func (db *DB) setChat(ctx context.Context, what, assign string, chat, by int64, value any) error {
+	return db.tx(ctx, what, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `insert into chat_settings (chat_id, set_by, set_at) values ($1::bigint, $2::bigint, $3::timestamptz)
+			on conflict (chat_id) do nothing`, chat, by, db.Now())
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `update chat_settings set `+assign+`, set_by = $2::bigint, set_at = $3::timestamptz
+			where chat_id = $1::bigint`, chat, by, db.Now(), value)
+		return err
+	})
 }

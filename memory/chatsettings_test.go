@@ -49,3 +49,55 @@ func TestModelChoice(t *testing.T) {
 	check(group, memory.ModelChoice{})
 	check(private, memory.ModelChoice{Chat: "gemma3:4b"})
 }
+
+// What /settings sets is kept per chat, by its 64-bit id, each field on
+// its own: setting one leaves the others, and the model, as they were;
+// "" (nil for the temperature) goes back to the default.
+func TestChatSettings(t *testing.T) {
+	db := memorytest.Open(t)
+	c := ctx(t)
+	group, other, private := int64(-1001234567890), int64(-1009876543210), int64(7_123_456_789)
+	admin := int64(8_589_934_593)
+	check := func(chat int64, want memory.ChatSettings) {
+		t.Helper()
+		got, err := db.ChatSettings(c, chat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Temperature != nil && want.Temperature != nil && *got.Temperature == *want.Temperature {
+			got.Temperature, want.Temperature = nil, nil
+		}
+		if got != want {
+			t.Fatalf("ChatSettings(%d) = %+v; want %+v", chat, got, want)
+		}
+	}
+	warm := 0.3
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(db.SetChatModel(c, group, admin, "qwen3:8b"))
+	must(db.SetChatPersona(c, group, admin, "A pirate. Speak like one."))
+	must(db.SetChatTemperature(c, group, admin, &warm))
+	must(db.SetChatLanguage(c, group, admin, "ru"))
+	must(db.SetChatAnswerMode(c, group, admin, "every"))
+	must(db.SetChatLanguage(c, private, private, "en"))
+	check(group, memory.ChatSettings{Model: "qwen3:8b", Persona: "A pirate. Speak like one.", Temperature: &warm, Language: "ru", AnswerMode: "every"})
+	check(private, memory.ChatSettings{Language: "en"})
+	check(other, memory.ChatSettings{})
+	must(db.SetChatPersona(c, group, admin, ""))
+	must(db.SetChatTemperature(c, group, admin, nil))
+	check(group, memory.ChatSettings{Model: "qwen3:8b", Language: "ru", AnswerMode: "every"})
+	must(db.SetChatLanguage(c, group, admin, ""))
+	must(db.SetChatAnswerMode(c, group, admin, ""))
+	check(group, memory.ChatSettings{Model: "qwen3:8b"})
+	hot := 2.5
+	if err := db.SetChatTemperature(c, group, admin, &hot); err == nil {
+		t.Fatal("a temperature of 2.5 was kept")
+	}
+	if err := db.SetChatAnswerMode(c, group, admin, "sometimes"); err == nil {
+		t.Fatal("an answer mode of sometimes was kept")
+	}
+}

@@ -129,6 +129,9 @@ func (c *Client) request(req ryo.ModelRequest) *api.ChatRequest {
 	if c.cfg.NumPredict > 0 {
 		r.Options["num_predict"] = c.cfg.NumPredict
 	}
+	if req.Temperature != nil {
+		r.Options["temperature"] = *req.Temperature
+	}
 	return r
 }
 

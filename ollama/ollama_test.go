@@ -201,3 +201,32 @@ func TestChatLimitsTheAnswerAndSaysWhenItWasCut(t *testing.T) {
 		}
 	}
 }
+
+// A request with a temperature carries it in its options, as Ollama reads
+// it; one without leaves the model's own, sending none.
+func TestChatSendsTheTemperatureAsked(t *testing.T) {
+	srv := ollamatest.NewServer("llama3.2")
+	defer srv.Close()
+	c := client(t, srv.URL(), nil)
+	warm, cold := 0.3, 0.0
+	for _, temp := range []*float64{&warm, nil, &cold} {
+		req := hello()
+		req.Temperature = temp
+		if _, err := c.Chat(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := srv.Requests()
+	if len(got) != 3 {
+		t.Fatalf("%d requests; want 3", len(got))
+	}
+	if v, ok := got[0].Options["temperature"]; !ok || v != 0.3 {
+		t.Errorf("options with 0.3 asked = %v", got[0].Options)
+	}
+	if v, ok := got[1].Options["temperature"]; ok {
+		t.Errorf("options with none asked carry temperature %v", v)
+	}
+	if v, ok := got[2].Options["temperature"]; !ok || v != 0.0 {
+		t.Errorf("options with 0 asked = %v; want temperature 0 sent", got[2].Options)
+	}
+}

@@ -5,9 +5,14 @@
 //
 // The system prompt is built for Ollama's prompt cache: it depends only on
 // things that stay the same across the turns of a chat (the bot, the chat,
-// the tools), and what changes every turn — the time — heads the newest
+// the tools, the chat's persona), and what changes every turn — the time — heads the newest
 // message instead (rendered by Now), so the prompt keeps the bytes of the
 // previous turn up to the previous newest message. (Ollama merges system
 // messages into the first one, so a per-turn system note would change the
 // very start of the prompt.)
+//
+// A chat's persona (/settings) is the admins' words: it is shown in a
+// delimited section right after the first line, before the envelope
+// contract and every rule, which follow it whole, and a closing line
+// repeats the contract, so the rules have the last word.
 package prompts

@@ -39,6 +39,10 @@ type System struct {
 	ChatType    string // private, group, supergroup; a group's title is in Now, never here
 	InTopic     bool
 	Tools       []Tool // the tools this person may use
+	// Persona is what the chat's admins say of the bot's character there,
+	// made safe by the agent: shown as their words, in a section of its
+	// own before the rules, which come after it and have the last word.
+	Persona string
 }
 
 // CompactSchema is a tool's argument schema on one line, for the prompt.

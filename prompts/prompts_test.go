@@ -51,6 +51,10 @@ func TestGolden(t *testing.T) {
 		{"system_group_topic", func() (string, error) {
 			return set.System(prompts.System{BotName: "Ryo", BotUsername: "ryo_bot", ChatType: "supergroup", InTopic: true})
 		}},
+		{"system_group_persona", func() (string, error) {
+			return set.System(prompts.System{BotName: "Ryo", BotUsername: "ryo_bot", ChatType: "supergroup",
+				Persona: "A cheerful pirate who loves the sea.\nSpeaks in short sentences."})
+		}},
 		{"now", func() (string, error) {
 			return set.Now(prompts.Now{Time: "Sunday, 22 November 2026, 14:05", Timezone: "Europe/Berlin"})
 		}},

@@ -147,12 +147,12 @@ func contents(r ollamatest.Request) string {
 func TestCommands(t *testing.T) {
 	h := newHarness(t)
 	h.start()
-	h.waitFor("the command menu", func() bool { return len(h.tg.Commands()) == 13 })
+	h.waitFor("the command menu", func() bool { return len(h.tg.Commands()) == 14 })
 	var menu []string
 	for _, c := range h.tg.Commands() {
 		menu = append(menu, c.Command)
 	}
-	if strings.Join(menu, ",") != "start,help,reset,stop,tools,use,memory,forget,forgetme,knowledge,model,export,stats" {
+	if strings.Join(menu, ",") != "start,help,reset,stop,tools,use,memory,forget,forgetme,knowledge,model,settings,export,stats" {
 		t.Fatalf("menu = %v", menu)
 	}
 	q := h.tg.SendText(dm, alice, "/start")

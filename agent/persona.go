@@ -1,0 +1,54 @@
+package agent
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// MaxPersona bounds a chat's persona, in characters: an addition to the
+// system prompt, not a second one.
+const MaxPersona = 1000
+
+// personaMarker is anything that reads like the lines that open and close
+// the persona's section of the system prompt.
+var personaMarker = regexp.MustCompile(`(?i)-*[ \t]*persona[ \t]+(begins|ends)[ \t]*-*`)
+
+// CleanPersona is a persona as it may be kept and shown: without control
+// characters (but its line breaks), Unicode's direction overrides and
+// invisible format characters, without blank lines at its ends, and no
+// longer than MaxPersona characters.
+func CleanPersona(text string) string {
+	text = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n':
+			return r
+		case r == '\t', r == '\u2028', r == '\u2029':
+			return ' '
+		case unicode.IsControl(r), unicode.Is(unicode.Cf, r) && r != '\u200d': // the joiner holds emoji together
+			return -1
+		}
+		return r
+	}, text)
+	text = strings.TrimSpace(text)
+	if r := []rune(text); len(r) > MaxPersona {
+		text = strings.TrimSpace(string(r[:MaxPersona]))
+	}
+	return text
+}
+
+// persona is a chat's persona as the system prompt shows it: clean, with
+// nothing in it that passes for a tool result, the end of its section or
+// a heading of the prompt — the rules that follow it stay the rules.
+func persona(text string) string {
+	text = personaMarker.ReplaceAllString(Neutralise(CleanPersona(text)), "(marker removed)")
+	lines := strings.Split(text, "\n")
+	var out []string
+	for _, l := range lines {
+		l = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "#"))
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
