@@ -27,7 +27,8 @@ import (
 //     stopped, nothing kept; its status message is the edit's to use.
 //     When its answer is the newest answer where it was asked, that answer
 //     is replaced in place, as a regenerate replaces it (regenerate.go). In
-//     a group the edited message must still be meant for the bot. Either
+//     a group the edited message must still be meant for the bot, as the
+//     group's answer mode has it. Either
 //     way the rest goes on in the chat's queue, as a turn keyed by the
 //     edit's update, showing itself in the status message or the answer.
 //  4. An edit of an older message changes its stored text alone.
@@ -63,7 +64,12 @@ func (b *Bot) onEdit(ctx context.Context, j *job, m *models.Message) error {
 	case !newest:
 		log.Debug("edit changes nothing: the message is not stored, not changed, or a newer edit came first")
 		return nil
-	case b.classifyMessage(m).what != verdictAnswer || stored.Sender == nil || !b.mayTalk(*stored.Sender):
+	}
+	meant, err := b.inAnswerMode(ctx, b.classifyMessage(m)) // in a group, as its answer mode has it (answermode.go)
+	if err != nil {
+		return err
+	}
+	if meant.what != verdictAnswer || stored.Sender == nil || !b.mayTalk(*stored.Sender) {
 		log.Info("edit stored; its message is not one to answer")
 		return nil
 	}
