@@ -33,6 +33,9 @@ func (b *Bot) answerButtons(t talk, about answerAbout) []stages.Button {
 	if !about.Held && !about.Older && t.prepare == nil {
 		buttons = append(buttons, stages.Button{Text: regenerateText, Data: regenerateData(t.id, t.place.ChatID)})
 	}
+	if inspect := inspectButton(t, about); inspect != nil { // inspect.go
+		buttons = append(buttons, *inspect)
+	}
 	return buttons
 }
 

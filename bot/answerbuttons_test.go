@@ -47,7 +47,7 @@ func TestAnswerButtons(t *testing.T) {
 	b := &Bot{}
 	asked := talk{id: 987654321987, place: ryo.Place{ChatID: -1001234567890, Thread: 7}}
 	afterYes := asked
-	afterYes.prepare = func(context.Context, *stages.Turn) error { return nil }
+	afterYes.prepare = func(context.Context, *stages.Turn, func(ryo.Step)) error { return nil }
 	for _, tt := range []struct {
 		name  string
 		t     talk

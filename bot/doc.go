@@ -102,6 +102,13 @@
 // table of turns running here, and end its model call with errStopped;
 // what the model had written is the answer, marked stopped.
 //
+// Every step the agent reports is also recorded for the inspector
+// (trace.go): each model call and each tool call, stored bounded with
+// the turn's answer, before it is delivered. An answer that used tools
+// carries 🔍 (answerbuttons.go); its press is judged on the stored trace
+// alone and sends the trace to the presser's private chat, never to a
+// group (inspect.go, inspectview.go).
+//
 // What is kept only for a while is swept at start and every hour
 // (retention.go, with memory's Sweep); the log counts what went. A person
 // takes what ryo keeps about them with /export, and has it deleted with

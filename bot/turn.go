@@ -45,12 +45,14 @@ type talk struct {
 	seen sight
 	// prepare, when set, runs once the turn shows itself, before the model
 	// is asked: the confirmed action runs there.
-	prepare func(ctx context.Context, shown *stages.Turn) error
+	prepare func(ctx context.Context, shown *stages.Turn, observe func(ryo.Step)) error
 	// stop is how a stop reaches the turn once it shows itself (stop.go).
 	stop *stopper
 	// replaces, when set, is the answer this turn's answer replaces in
 	// place: a regenerate (regenerate.go).
 	replaces *replacing
+	// trace records the turn's steps for the inspector (trace.go).
+	trace *tracer
 }
 
 // turn answers a message meant for the bot: store it, show the turn live
@@ -135,6 +137,7 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 	shown := b.stages.Begin(ctx, start)
 	defer shown.Close() // also when the turn panics: the failure is then shown in the status message
 	t.stop = b.running.add(t, shown)
+	t.trace = b.tracing(t)
 	defer b.running.remove(t.stop)
 	if t.prepare == nil {
 		// A recording is heard first, shown in the status message.
@@ -147,7 +150,7 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		}
 	}
 	if t.prepare != nil {
-		err := t.prepare(ctx, shown)
+		err := t.prepare(ctx, shown, t.trace.confirmed(shown.Observe))
 		if errors.Is(err, errAskedAgain) {
 			outcome = TurnHeld
 			return b.askAgain(ctx, log, t, shown)
@@ -213,12 +216,13 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 	history := t.seen.history
 	var toolsTook time.Duration // told from the agent's goroutine, read once it returns
 	ranTools := false
-	observe := t.stop.observing(func(s ryo.Step) {
+	trace := b.traceOf(t) // trace.go
+	observe := t.stop.observing(trace.observing(func(s ryo.Step) {
 		if s.Kind == ryo.StepToolDone {
 			toolsTook, ranTools = toolsTook+s.Took, true
 		}
 		shown.Observe(s)
-	})
+	}))
 	started := b.cfg.Clock.Now()
 	turnCtx, cancel := t.bounded(ctx)
 	defer cancel()
@@ -258,6 +262,7 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 		meta = withStopped(meta)
 		log.Info("turn stopped; the reply written so far is the answer", "tools", out.Tools)
 	}
+	b.keepTrace(ctx, log, trace.trace(t, out, meta, took))
 	err = b.record(ctx, "save answer", func(ctx context.Context) error {
 		if out.Held == nil {
 			return b.db.SaveTurnAnswer(ctx, t.id, t.place, out.Text, meta)

@@ -44,7 +44,7 @@ func (h *harness) stopButton(chat telegramtest.Chat, q int, text string) telegra
 func hasPrompt(m telegramtest.Message) bool {
 	for _, row := range m.Buttons() {
 		for _, b := range row {
-			if !strings.HasPrefix(b.Data, "s1:") && !strings.HasPrefix(b.Data, "r1:") {
+			if !strings.HasPrefix(b.Data, "s1:") && !strings.HasPrefix(b.Data, "r1:") && !strings.HasPrefix(b.Data, "i1:") {
 				return true
 			}
 		}
