@@ -2,6 +2,8 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/ryo-bot/ryo"
@@ -40,9 +42,9 @@ func FuzzParseRegenerate(f *testing.F) {
 	})
 }
 
-// 🔄 is under the newest answer of a person's question only: not under
-// one that asks to confirm an action, nor one after a confirmation, nor
-// an older one; a stopped answer keeps it.
+// 🔄 is under the answer to a person's question: not under one that asks
+// to confirm an action, nor one after a confirmation; a stopped answer
+// keeps it. An older answer loses only its 🔄.
 func TestAnswerButtons(t *testing.T) {
 	b := &Bot{}
 	asked := talk{id: 987654321987, place: ryo.Place{ChatID: -1001234567890, Thread: 7}}
@@ -57,11 +59,27 @@ func TestAnswerButtons(t *testing.T) {
 		{"an answer", asked, answerAbout{}, 1},
 		{"a stopped answer", asked, answerAbout{Stopped: true}, 1},
 		{"a held answer", asked, answerAbout{Held: true}, 0},
-		{"an older answer", asked, answerAbout{Older: true}, 0},
 		{"an answer after a confirmation", afterYes, answerAbout{}, 0},
 	} {
-		if got := b.answerButtons(tt.t, tt.about); len(got) != tt.want {
+		got := b.answerButtons(tt.t, tt.about)
+		if n := len(slices.DeleteFunc(slices.Clone(got), func(b stages.Button) bool { return b.Text != "🔄" })); n != tt.want {
 			t.Errorf("%s: buttons %v", tt.name, got)
 		}
+	}
+}
+
+func TestWithoutRegenerate(t *testing.T) {
+	meta := withButtons(json.RawMessage(`{"model":"m"}`), 512_378, []stages.Button{
+		{Text: "🔄", Data: regenerateData(987654321987, -1001234567890)}, {Text: "🔍", Data: "i1:987654321987:-1001234567890"}})
+	var about answerAbout
+	if err := json.Unmarshal(meta, &about); err != nil || about.ButtonsOn != 512_378 {
+		t.Fatalf("metadata %s: %v", meta, err)
+	}
+	kept, had := withoutRegenerate(about.Buttons)
+	if !had || len(kept) != 1 || kept[0].Text != "🔍" {
+		t.Fatalf("kept %v, had %v; want 🔍 alone", kept, had)
+	}
+	if _, had := withoutRegenerate(nil); had {
+		t.Fatal("an answer without buttons had 🔄")
 	}
 }

@@ -222,13 +222,12 @@ func (b *Bot) afterAnswer(ctx context.Context, t talk, ids []int) {
 // is refused.
 func (b *Bot) takeOff(ctx context.Context, a ryo.Message) {
 	var about answerAbout
-	_ = json.Unmarshal(a.Metadata, &about) // written by answerMetadata and withButtonsOn
-	if about.ButtonsOn == 0 {
+	_ = json.Unmarshal(a.Metadata, &about) // written by answerMetadata and withButtons
+	kept, had := withoutRegenerate(about.Buttons)
+	if !had || about.ButtonsOn == 0 {
 		return
 	}
-	about.Older = true
-	buttons := b.answerButtons(talk{id: a.UpdateID, place: a.Place, chat: ryo.Chat{ID: a.Place.ChatID}}, about)
-	b.tg.MarkupLater(ctx, a.Place, about.ButtonsOn, buttons...)
+	b.tg.MarkupLater(ctx, a.Place, about.ButtonsOn, kept...)
 }
 
 // finishTurn stores the delivered answer msg and marks its update done;

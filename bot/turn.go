@@ -315,10 +315,11 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 		return b.record(ctx, "remember answer parts", func(ctx context.Context) error { return b.db.SaveTurnParts(ctx, t.id, ids) })
 	}
 	var ids []int
+	buttons := b.answerButtons(t, about) // answerbuttons.go
 	began := b.cfg.Clock.Now()
 	err = t.w.idle(func() error { // Telegram may make the answer wait its turn: other chats go on meanwhile
 		var err error
-		if ids, err = shown.Finish(ctx, answer, about.Tools, delivered, record, b.answerButtons(t, about)...); err != nil {
+		if ids, err = shown.Finish(ctx, answer, about.Tools, delivered, record, buttons...); err != nil {
 			return err
 		}
 		ids, err = b.sendFiles(ctx, t, files, ids, delivered, record)
@@ -333,7 +334,7 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 	}
 	b.afterAnswer(ctx, t, ids) // regenerate.go
 	msg := ryo.Message{Place: t.place, Kind: ryo.KindAssistant, Text: answer, TelegramID: ids[0],
-		ReplyTo: t.replyTo, UpdateID: t.id, Metadata: withButtonsOn(withMessageIDs(meta, ids), shown.ButtonsOn())}
+		ReplyTo: t.replyTo, UpdateID: t.id, Metadata: withButtons(withMessageIDs(meta, ids), shown.ButtonsOn(), buttons)}
 	if about.Held {
 		// Stored before its buttons can be pressed: the conversation a yes
 		// goes on with must hold the answer before the tool's result.
@@ -417,11 +418,10 @@ type answerAbout struct {
 	Held  bool     `json:"held"` // the answer asks the person to confirm an action
 	// Stopped: someone stopped the turn; the answer is what was written
 	Stopped bool `json:"stopped"`
-	// ButtonsOn is the message that carries the answer's buttons; 0 when
+	// ButtonsOn is the message that carries the answer's Buttons; 0 when
 	// none or not known.
-	ButtonsOn int `json:"buttons_on"`
-	// Older: a newer answer came in its chat after it (never stored)
-	Older bool `json:"-"`
+	ButtonsOn int           `json:"buttons_on"`
+	Buttons   []shownButton `json:"buttons"`
 }
 
 // turnFailed tells the person why there is no answer, where the answer would
