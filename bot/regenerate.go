@@ -54,14 +54,15 @@ type replacing struct {
 // onRegenerate handles a press of 🔄.
 func (b *Bot) onRegenerate(ctx context.Context, j *job, q *models.CallbackQuery) error {
 	log := b.log.With("update_id", j.id, "user_id", q.From.ID)
+	p := b.wordsAt(ctx, q)
 	update, chat, ok := parseRegenerate(q.Data)
 	if !ok {
 		log.Info("regenerate press with unreadable data")
-		return b.answerPress(ctx, j.w, q, staleButton, false)
+		return b.answerPress(ctx, j.w, q, p.Sprintf(staleButton), false)
 	}
 	if pressedIn(q) != chat {
 		log.Warn("regenerate press naming another chat's answer", "turn", update, "named_chat", chat, "chat_id", pressedIn(q))
-		return b.answerPress(ctx, j.w, q, regenerateElsewhere, true)
+		return b.answerPress(ctx, j.w, q, p.Sprintf(regenerateElsewhere), true)
 	}
 	prior, err := b.db.Turn(ctx, j.id)
 	if err != nil {
@@ -76,7 +77,7 @@ func (b *Bot) onRegenerate(ctx context.Context, j *job, q *models.CallbackQuery)
 		if !found && j.press && b.delivering(ctx, update) { // judged once its answer is stored, in the chat's queue
 			return errGoOnInChat
 		}
-		text, err := b.judgeRegenerate(ctx, q, chat, old, found)
+		text, err := b.judgeRegenerate(ctx, q, p, chat, old, found)
 		if err != nil {
 			return err
 		}
@@ -89,7 +90,7 @@ func (b *Bot) onRegenerate(ctx context.Context, j *job, q *models.CallbackQuery)
 		}
 		if !j.told {
 			log.Info("regenerate pressed", "turn", update, "chat_id", chat)
-			if err := b.answerPress(ctx, j.w, q, regenerating, false); err != nil {
+			if err := b.answerPress(ctx, j.w, q, p.Sprintf(regenerating), false); err != nil {
 				return err
 			}
 			j.told = true
@@ -101,7 +102,7 @@ func (b *Bot) onRegenerate(ctx context.Context, j *job, q *models.CallbackQuery)
 	if !found {
 		return nil // replaced by an earlier run, which was done
 	}
-	return b.regenerate(ctx, j, q, old)
+	return b.regenerate(ctx, j, q, p, old)
 }
 
 // delivering reports whether turn update is under way: its answer, once
@@ -113,11 +114,11 @@ func (b *Bot) delivering(ctx context.Context, update int64) bool {
 
 // judgeRegenerate says why a press may not make old again; "" when it
 // may.
-func (b *Bot) judgeRegenerate(ctx context.Context, q *models.CallbackQuery, chat int64, old memory.Answered, found bool) (string, error) {
+func (b *Bot) judgeRegenerate(ctx context.Context, q *models.CallbackQuery, p lang.Printer, chat int64, old memory.Answered, found bool) (string, error) {
 	var about answerAbout
 	_ = json.Unmarshal(old.Answer.Metadata, &about) // written by answerMetadata
 	if !found || old.Answer.Place.ChatID != chat || about.Held || old.Question.Sender == nil {
-		return regenerateGone, nil
+		return p.Sprintf(regenerateGone), nil
 	}
 	newest, _, err := b.db.NewestAnswer(ctx, old.Answer.Place)
 	if err != nil {
@@ -125,20 +126,20 @@ func (b *Bot) judgeRegenerate(ctx context.Context, q *models.CallbackQuery, chat
 	}
 	if newest.ID != old.Answer.ID {
 		b.takeOff(ctx, old.Answer) // its 🔄 stayed: a crash, or Telegram refused
-		return regenerateOld, nil
+		return p.Sprintf(regenerateOld), nil
 	}
 	presser, err := b.db.SaveUser(ctx, pressedBy(q), false)
 	if err != nil {
 		return "", err
 	}
 	if asker := *old.Question.Sender; presser.ID != asker.ID || !b.mayTalk(presser) {
-		return "Only " + displayName(lang.Printer{}, asker) + " can ask for this answer again.", nil
+		return p.Sprintf("Only %s can ask for this answer again.", displayName(p, asker)), nil
 	}
 	return "", nil
 }
 
 // regenerate runs the turn that makes old again, in its chat's queue.
-func (b *Bot) regenerate(ctx context.Context, j *job, q *models.CallbackQuery, old memory.Answered) error {
+func (b *Bot) regenerate(ctx context.Context, j *job, q *models.CallbackQuery, p lang.Printer, old memory.Answered) error {
 	a := old.Answer
 	ids := answerIDs(a)
 	err := b.record(ctx, "remember status message", func(ctx context.Context) error {
@@ -148,7 +149,7 @@ func (b *Bot) regenerate(ctx context.Context, j *job, q *models.CallbackQuery, o
 		return err
 	}
 	t := talk{id: j.id, w: j.w, chat: chatOfPlace(q, a.Place), place: a.Place, replyTo: a.ReplyTo, person: *old.Question.Sender,
-		text: old.Question.Text, message: old.Question.ID, replaces: &replacing{answer: a, ids: ids}}
+		text: old.Question.Text, message: old.Question.ID, replaces: &replacing{answer: a, ids: ids}, words: p}
 	return b.converse(ctx, t)
 }
 

@@ -488,6 +488,12 @@ func russianTexts() map[string]string {
 		"✅ ok":             "✅ готово",
 		"✖️ cancelled":     "✖️ отменено",
 
+		// 🔄 and edited messages.
+		"🔄 Making a new answer…":                         "🔄 Пишу новый ответ…",
+		"Only the newest answer here can be made again.": "Заново можно получить только самый новый ответ здесь.",
+		"This answer can no longer be made again.":       "Этот ответ больше нельзя получить заново.",
+		"Only %s can ask for this answer again.":         "Попросить этот ответ заново может только %s.",
+
 		// What the memory tools say of a memory to forget.
 		"Forget %s's memory #%d: “%s”":                               "Забыть воспоминание #%[2]d (%[1]s): «%[3]s»",
 		"Forget memory #%d: “%s”":                                    "Забыть воспоминание #%d: «%s»",
