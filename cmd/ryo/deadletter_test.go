@@ -71,7 +71,7 @@ func TestRefusedUpdateIsKeptAndOthersGoOn(t *testing.T) {
 	list := h.tg.SendText(dm, alice, "/deadletter")
 	h.answer(dm, list.ID, fmt.Sprintf("#%d · message · chat %d", letters[0].UpdateID, team.ID))
 	retry := h.tg.SendText(dm, alice, "/deadletter retry all")
-	h.answer(dm, retry.ID, "Running 1 update(s) again.")
+	h.answer(dm, retry.ID, "Running 1 update again.")
 	h.answer(team, bad.ID, "echo: [Bob]: @ryo_test_bot poison pill")
 	if n, _ := h.db().DeadCount(bg(t)); n != 0 {
 		t.Fatalf("dead letter after the retry holds %d updates", n)
