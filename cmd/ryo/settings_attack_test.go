@@ -1,0 +1,144 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ryo-bot/ryo/telegramtest"
+)
+
+// A temperature is a plain number from 0 to 2: "NaN", infinities, a
+// number too large for a float, a hair over 2, Arabic-Indic digits are
+// refused; a decimal comma and a leading point are read; "-0" is 0, and
+// said so.
+func TestSettingsTemperatureAsText(t *testing.T) {
+	h := settingsHarness(t)
+	h.start()
+	for _, tt := range []struct {
+		in, said string
+		want     *float64
+	}{
+		{"NaN", "a number from 0 (focused) to 2", nil},
+		{"Inf", "a number from 0 (focused) to 2", nil},
+		{"-Infinity", "a number from 0 (focused) to 2", nil},
+		{"1e309", "a number from 0 (focused) to 2", nil},
+		{"2.0000001", "a number from 0 (focused) to 2", nil},
+		{"-0.001", "a number from 0 (focused) to 2", nil},
+		{"٠٫٧", "a number from 0 (focused) to 2", nil},
+		{"0,7", "temperature here is 0.7 from", ptr(0.7)},
+		{".5", "temperature here is 0.5 from", ptr(0.5)},
+		{"-0", "temperature here is 0 from", ptr(0)},
+	} {
+		q := h.tg.SendText(team, alice, "/settings temperature "+tt.in) // the bot's admin: no allowance of messages to run out of
+		got := h.reply(team, q.ID, "")
+		if !strings.Contains(got.Text, tt.said) {
+			t.Errorf("/settings temperature %s was answered %q; want %q", tt.in, got.Text, tt.said)
+		}
+		set, err := h.db().ChatSettings(t.Context(), team.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.want != nil && (set.Temperature == nil || *set.Temperature != *tt.want) {
+			t.Errorf("after /settings temperature %s the temperature is %v; want %v", tt.in, set.Temperature, *tt.want)
+		}
+	}
+}
+
+func ptr(f float64) *float64 { return &f }
+
+// Presses that must change nothing: by an administrator since demoted, by
+// an administrator of another group, and a /settings change sent as a
+// channel (someone posting as their channel, whose id is a chat's).
+func TestSettingsRefusedToOutsiders(t *testing.T) {
+	h := settingsHarness(t)
+	carol := telegramtest.NewUser("Carol", "carol")
+	other := telegramtest.NewSupergroup("Other")
+	h.tg.SetMember(other, carol, telegramtest.StatusAdministrator)
+	h.tg.SetMember(team, carol, telegramtest.StatusMember)
+	h.start()
+	q := h.tg.SendText(team, dora, "/settings")
+	s := h.reply(team, q.ID, "Settings of this chat")
+	if a := h.pressAnswer(h.press(team, carol, s, "🌡 Temperature")); !a.ShowAlert || !strings.Contains(a.Text, "Only this chat's administrators") {
+		t.Fatalf("another group's administrator's press was answered %+v", a)
+	}
+	h.tg.SetMember(team, dora, telegramtest.StatusMember)
+	if a := h.pressAnswer(h.press(team, dora, s, "🌡 Temperature")); !a.ShowAlert || !strings.Contains(a.Text, "Only this chat's administrators") {
+		t.Fatalf("a demoted administrator's press was answered %+v", a)
+	}
+	if m := h.message(team, s.ID); !strings.Contains(m.Text, "Settings of this chat") {
+		t.Fatalf("a refused press changed the view to %q", m.Text)
+	}
+	channel := telegramtest.NewChannel("Loud Channel")
+	chat := map[string]any{"id": team.ID, "title": team.Title, "type": "supergroup", "is_forum": true}
+	h.tg.PushUpdate(map[string]any{"message": map[string]any{"message_id": 512401, "date": time.Now().Unix(),
+		"from":        map[string]any{"id": 136817688, "is_bot": true, "first_name": "Channel", "username": "Channel_Bot"},
+		"sender_chat": map[string]any{"id": channel.ID, "title": channel.Title, "type": "channel"}, "chat": chat, "text": "/settings mode every",
+		"entities": []any{map[string]any{"type": "bot_command", "offset": 0, "length": len("/settings")}}}})
+	h.waitFor("the channel refused", func() bool {
+		for _, m := range h.tg.BotMessages(team.ID) {
+			if strings.Contains(m.Text, "Only this chat's administrators") {
+				return true
+			}
+		}
+		return false
+	})
+	if set, err := h.db().ChatSettings(t.Context(), team.ID); err != nil || set.AnswerMode != "" || set.Temperature != nil {
+		t.Fatalf("after refused presses and a channel's /settings the settings are %+v, %v", set, err)
+	}
+}
+
+// Two who may change the settings press different temperatures at the
+// same moment: the last stored wins, and the view, once both presses are
+// answered, shows what is stored.
+func TestTwoAdministratorsPressAtOnce(t *testing.T) {
+	h := settingsHarness(t)
+	h.start()
+	q := h.tg.SendText(team, dora, "/settings")
+	s := h.reply(team, q.ID, "Settings of this chat")
+	for round := range 3 {
+		h.pressAnswer(h.press(team, dora, h.message(team, s.ID), "🌡 Temperature"))
+		h.waitFor("the temperatures", func() bool { return strings.Contains(h.message(team, s.ID).Text, "lower is more focused") })
+		temps := h.message(team, s.ID)
+		first, second := "0.3", "1.5"
+		if round%2 == 1 {
+			first, second = second, first
+		}
+		a := h.pressTemperature(dora, temps, first)
+		b := h.pressTemperature(alice, temps, second)
+		h.pressAnswer(a)
+		h.pressAnswer(b)
+		set, err := h.db().ChatSettings(t.Context(), team.ID)
+		if err != nil || set.Temperature == nil {
+			t.Fatalf("the settings are %+v, %v", set, err)
+		}
+		want := fmt.Sprintf("Temperature: %s", formatFloat(*set.Temperature))
+		h.waitWithin(10*time.Second, fmt.Sprintf("round %d: the view to show %s, as stored", round, want), func() bool {
+			return strings.Contains(h.message(team, s.ID).Text, want)
+		})
+	}
+}
+
+func formatFloat(f float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", f), "0"), ".")
+}
+
+// pressTemperature presses the button of temperature t on m, a team's
+// settings view, as user.
+func (h *harness) pressTemperature(user telegramtest.User, m telegramtest.Message, t string) string {
+	h.t.Helper()
+	for _, row := range m.Buttons() {
+		for _, b := range row {
+			if strings.HasSuffix(b.Data, ":T"+t) {
+				id, err := h.tg.Press(team.ID, user, m.ID, b.Data)
+				if err != nil {
+					h.t.Fatal(err)
+				}
+				return id
+			}
+		}
+	}
+	h.t.Fatalf("message %d has no button of temperature %s: %+v", m.ID, t, m.Buttons())
+	return ""
+}
