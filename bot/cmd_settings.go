@@ -181,7 +181,7 @@ func (b *Bot) setTemperature(ctx context.Context, by ryo.User, chat int64, p lan
 		if err != nil || math.IsNaN(v) || v < 0 || v > 2 {
 			return p.Sprintf("The temperature is a number from 0 (focused) to 2 (varied), such as 0.7; /settings temperature reset gives the model's own back."), nil
 		}
-		v = math.Round(v*100) / 100
+		v = math.Round(v*100)/100 + 0 // + 0: -0 is 0, and said so
 		t = &v
 	}
 	if err := b.db.SetChatTemperature(ctx, chat, by.ID, t); err != nil {
