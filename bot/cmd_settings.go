@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/go-telegram/bot/models"
+
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
 	"github.com/ryo-bot/ryo/lang"
@@ -243,3 +245,26 @@ func (b *Bot) setMode(ctx context.Context, by ryo.User, chat int64, p lang.Print
 
 // privacyNote says what "every" needs of Telegram.
 const privacyNote = "Telegram shows me every message only when my privacy mode is off (BotFather: /setprivacy) or I'm an administrator here."
+
+// onMigration carries a group's settings to the supergroup Telegram made
+// of it, which has a new id. Telegram says so in both chats; whichever
+// message comes first carries them, and the other finds them there.
+func (b *Bot) onMigration(ctx context.Context, m *models.Message) error {
+	from, to := m.Chat.ID, m.MigrateToChatID
+	if m.MigrateFromChatID != 0 {
+		from, to = m.MigrateFromChatID, m.Chat.ID
+	}
+	if from >= 0 || to >= 0 || from == to {
+		return nil
+	}
+	if err := b.db.CarryChatSettings(ctx, from, to); err != nil {
+		return err
+	}
+	s, err := b.db.ChatSettings(ctx, to)
+	if err != nil {
+		return err
+	}
+	b.modes.set(to, s.AnswerMode)
+	b.log.Info("a group became a supergroup: its settings hold there", "chat_id", to, "from_chat_id", from)
+	return nil
+}

@@ -31,9 +31,10 @@ const (
 	verdictCommand                   // a command for this bot
 	verdictPress                     // a button press: answered, whatever its data
 	verdictMembership                // the bot was added to, removed from or blocked in a chat
+	verdictMigration                 // a group became a supergroup, with a new id: its settings go with it
 )
 
-var verdictNames = [...]string{"ignore", "keep", "answer", "unreadable", "command", "press", "membership"}
+var verdictNames = [...]string{"ignore", "keep", "answer", "unreadable", "command", "press", "membership", "migration"}
 
 func (v verdict) String() string {
 	if v < 0 || int(v) >= len(verdictNames) {
@@ -80,6 +81,8 @@ func (b *Bot) handle(ctx context.Context, j *job) error {
 		return b.onPress(ctx, j, r.press)
 	case verdictMembership:
 		return b.onMembership(ctx, r.member)
+	case verdictMigration:
+		return b.onMigration(ctx, r.msg) // cmd_settings.go
 	}
 	b.log.Debug("ignoring update", "update_id", id, "why", r.why)
 	return nil
@@ -123,6 +126,8 @@ func (b *Bot) classifyMessage(m *models.Message) route {
 	switch {
 	case !knownChat(m.Chat) || m.Chat.Type == models.ChatTypeChannel:
 		return ignored("no chat the bot talks in: missing, a channel, or a kind this version does not know")
+	case m.MigrateToChatID != 0 || m.MigrateFromChatID != 0:
+		return route{what: verdictMigration, why: "a group became a supergroup: its settings go with it", msg: m}
 	case from == nil:
 		return ignored("no sender")
 	case from.IsBot:
