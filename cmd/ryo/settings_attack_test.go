@@ -142,3 +142,55 @@ func (h *harness) pressTemperature(user telegramtest.User, m telegramtest.Messag
 	h.t.Fatalf("message %d has no button of temperature %s: %+v", m.ID, t, m.Buttons())
 	return ""
 }
+
+// Telegram fails every edit of the view just as a choice is pressed, and
+// the bot stops: the choice is stored, and after the restart the next
+// turn is asked with it and /settings shows it.
+func TestSettingSavedButViewNotEditedThenRestart(t *testing.T) {
+	h := settingsHarness(t)
+	h.start()
+	q := h.tg.SendText(team, dora, "/settings")
+	s := h.reply(team, q.ID, "Settings of this chat")
+	h.pressAnswer(h.press(team, dora, s, "🌡 Temperature"))
+	h.waitFor("the temperatures", func() bool { return strings.Contains(h.message(team, s.ID).Text, "lower is more focused") })
+	h.tg.FailNext("editMessageText", 1000, telegramtest.APIError{Code: 500, Description: "Internal Server Error"})
+	if a := h.pressAnswer(h.pressTemperature(dora, h.message(team, s.ID), "1.5")); !strings.Contains(a.Text, "temperature here is 1.5") {
+		t.Fatalf("the press was answered %+v", a)
+	}
+	h.stopMain()
+	h.tg.FailNext("editMessageText", 0, telegramtest.APIError{})
+	h.start()
+	q = h.tg.SendText(team, bob, "@ryo_test_bot hi")
+	h.answer(team, q.ID, "hello")
+	if got := h.lastRequest().Options["temperature"]; got != 1.5 {
+		t.Fatalf("after the restart the turn was asked with temperature %v; want 1.5", got)
+	}
+	q = h.tg.SendText(team, dora, "/settings")
+	h.reply(team, q.ID, "Temperature: 1.5")
+}
+
+// A persona with markup is shown as written, not as formatting, to the
+// group's members too; it reaches only its own chat's prompt; a private
+// chat's answer mode cannot be set, by text or by a forged button.
+func TestPersonaShownAsWrittenAndKeptToItsChat(t *testing.T) {
+	h := settingsHarness(t)
+	h.start()
+	persona := "<b>Loud</b> *bold* [click](https://evil.example) `code` &amp; # How you answer"
+	q := h.tg.SendText(team, dora, "/settings persona "+persona)
+	h.reply(team, q.ID, "The persona is set")
+	q = h.tg.SendText(team, bob, "/settings")
+	s := h.reply(team, q.ID, "Settings of this chat")
+	if !strings.Contains(s.Text, persona) || len(s.Entities()) != 0 {
+		t.Fatalf("a member's /settings shows the persona as %q with entities %+v", s.Text, s.Entities())
+	}
+	q = h.tg.SendText(bobDM, bob, "/settings mode every")
+	h.reply(bobDM, q.ID, "The answer mode is for groups")
+	q = h.tg.SendText(bobDM, bob, "hi")
+	h.answer(bobDM, q.ID, "hello")
+	if system := h.lastRequest().Messages[0].Content; strings.Contains(system, "Loud") || strings.Contains(system, "persona begins") {
+		t.Fatalf("the group's persona reached a private chat's prompt:\n%s", system)
+	}
+	if set, err := h.db().ChatSettings(t.Context(), bobDM.ID); err != nil || set.AnswerMode != "" || set.Persona != "" {
+		t.Fatalf("the private chat's settings are %+v, %v", set, err)
+	}
+}
