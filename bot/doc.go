@@ -47,7 +47,8 @@
 // which reads nothing but the update: a command for this bot, a message
 // meant for the bot (a turn, turn.go), group text kept as context, media it
 // answers politely that it cannot read, a button press, the bot's own
-// membership — or ignored on purpose, with the reason logged (edits,
+// membership, a group become a supergroup (its settings go to the new id,
+// cmd_settings.go) — or ignored on purpose, with the reason logged (edits,
 // channel posts, business messages, other bots, service messages, kinds it
 // does not know). In groups the bot answers only when mentioned by
 // @username or replied to — unless the group's answer mode (/settings,
@@ -91,6 +92,12 @@
 // /stop, run beside the chat's queue like any press, find the turn in the
 // table of turns running here, and end its model call with errStopped;
 // what the model had written is the answer, marked stopped.
+//
+// Before a turn for a message asks the model, its person's quota is
+// checked (quota.go) against their answers of the last day and their
+// turns still running, in any chat; a turn that passes holds one answer
+// until its usage is recorded, under the same lock as the check, so that
+// questions sent at once in several chats cannot all pass on the last one.
 //
 // What is kept only for a while is swept at start and every hour
 // (retention.go, with memory's Sweep); the log counts what went. A person
