@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ryo-bot/ryo/imagetest"
 	"github.com/ryo-bot/ryo/telegramtest"
 )
 
@@ -192,5 +193,50 @@ func TestPersonaShownAsWrittenAndKeptToItsChat(t *testing.T) {
 	}
 	if set, err := h.db().ChatSettings(t.Context(), bobDM.ID); err != nil || set.AnswerMode != "" || set.Persona != "" {
 		t.Fatalf("the private chat's settings are %+v, %v", set, err)
+	}
+}
+
+// In a group answering only commands, a photo, a document and a voice
+// note meant for the bot — by a mention in the caption or a reply to it —
+// get no answer, and the model is not asked; commands still work.
+func TestAnswerModeOffRefusesMediaToo(t *testing.T) {
+	h := settingsHarness(t)
+	h.start()
+	q := h.tg.SendText(team, dora, "/settings mode off")
+	h.reply(team, q.ID, "commands only")
+	mine := h.tg.BotMessages(team.ID)[len(h.tg.BotMessages(team.ID))-1]
+	sent := []telegramtest.Message{
+		h.tg.SendPhoto(team, bob, imagetest.Picture(320, 240, "jpeg"), "@ryo_test_bot what is it?"),
+		h.tg.SendDocument(team, bob, telegramtest.Document{FileName: "notes.txt", MimeType: "text/plain", Data: []byte("hello")}, "@ryo_test_bot read this"),
+		h.tg.SendRecording(team, bob, telegramtest.Recording{Kind: telegramtest.KindVoice, Data: []byte("OggS"), Duration: 2}, "", telegramtest.ReplyTo(mine.ID)),
+		h.tg.SendText(team, bob, "@ryo_test_bot hello?"),
+	}
+	q = h.tg.SendText(team, bob, "/help")
+	h.reply(team, q.ID, "/settings")
+	for _, m := range h.tg.BotMessages(team.ID) {
+		for _, s := range sent {
+			if m.ReplyTo == s.ID {
+				t.Errorf("message %d, meant for the bot in a group answering only commands, was answered %q", s.ID, m.Text)
+			}
+		}
+	}
+	if n := len(h.llm.Requests()); n != 0 {
+		t.Fatalf("the model was asked %d times", n)
+	}
+}
+
+// A persona is measured as it is kept: a thousand characters with soft
+// hyphens and zero-width spaces from a copied page is not refused as too
+// long, and it is kept without them.
+func TestPersonaLengthCountsWhatIsKept(t *testing.T) {
+	h := settingsHarness(t)
+	h.start()
+	persona := strings.Repeat("a", 950) + strings.Repeat("\u00ad\u200b", 40)
+	q := h.tg.SendText(team, dora, "/settings persona "+persona)
+	h.reply(team, q.ID, "")
+	set, err := h.db().ChatSettings(t.Context(), team.ID)
+	if err != nil || set.Persona != strings.Repeat("a", 950) {
+		t.Fatalf("a persona of 950 characters and 80 invisible ones was kept as %.40q (%d), %v; want its 950 characters",
+			set.Persona, len(set.Persona), err)
 	}
 }
