@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -25,6 +26,19 @@ var markerSkeleton = regexp.MustCompile(`persona\s+(beglns|ends)`)
 // invisible format characters, without blank lines at its ends, and no
 // longer than MaxPersona characters.
 func CleanPersona(text string) string {
+	text = uncut(text)
+	if r := []rune(text); len(r) > MaxPersona {
+		text = strings.TrimSpace(string(r[:MaxPersona]))
+	}
+	return text
+}
+
+// PersonaLength is how many characters of text a persona keeps, before
+// it is cut at MaxPersona: what it is measured by.
+func PersonaLength(text string) int { return utf8.RuneCountInString(uncut(text)) }
+
+// uncut is text cleaned as CleanPersona cleans it, at its whole length.
+func uncut(text string) string {
 	text = strings.Map(func(r rune) rune {
 		switch {
 		case r == '\n':
@@ -36,11 +50,7 @@ func CleanPersona(text string) string {
 		}
 		return r
 	}, text)
-	text = strings.TrimSpace(text)
-	if r := []rune(text); len(r) > MaxPersona {
-		text = strings.TrimSpace(string(r[:MaxPersona]))
-	}
-	return text
+	return strings.TrimSpace(text)
 }
 
 // persona is a chat's persona as the system prompt shows it: clean, with

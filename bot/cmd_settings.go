@@ -158,7 +158,7 @@ func languageTags() string {
 // setPersona makes persona, cleaned, chat's persona; "" takes it away.
 func (b *Bot) setPersona(ctx context.Context, by ryo.User, chat int64, p lang.Printer, persona string) (string, error) {
 	clean := agent.CleanPersona(persona)
-	if n := len([]rune(strings.TrimSpace(persona))); n > agent.MaxPersona {
+	if n := agent.PersonaLength(persona); n > agent.MaxPersona { // as kept: invisible marks do not count
 		return p.Sprintf("That persona is %d characters long; it may have %d at most.", n, agent.MaxPersona), nil
 	}
 	if persona != "" && clean == "" {
