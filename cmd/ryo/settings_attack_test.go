@@ -239,4 +239,9 @@ func TestPersonaLengthCountsWhatIsKept(t *testing.T) {
 		t.Fatalf("a persona of 950 characters and 80 invisible ones was kept as %.40q (%d), %v; want its 950 characters",
 			set.Persona, len(set.Persona), err)
 	}
+	q = h.tg.SendText(team, dora, "/settings persona "+strings.Repeat("b", 1001)+"\u200b")
+	h.reply(team, q.ID, "That persona is 1001 characters long; it may have 1000 at most.")
+	if set, err := h.db().ChatSettings(t.Context(), team.ID); err != nil || set.Persona != strings.Repeat("a", 950) {
+		t.Fatalf("a persona too long changed the kept one to %.40q, %v", set.Persona, err)
+	}
 }
