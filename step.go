@@ -16,6 +16,7 @@ const (
 	StepConfirm                      // a command waits for the person's yes
 	StepWriting                      // the reply grew
 	StepForced                       // the first round must call Tool: the person chose it
+	StepAnswered                     // a model call ended (the inspector records it; the status message does not show it)
 )
 
 // Step is something a running turn did, reported as it happens so that the
@@ -29,4 +30,14 @@ type Step struct {
 	Status string          // StepToolDone: ok, error, cancelled or denied
 	Took   time.Duration   // StepToolDone
 	Reply  string          // StepWriting: the reply so far
+	// Result is what the model is shown of a finished tool (StepToolDone),
+	// as stored: secrets are redacted by the tool before it gets here.
+	Result string
+	// StepAnswered: the model asked, what the call cost and took, whether
+	// it was a repair of an invalid answer, and why it failed ("" when it
+	// did not).
+	Model  string
+	Usage  Usage
+	Repair bool
+	Err    string
 }

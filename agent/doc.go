@@ -35,6 +35,12 @@
 // runs nothing: the question is the answer. The last round offers the model
 // no tools, so a turn always ends with an answer.
 //
+// Each step is reported as it happens (Input.Observe): a model call as it
+// begins and, with its model, tokens, time and whether it repaired an
+// invalid answer, as it ends; a tool as it starts and, with what the model
+// is shown of it, as it ends; a command held for a yes; the reply as it
+// grows. The bot shows them live and records them for its inspector.
+//
 // The agent depends on a one-method Model interface, not on Ollama, and on a
 // small Store for tool results; tests give it a scripted model.
 package agent

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/toolbus"
@@ -31,8 +32,10 @@ func (a *Agent) ask(ctx context.Context, base ryo.ModelRequest, msgs []ryo.Model
 				observe(ryo.Step{Kind: ryo.StepWriting, Reply: partial.text()})
 			}
 		}
+		began := a.cfg.Clock.Now()
 		reply, err := a.cfg.Model.Chat(ctx, ryo.ModelRequest{Model: base.Model, Temperature: base.Temperature, Messages: msgs, Format: format, OnDelta: onDelta})
 		addUsage(&out.Usage, reply.Usage)
+		observe(answered(base.Model, reply, repair > 0, a.cfg.Clock.Now().Sub(began), err))
 		if err != nil {
 			return Envelope{}, "", err
 		}
@@ -57,6 +60,15 @@ func (a *Agent) ask(ctx context.Context, base ryo.ModelRequest, msgs []ryo.Model
 			ryo.ModelMessage{Role: ryo.ModelAssistant, Content: reply.Content},
 			ryo.ModelMessage{Role: ryo.ModelUser, Content: repairNote(perr)})
 	}
+}
+
+// answered is the step that reports a model call's end.
+func answered(model string, reply ryo.ModelReply, repair bool, took time.Duration, err error) ryo.Step {
+	s := ryo.Step{Kind: ryo.StepAnswered, Model: model, Usage: reply.Usage, Repair: repair, Took: took}
+	if err != nil {
+		s.Err = err.Error()
+	}
+	return s
 }
 
 // cutOff makes the envelope of an answer that the model server stopped at
@@ -98,17 +110,18 @@ func (a *Agent) command(ctx context.Context, in Input, call toolbus.Call, observ
 	if prior, found, err := a.cfg.Store.ToolResult(ctx, call.Key); err != nil || found {
 		r.text, r.ok = prior.Text, found && strings.Contains(prior.Text, `"status":"ok"`)
 		if found {
-			observe(ryo.Step{Kind: ryo.StepToolDone, Tool: call.Tool, Status: statusOf(prior.Metadata)})
+			observe(ryo.Step{Kind: ryo.StepToolDone, Tool: call.Tool, Args: call.Args, Status: statusOf(prior.Metadata), Result: prior.Text})
 		}
 		return r, err
 	}
 	res := a.cfg.Tools.Run(ctx, call)
-	observe(ryo.Step{Kind: ryo.StepToolDone, Tool: call.Tool, Status: res.Status, Took: res.Latency})
+	text := res.Text()
+	observe(ryo.Step{Kind: ryo.StepToolDone, Tool: call.Tool, Args: call.Args, Status: res.Status, Took: res.Latency, Result: text})
 	if res.Status == toolbus.StatusCancelled && ctx.Err() != nil {
 		return r, ctx.Err()
 	}
 	stored, err := a.cfg.Store.SaveToolResult(ctx, ryo.Message{Place: in.Place, Kind: ryo.KindToolResult,
-		Text: res.Text(), UpdateID: in.UpdateID, Metadata: res.Metadata(), Attachments: res.Attachments}, call.Key)
+		Text: text, UpdateID: in.UpdateID, Metadata: res.Metadata(), Attachments: res.Attachments}, call.Key)
 	r.text, r.ok = stored.Text, res.Status == toolbus.StatusOK
 	return r, err
 }

@@ -272,6 +272,12 @@ func (b *Bot) onPress(ctx context.Context, j *job, q *models.CallbackQuery) erro
 	if strings.HasPrefix(q.Data, stopPrefix) {
 		return b.onStop(ctx, j, q)
 	}
+	if strings.HasPrefix(q.Data, regeneratePrefix) {
+		return b.onRegenerate(ctx, j, q)
+	}
+	if strings.HasPrefix(q.Data, inspectPrefix) {
+		return b.onInspect(ctx, j, q)
+	}
 	id, yes, ok := parsePress(q.Data)
 	if !ok {
 		b.log.Info("button press with unknown data", "update_id", update, "user_id", q.From.ID)
@@ -467,8 +473,8 @@ func (b *Bot) afterDecision(ctx context.Context, j *job, q *models.CallbackQuery
 		replyTo = q.Message.Message.ID
 	}
 	t := talk{id: j.id, w: j.w, chat: b.chatOfPress(q, a), place: a.Place, replyTo: replyTo, person: ryo.User{ID: a.Requester}}
-	t.prepare = func(ctx context.Context, shown *stages.Turn) error {
-		return b.execute(ryo.WithCaller(ctx, t.caller()), t.w, a, shown)
+	t.prepare = func(ctx context.Context, shown *stages.Turn, observe func(ryo.Step)) error {
+		return b.execute(ryo.WithCaller(ctx, t.caller()), t.w, a, observe)
 	}
 	return b.converse(ctx, t)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 
 	"github.com/ryo-bot/ryo"
-	"github.com/ryo-bot/ryo/stages"
 	"github.com/ryo-bot/ryo/toolbus"
 )
 
@@ -27,7 +26,7 @@ var errAskedAgain = errors.New("the action was interrupted and is asked again")
 // execute runs a confirmed model's action in its conversation's turn,
 // stores its result and shows the outcome in its prompt. One that an
 // interrupted run finished is not run again.
-func (b *Bot) execute(ctx context.Context, w *worker, a ryo.Action, shown *stages.Turn) error {
+func (b *Bot) execute(ctx context.Context, w *worker, a ryo.Action, observe func(ryo.Step)) error {
 	a, err := b.resumeAction(ctx, w, a)
 	if err != nil {
 		return err
@@ -35,7 +34,7 @@ func (b *Bot) execute(ctx context.Context, w *worker, a ryo.Action, shown *stage
 	if a.State == ryo.ActionInterrupted {
 		return errAskedAgain
 	}
-	return b.runOnce(ctx, w, a, shown.Observe)
+	return b.runOnce(ctx, w, a, observe)
 }
 
 // executeCommand runs a confirmed action a command asked for, and shows
@@ -169,7 +168,7 @@ func (b *Bot) runAction(ctx context.Context, a ryo.Action, allowed []string, obs
 	default:
 		res = b.toolsFor(a.Origin).Run(ctx, toolbus.Call{ID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Confirmed: true, Allowed: allowed})
 	}
-	observe(ryo.Step{Kind: ryo.StepToolDone, Tool: a.Tool, Status: res.Status, Took: res.Latency})
+	observe(ryo.Step{Kind: ryo.StepToolDone, Tool: a.Tool, Args: a.Args, Status: res.Status, Took: res.Latency, Result: res.Text()})
 	return res
 }
 

@@ -31,10 +31,11 @@ const (
 	verdictCommand                   // a command for this bot
 	verdictPress                     // a button press: answered, whatever its data
 	verdictMembership                // the bot was added to, removed from or blocked in a chat
+	verdictEdit                      // a person's edited text message: edit.go
 	verdictMigration                 // a group became a supergroup, with a new id: its settings go with it
 )
 
-var verdictNames = [...]string{"ignore", "keep", "answer", "unreadable", "command", "press", "membership", "migration"}
+var verdictNames = [...]string{"ignore", "keep", "answer", "unreadable", "command", "press", "membership", "edit", "migration"}
 
 func (v verdict) String() string {
 	if v < 0 || int(v) >= len(verdictNames) {
@@ -81,6 +82,8 @@ func (b *Bot) handle(ctx context.Context, j *job) error {
 		return b.onPress(ctx, j, r.press)
 	case verdictMembership:
 		return b.onMembership(ctx, r.member)
+	case verdictEdit:
+		return b.onEdit(ctx, j, r.msg)
 	case verdictMigration:
 		return b.onMigration(ctx, r.msg) // cmd_settings.go
 	}
@@ -102,7 +105,7 @@ func (b *Bot) classify(upd *models.Update) route {
 	case upd.MyChatMember != nil:
 		return classifyMembership(upd.MyChatMember)
 	case upd.EditedMessage != nil:
-		return ignored("an edit: a message is answered once, as first written")
+		return b.classifyEdit(upd.EditedMessage)
 	case upd.ChannelPost != nil, upd.EditedChannelPost != nil:
 		return ignored("a channel post: the bot does not talk in channels")
 	case upd.BusinessConnection != nil, upd.BusinessMessage != nil, upd.EditedBusinessMessage != nil,

@@ -169,11 +169,16 @@ type nopMessenger struct{}
 func (nopMessenger) Post(context.Context, ryo.Place, int, render.Part, ...stages.Button) (int, error) {
 	return 1, nil
 }
-func (nopMessenger) Send(context.Context, ryo.Place, int, render.Part) (int, error) { return 1, nil }
+func (nopMessenger) Send(context.Context, ryo.Place, int, render.Part, ...stages.Button) (int, error) {
+	return 1, nil
+}
 func (nopMessenger) SendFile(context.Context, ryo.Place, int, string, []byte, string) (int, error) {
 	return 1, nil
 }
-func (nopMessenger) Edit(context.Context, ryo.Place, int, render.Part) error                 { return nil }
+func (nopMessenger) Edit(context.Context, ryo.Place, int, render.Part, ...stages.Button) error {
+	return nil
+}
+func (nopMessenger) Markup(context.Context, ryo.Place, int, ...stages.Button) error          { return nil }
 func (nopMessenger) Delete(context.Context, ryo.Place, int) error                            { return nil }
 func (nopMessenger) Progress(context.Context, ryo.Place, int, render.Part, ...stages.Button) {}
 func (nopMessenger) Draft(context.Context, ryo.Place, int64, string, func(error))            {}

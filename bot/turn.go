@@ -45,9 +45,14 @@ type talk struct {
 	seen sight
 	// prepare, when set, runs once the turn shows itself, before the model
 	// is asked: the confirmed action runs there.
-	prepare func(ctx context.Context, shown *stages.Turn) error
+	prepare func(ctx context.Context, shown *stages.Turn, observe func(ryo.Step)) error
 	// stop is how a stop reaches the turn once it shows itself (stop.go).
 	stop *stopper
+	// replaces, when set, is the answer this turn's answer replaces in
+	// place: a regenerate (regenerate.go).
+	replaces *replacing
+	// trace records the turn's steps for the inspector (trace.go).
+	trace *tracer
 	// hold is the turn's hold on one of its person's answers while it runs
 	// (quota.go); nil when they have no quota, or it answers a confirmation.
 	hold *quotaHold
@@ -92,6 +97,7 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 				return b.db.SaveTurnStatus(ctx, t.id, t.place, status)
 			})
 		}}
+	start.InPlace = t.replaces != nil
 	if prior.Answer != "" {
 		outcome = answered(prior.AnswerMetadata)
 		return b.deliver(ctx, log, t, b.stages.Adopt(start), prior.Answer, prior.AnswerMetadata, prior.Parts)
@@ -137,6 +143,7 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 	shown := b.stages.Begin(ctx, start)
 	defer shown.Close() // also when the turn panics: the failure is then shown in the status message
 	t.stop = b.running.add(t, shown)
+	t.trace = b.tracing(t)
 	defer b.running.remove(t.stop)
 	if t.prepare == nil {
 		// A recording is heard first, shown in the status message.
@@ -149,7 +156,7 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		}
 	}
 	if t.prepare != nil {
-		err := t.prepare(ctx, shown)
+		err := t.prepare(ctx, shown, t.trace.confirmed(shown.Observe))
 		if errors.Is(err, errAskedAgain) {
 			outcome = TurnHeld
 			return b.askAgain(ctx, log, t, shown)
@@ -160,6 +167,10 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		}
 	}
 	answer, meta, err := b.ask(ctx, log, t, shown)
+	if errors.Is(err, errEdited) { // edit.go: the edit is answered, in this status message
+		outcome = TurnEdited
+		return nil
+	}
 	if err != nil {
 		outcome = TurnFailed
 		return b.turnFailed(ctx, log, t, shown, err)
@@ -211,12 +222,13 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 	history := t.seen.history
 	var toolsTook time.Duration // told from the agent's goroutine, read once it returns
 	ranTools := false
-	observe := t.stop.observing(func(s ryo.Step) {
+	trace := b.traceOf(t) // trace.go
+	observe := t.stop.observing(trace.observing(func(s ryo.Step) {
 		if s.Kind == ryo.StepToolDone {
 			toolsTook, ranTools = toolsTook+s.Took, true
 		}
 		shown.Observe(s)
-	})
+	}))
 	started := b.cfg.Clock.Now()
 	turnCtx, cancel := t.bounded(ctx)
 	defer cancel()
@@ -232,6 +244,9 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 		started = b.cfg.Clock.Now()
 		in.History = older
 		out, err = b.answerWith(turnCtx, log, &t, in, &ranTools)
+	}
+	if err != nil && t.stop.isEdited() && ctx.Err() == nil {
+		return "", nil, errEdited
 	}
 	stopped := err != nil && t.stop.isStopped() && ctx.Err() == nil
 	if stopped { // what was written so far is the answer
@@ -253,6 +268,7 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 		meta = withStopped(meta)
 		log.Info("turn stopped; the reply written so far is the answer", "tools", out.Tools)
 	}
+	b.keepTrace(ctx, log, trace.trace(t, out, meta, took))
 	err = b.record(ctx, "save answer", func(ctx context.Context) error {
 		if out.Held == nil {
 			return b.db.SaveTurnAnswer(ctx, t.id, t.place, out.Text, meta)
@@ -305,10 +321,11 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 		return b.record(ctx, "remember answer parts", func(ctx context.Context) error { return b.db.SaveTurnParts(ctx, t.id, ids) })
 	}
 	var ids []int
+	buttons := b.answerButtons(t, about) // answerbuttons.go
 	began := b.cfg.Clock.Now()
 	err = t.w.idle(func() error { // Telegram may make the answer wait its turn: other chats go on meanwhile
 		var err error
-		if ids, err = shown.Finish(ctx, answer, about.Tools, delivered, record); err != nil {
+		if ids, err = shown.Finish(ctx, answer, about.Tools, delivered, record, buttons...); err != nil {
 			return err
 		}
 		ids, err = b.sendFiles(ctx, t, files, ids, delivered, record)
@@ -321,8 +338,9 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 		}
 		return err
 	}
+	b.afterAnswer(ctx, t, ids) // regenerate.go
 	msg := ryo.Message{Place: t.place, Kind: ryo.KindAssistant, Text: answer, TelegramID: ids[0],
-		ReplyTo: t.replyTo, UpdateID: t.id, Metadata: withMessageIDs(meta, ids)}
+		ReplyTo: t.replyTo, UpdateID: t.id, Metadata: withButtons(withMessageIDs(meta, ids), shown.ButtonsOn(), buttons)}
 	if about.Held {
 		// Stored before its buttons can be pressed: the conversation a yes
 		// goes on with must hold the answer before the tool's result.
@@ -337,10 +355,7 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 			return err
 		}
 	}
-	err = b.record(ctx, "finish turn", func(ctx context.Context) error {
-		_, err := b.db.FinishTurn(ctx, msg, about.Tags)
-		return err
-	})
+	err = b.record(ctx, "finish turn", func(ctx context.Context) error { return b.finishTurn(ctx, t, msg, about.Tags) })
 	if err != nil {
 		return err
 	}
@@ -409,6 +424,10 @@ type answerAbout struct {
 	Held  bool     `json:"held"` // the answer asks the person to confirm an action
 	// Stopped: someone stopped the turn; the answer is what was written
 	Stopped bool `json:"stopped"`
+	// ButtonsOn is the message that carries the answer's Buttons; 0 when
+	// none or not known.
+	ButtonsOn int           `json:"buttons_on"`
+	Buttons   []shownButton `json:"buttons"`
 }
 
 // turnFailed tells the person why there is no answer, where the answer would

@@ -27,7 +27,10 @@
 // person — a chart — are stored with its result, in the same transaction
 // (attachment.go), and read back by the turn that delivers them
 // (TurnAttachments); they go with their message, and with their turn's
-// update when the inbox is swept. Actions the person must confirm
+// update when the inbox is swept. What a turn did, step by step, is
+// stored with its answer (trace.go, SaveTrace), bounded and with
+// secret-named fields redacted, for the inspector to read back
+// (TraceOf); it too goes with its update. Actions the person must confirm
 // (action.go, ryo.Action) move between states by conditional updates only,
 // so each is decided once; their result is stored under the action's own
 // key, and their audit log is action_events. Long-term memories (memories.go) live on shelves —
@@ -44,7 +47,7 @@
 //
 // Nothing is kept forever by accident (retention.go). Sweep deletes, in
 // small batches of their own, what is past its retention: finished inbox
-// updates (with their turns and their files), dead letters retried long ago, paged lists'
+// updates (with their turns, their traces and their files), dead letters retried long ago, paged lists'
 // views, ended actions with their audit log, expired memories, and group
 // messages kept as context only (SaveContextMessage). What waits — a
 // pending update, a dead letter no admin has retried, an action held for

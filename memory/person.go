@@ -124,9 +124,10 @@ func forgetTheRest(ctx context.Context, tx pgx.Tx, person int64) (memories, acti
 	deleted(`delete from action_events where actor_id = $1 and event = 'refused'`)
 	views = deleted(`delete from views where viewer_id = $1 or (subject ->> 'scope' = 'user' and subject ->> 'id' = $1::bigint::text)`)
 	deleted(`delete from turns where chat_id = $1`)
-	deleted(`delete from usage where chat_id = $1`)                                    // their private chat's usage
-	deleted(`update usage set user_id = null where user_id = $1::bigint`)              // in groups: counted still, no longer theirs
-	deleted(`update knowledge_documents set added_by = 0 where added_by = $1::bigint`) // the documents are their group's: they stay, unsigned
+	deleted(`delete from turn_traces where asker_id = $1::bigint or chat_id = $1::bigint`) // what their turns did, also in groups
+	deleted(`delete from usage where chat_id = $1`)                                        // their private chat's usage
+	deleted(`update usage set user_id = null where user_id = $1::bigint`)                  // in groups: counted still, no longer theirs
+	deleted(`update knowledge_documents set added_by = 0 where added_by = $1::bigint`)     // the documents are their group's: they stay, unsigned
 	deleted(`delete from chats where id = $1 and type = 'private'`)
 	var tier *string
 	var tierBy *int64
@@ -157,6 +158,7 @@ type Export struct {
 	Actions    []ExportAction   `json:"actions"`
 	Documents  []ExportDocument `json:"knowledge_documents"` // the documents they added to the knowledge base
 	Usage      []ExportUsage    `json:"usage"`               // what their answers cost, by day, chat and model (usage.go)
+	Traces     []ExportTrace    `json:"traces"`              // what the turns that answered them did, step by step (trace.go)
 	LeftOut    ExportLeftOut    `json:"left_out"`
 }
 
@@ -255,6 +257,7 @@ type ExportLeftOut struct {
 	Messages int `json:"messages"`
 	Memories int `json:"memories"`
 	Actions  int `json:"actions"`
+	Traces   int `json:"traces"`
 }
 
 // exportRowCost is what one row costs of an export's budget beside its
@@ -264,7 +267,8 @@ const exportRowCost = 256
 // Export returns everything ryo keeps about person, the newest first
 // within budget, bytes of text: two thirds for their messages, a sixth
 // each for their memories and their actions (each row also costs
-// exportRowCost). What does not fit, the oldest, is counted in LeftOut.
+// exportRowCost), and a sixth for the traces of their turns. What does
+// not fit, the oldest, is counted in LeftOut.
 func (db *DB) Export(ctx context.Context, person int64, budget int) (Export, error) {
 	if person <= 0 {
 		return Export{}, ErrNotAPerson
@@ -290,7 +294,10 @@ func (db *DB) Export(ctx context.Context, person int64, budget int) (Export, err
 		if e.Documents, err = exportDocuments(ctx, tx, person); err != nil {
 			return err
 		}
-		e.Usage, err = exportUsage(ctx, tx, person)
+		if e.Usage, err = exportUsage(ctx, tx, person); err != nil {
+			return err
+		}
+		e.Traces, e.LeftOut.Traces, err = exportTraces(ctx, tx, person, budget/6)
 		return err
 	})
 	if err != nil {

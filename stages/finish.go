@@ -42,7 +42,12 @@ const fileNote = "… the whole answer is in the file below"
 // not nil, is told the ids delivered so far after each message, so that
 // they can be remembered. Finish returns the ids of the messages that
 // carry the answer, the file's last.
-func (t *Turn) Finish(ctx context.Context, answer string, tools []string, delivered []int, record func([]int) error) ([]int, error) {
+//
+// buttons go under the answer's last text message — the one the person
+// reads last; with a file, the part that says the file follows. A message
+// an earlier delivery sent is given them again, in case it was sent
+// before they were known.
+func (t *Turn) Finish(ctx context.Context, answer string, tools []string, delivered []int, record func([]int) error, buttons ...Button) ([]int, error) {
 	t.stop()
 	took := t.o.cfg.Clock.Now().Sub(t.board.began)
 	drafted := t.mayHaveDrafted()
@@ -53,10 +58,11 @@ func (t *Turn) Finish(ctx context.Context, answer string, tools []string, delive
 	replaces := t.replaces(took, drafted, delivered)
 	var ids []int
 	var err error
+	out := delivery{parts: parts, delivered: delivered, record: record, buttons: buttons}
 	if replaces {
-		ids, err = t.replace(ctx, parts, delivered, record)
+		ids, err = t.replace(ctx, out)
 	} else {
-		ids, err = t.sendParts(ctx, parts, nil, delivered, record)
+		ids, err = t.sendParts(ctx, out, nil)
 	}
 	if err == nil && file != nil {
 		ids, err = t.attach(ctx, file, ids, delivered, record)
@@ -66,6 +72,10 @@ func (t *Turn) Finish(ctx context.Context, answer string, tools []string, delive
 	}
 	return ids, t.collapse(ctx, took, drafted, tools)
 }
+
+// ButtonsOn is the message that carries the answer's buttons, its last
+// text message, once Finish delivered it; 0 before.
+func (t *Turn) ButtonsOn() int { return t.buttonsOn }
 
 // layout renders the answer into the messages it comes in, and the file
 // that holds it all when there are too many: nil when none.
@@ -96,47 +106,82 @@ func (t *Turn) attach(ctx context.Context, file []byte, ids, delivered []int, re
 // replaces reports whether the answer goes into the status message. After
 // a draft it must come as a message of its own, which ends the draft.
 func (t *Turn) replaces(took time.Duration, drafted bool, delivered []int) bool {
-	if len(delivered) > 0 {
-		return t.id != 0 && delivered[0] == t.id
+	if len(delivered) > 0 || t.s.InPlace {
+		return t.id != 0 && (len(delivered) == 0 || delivered[0] == t.id)
 	}
 	return t.id != 0 && took < t.o.cfg.NotifyAfter && !drafted
 }
 
+// delivery is the text of an answer on its way: its parts, the messages
+// an interrupted delivery sent, and the buttons of its last part.
+type delivery struct {
+	parts     []render.Part
+	delivered []int
+	record    func([]int) error
+	buttons   []Button
+}
+
+// buttonsOf are the buttons of part n: the last part's.
+func (d delivery) buttonsOf(n int) []Button {
+	if n == len(d.parts)-1 {
+		return d.buttons
+	}
+	return nil
+}
+
 // replace turns the status message into the first part, then sends the
 // rest.
-func (t *Turn) replace(ctx context.Context, parts []render.Part, delivered []int, record func([]int) error) ([]int, error) {
-	if err := t.rewrite(ctx, parts[0]); err != nil {
+func (t *Turn) replace(ctx context.Context, d delivery) ([]int, error) {
+	if err := t.rewrite(ctx, d.parts[0], d.buttonsOf(0)...); err != nil {
 		return nil, err
 	}
 	t.carries = true
+	t.buttonsOn = t.id
 	ids := []int{t.id}
-	if len(delivered) == 0 {
-		if err := record(ids); err != nil {
+	if len(d.delivered) == 0 {
+		if err := d.record(ids); err != nil {
 			return ids, err
 		}
 	}
-	return t.sendParts(ctx, parts[1:], ids, delivered, record)
+	return t.sendParts(ctx, d, ids)
 }
 
-// sendParts sends parts as replies to the person's message after the
-// messages in ids, reusing those an earlier delivery sent.
-func (t *Turn) sendParts(ctx context.Context, parts []render.Part, ids, delivered []int, record func([]int) error) ([]int, error) {
-	for _, part := range parts {
-		n := len(ids)
-		if n < len(delivered) && delivered[n] != 0 {
-			ids = append(ids, delivered[n])
+// sendParts sends the parts not in ids as replies to the person's message
+// after the messages in ids, reusing those an earlier delivery sent.
+func (t *Turn) sendParts(ctx context.Context, d delivery, ids []int) ([]int, error) {
+	for n := len(ids); n < len(d.parts); n = len(ids) {
+		buttons := d.buttonsOf(n)
+		if n < len(d.delivered) && d.delivered[n] != 0 {
+			ids = append(ids, d.delivered[n])
+			t.buttonsOn = ids[len(ids)-1]
+			if err := t.remark(ctx, d.delivered[n], buttons); err != nil {
+				return ids, err
+			}
 			continue
 		}
-		id, err := t.o.m.Send(ctx, t.s.Place, t.s.ReplyTo, part)
+		id, err := t.o.m.Send(ctx, t.s.Place, t.s.ReplyTo, d.parts[n], buttons...)
 		if err != nil {
 			return ids, fmt.Errorf("send answer part %d: %w", n+1, err)
 		}
 		ids = append(ids, id)
-		if err := record(ids); err != nil {
+		t.buttonsOn = id
+		if err := d.record(ids); err != nil {
 			return ids, err
 		}
 	}
 	return ids, nil
+}
+
+// remark gives the last part, sent by an interrupted delivery, its
+// buttons again: it may have been sent before they were known.
+func (t *Turn) remark(ctx context.Context, id int, buttons []Button) error {
+	if len(buttons) == 0 {
+		return nil
+	}
+	if err := t.o.m.Markup(ctx, t.s.Place, id, buttons...); err != nil && !errors.Is(err, ErrMessageGone) {
+		return fmt.Errorf("show the answer's buttons: %w", err)
+	}
+	return nil
 }
 
 // collapse resolves the status message of an answer that came as new
@@ -191,14 +236,14 @@ func (t *Turn) Pause(ctx context.Context) {
 
 // rewrite edits the status message into text, or posts text as a new
 // reply when there is no status message or the person deleted it.
-func (t *Turn) rewrite(ctx context.Context, text render.Part) error {
+func (t *Turn) rewrite(ctx context.Context, text render.Part, buttons ...Button) error {
 	if t.id != 0 {
-		err := t.o.m.Edit(ctx, t.s.Place, t.id, text)
+		err := t.o.m.Edit(ctx, t.s.Place, t.id, text, buttons...)
 		if !errors.Is(err, ErrMessageGone) {
 			return err
 		}
 	}
-	id, err := t.o.m.Send(ctx, t.s.Place, t.s.ReplyTo, text)
+	id, err := t.o.m.Send(ctx, t.s.Place, t.s.ReplyTo, text, buttons...)
 	if err != nil {
 		return err
 	}

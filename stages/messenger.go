@@ -17,16 +17,22 @@ type Messenger interface {
 	// answers; when ctx ends before it is sent it is withdrawn, never sent,
 	// and ctx's error is returned. buttons, when given, are shown under it.
 	Post(ctx context.Context, place ryo.Place, replyTo int, text render.Part, buttons ...Button) (int, error)
-	// Send sends a message that must arrive — an answer — and returns its id.
-	Send(ctx context.Context, place ryo.Place, replyTo int, text render.Part) (int, error)
+	// Send sends a message that must arrive — an answer — and returns its
+	// id. buttons, when given, are shown under it.
+	Send(ctx context.Context, place ryo.Place, replyTo int, text render.Part, buttons ...Button) (int, error)
 	// SendFile sends data as a document named name, with a plain caption
 	// ("" for none), as a reply to message replyTo (0: none), and returns
 	// its id. Like Send, it must arrive.
 	SendFile(ctx context.Context, place ryo.Place, replyTo int, name string, data []byte, caption string) (int, error)
-	// Edit replaces the text of the bot's message id, and must arrive. It
-	// returns nil when the text is already that, and ErrMessageGone when the
-	// message no longer exists.
-	Edit(ctx context.Context, place ryo.Place, id int, text render.Part) error
+	// Edit replaces the text of the bot's message id, and its buttons with
+	// buttons (none when none are given), and must arrive. It returns nil
+	// when the text and buttons are already those, and ErrMessageGone when
+	// the message no longer exists.
+	Edit(ctx context.Context, place ryo.Place, id int, text render.Part, buttons ...Button) error
+	// Markup replaces only the buttons of the bot's message id (none when
+	// none are given), and must arrive; like Edit, nil when they are
+	// already those, ErrMessageGone when the message no longer exists.
+	Markup(ctx context.Context, place ryo.Place, id int, buttons ...Button) error
 	// Delete removes the bot's message id; ErrMessageGone when it is gone.
 	Delete(ctx context.Context, place ryo.Place, id int) error
 	// Progress edits message id to show progress. It does not wait: a newer
@@ -44,8 +50,8 @@ type Messenger interface {
 	Typing(ctx context.Context, place ryo.Place)
 }
 
-// Button is an inline button under a status message: pressed, Telegram
-// sends Data back to the bot.
+// Button is an inline button under a status message or an answer:
+// pressed, Telegram sends Data back to the bot.
 type Button struct {
 	Text, Data string
 }

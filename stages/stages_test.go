@@ -67,7 +67,7 @@ func (c *chat) Post(ctx context.Context, _ ryo.Place, replyTo int, text render.P
 	return id, err
 }
 
-func (c *chat) Send(_ context.Context, _ ryo.Place, replyTo int, text render.Part) (int, error) {
+func (c *chat) Send(_ context.Context, _ ryo.Place, replyTo int, text render.Part, buttons ...stages.Button) (int, error) {
 	c.mu.Lock()
 	err := c.sendErr
 	c.sendErr = nil
@@ -75,7 +75,11 @@ func (c *chat) Send(_ context.Context, _ ryo.Place, replyTo int, text render.Par
 	if err != nil {
 		return 0, err
 	}
-	return c.add("send", replyTo, text)
+	id, err := c.add("send", replyTo, text)
+	c.mu.Lock()
+	c.buttons[id] = buttons
+	c.mu.Unlock()
+	return id, err
 }
 
 func (c *chat) SendFile(_ context.Context, _ ryo.Place, replyTo int, name string, data []byte, caption string) (int, error) {
@@ -102,15 +106,26 @@ func (c *chat) add(call string, replyTo int, text render.Part) (int, error) {
 	return c.next, nil
 }
 
-func (c *chat) Edit(_ context.Context, _ ryo.Place, id int, text render.Part) error {
+func (c *chat) Edit(_ context.Context, _ ryo.Place, id int, text render.Part, buttons ...stages.Button) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.texts[id]; !ok {
 		return fmt.Errorf("edit %d: %w", id, stages.ErrMessageGone)
 	}
 	c.texts[id] = text.Plain
-	c.buttons[id] = nil
+	c.buttons[id] = buttons
 	c.note("edit")
+	return nil
+}
+
+func (c *chat) Markup(_ context.Context, _ ryo.Place, id int, buttons ...stages.Button) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.texts[id]; !ok {
+		return fmt.Errorf("markup %d: %w", id, stages.ErrMessageGone)
+	}
+	c.buttons[id] = buttons
+	c.note("markup")
 	return nil
 }
 

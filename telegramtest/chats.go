@@ -64,6 +64,9 @@ func (s *Server) chatParam(r *request) (*chatLog, error) {
 	if c := s.chatByRef(ref); c != nil {
 		return c, nil
 	}
+	if id, err := strconv.ParseInt(ref, 10, 64); err == nil && s.people[id] {
+		return nil, cannotInitiate() // a person seen elsewhere who never opened a private chat with the bot
+	}
 	return nil, badRequest("chat not found")
 }
 

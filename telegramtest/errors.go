@@ -35,6 +35,12 @@ func badRequest(format string, args ...any) APIError {
 	return APIError{Code: http.StatusBadRequest, Description: "Bad Request: " + fmt.Sprintf(format, args...)}
 }
 
+// cannotInitiate is Telegram's answer to a message for someone who never
+// opened a private chat with the bot.
+func cannotInitiate() APIError {
+	return APIError{Code: http.StatusForbidden, Description: "Forbidden: bot can't initiate conversation with a user"}
+}
+
 func unauthorized() APIError {
 	return APIError{Code: http.StatusUnauthorized, Description: "Unauthorized"}
 }

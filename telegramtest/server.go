@@ -44,12 +44,15 @@ type Server struct {
 	closed  chan struct{}
 	closing sync.Once
 
-	mu       sync.Mutex
-	changed  chan struct{} // closed and replaced on every state change
-	down     bool
-	faults   map[string]*fault
-	calls    []Call
-	chats    map[int64]*chatLog
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced on every state change
+	down    bool
+	faults  map[string]*fault
+	calls   []Call
+	chats   map[int64]*chatLog
+	// people are the users seen writing or pressing in pushed updates: one
+	// without a private chat the bot may not write to first.
+	people   map[int64]bool
 	queries  map[string]*callbackQuery // button presses delivered, by id
 	queue    updateQueue
 	commands map[string][]BotCommand
@@ -88,6 +91,7 @@ func NewServer(opts Options) *Server {
 		changed:  make(chan struct{}),
 		faults:   map[string]*fault{},
 		chats:    map[int64]*chatLog{},
+		people:   map[int64]bool{},
 		queries:  map[string]*callbackQuery{},
 		queue:    updateQueue{next: firstUpdateID},
 		commands: map[string][]BotCommand{},

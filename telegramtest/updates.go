@@ -258,7 +258,8 @@ func updateIDOf(v any) (int64, bool) {
 }
 
 // learnChats registers unknown chats mentioned by a pushed update, so the
-// bot can answer a callback query or a hand-made message.
+// bot can answer a callback query or a hand-made message, and the people
+// who sent it.
 func (s *Server) learnChats(raw []byte) {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(raw, &fields) != nil {
@@ -266,13 +267,19 @@ func (s *Server) learnChats(raw []byte) {
 	}
 	for _, v := range fields {
 		var probe struct {
-			Chat    *wireChat `json:"chat"`
+			Chat *wireChat `json:"chat"`
+			From *struct {
+				ID int64 `json:"id"`
+			} `json:"from"`
 			Message *struct {
 				Chat *wireChat `json:"chat"`
 			} `json:"message"`
 		}
 		if json.Unmarshal(v, &probe) != nil {
 			continue
+		}
+		if probe.From != nil && probe.From.ID > 0 {
+			s.people[probe.From.ID] = true
 		}
 		s.learnChat(probe.Chat)
 		if probe.Message != nil {

@@ -72,8 +72,8 @@ func (t *Telegram) Post(ctx context.Context, place ryo.Place, replyTo int, text 
 }
 
 // Send implements stages.Messenger.
-func (t *Telegram) Send(ctx context.Context, place ryo.Place, replyTo int, text render.Part) (int, error) {
-	return t.send(ctx, urgent, place, replyTo, text, nil)
+func (t *Telegram) Send(ctx context.Context, place ryo.Place, replyTo int, text render.Part, buttons ...stages.Button) (int, error) {
+	return t.send(ctx, urgent, place, replyTo, text, keyboard(statusButtons(buttons)))
 }
 
 // Button is an inline keyboard button: pressed, it sends Data back, or
@@ -207,13 +207,45 @@ func refusedPhoto(err error) bool {
 }
 
 // Edit implements stages.Messenger.
-func (t *Telegram) Edit(ctx context.Context, place ryo.Place, id int, text render.Part) error {
-	err := t.e.do(ctx, t.editJob(urgent, place, id, text))
+func (t *Telegram) Edit(ctx context.Context, place ryo.Place, id int, text render.Part, buttons ...stages.Button) error {
+	err := t.e.do(ctx, t.editWith(urgent, place, id, text, keyboard(statusButtons(buttons))))
 	if refusedMarkup(err, text) {
 		t.log.Warn("Telegram refused the formatting; sending plain text", "chat_id", place.ChatID, "err", err)
-		return t.Edit(ctx, place, id, render.Part{Plain: text.Plain})
+		return t.Edit(ctx, place, id, render.Part{Plain: text.Plain}, buttons...)
 	}
 	return editOutcome(err)
+}
+
+// Markup implements stages.Messenger.
+func (t *Telegram) Markup(ctx context.Context, place ryo.Place, id int, buttons ...stages.Button) error {
+	return editOutcome(t.e.do(ctx, t.markupJob(urgent, place, id, buttons)))
+}
+
+// tidyLife is how long a MarkupLater may wait for Telegram's budget.
+const tidyLife = time.Minute
+
+// MarkupLater replaces the buttons of message id as Markup does, but only
+// when Telegram's budget allows: it does not wait, and it is dropped when
+// it cannot go within a minute. It tidies what a person can do without,
+// such as an older answer's 🔄, whose press is refused anyway.
+func (t *Telegram) MarkupLater(ctx context.Context, place ryo.Place, id int, buttons ...stages.Button) {
+	j := t.markupJob(progress, place, id, buttons)
+	j.ctx, j.expires = context.WithoutCancel(ctx), t.e.clock.Now().Add(tidyLife)
+	j.done = func(err error) {
+		if err = editOutcome(err); err != nil && !errors.Is(err, stages.ErrMessageGone) {
+			t.log.Debug("buttons not changed", "chat_id", place.ChatID, "message_id", id, "err", err)
+		}
+	}
+	t.e.submit(j)
+}
+
+func (t *Telegram) markupJob(c class, place ryo.Place, id int, buttons []stages.Button) *apiCall {
+	markup := keyboard(statusButtons(buttons)) // none (nil, left out of the call) takes them off
+	return &apiCall{chat: place.ChatID, class: c, key: messageKey(id), method: "editMessageReplyMarkup",
+		call: func(ctx context.Context) error {
+			_, err := t.api.EditMessageReplyMarkup(ctx, &tg.EditMessageReplyMarkupParams{ChatID: place.ChatID, MessageID: id, ReplyMarkup: markup})
+			return err
+		}}
 }
 
 // Progress implements stages.Messenger.
@@ -226,10 +258,6 @@ func (t *Telegram) Progress(ctx context.Context, place ryo.Place, id int, text r
 		}
 	}
 	t.e.submit(j)
-}
-
-func (t *Telegram) editJob(c class, place ryo.Place, id int, text render.Part) *apiCall {
-	return t.editWith(c, place, id, text, nil)
 }
 
 func (t *Telegram) editWith(c class, place ryo.Place, id int, text render.Part, markup models.ReplyMarkup) *apiCall {

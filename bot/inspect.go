@@ -1,0 +1,185 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	tg "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/stages"
+)
+
+// The flow of an inspection:
+//
+//  1. A turn's steps are recorded as they happen and stored with its
+//     answer (trace.go). An answer that used tools carries 🔍 on its last
+//     message; its data names the turn (its update id) and its chat.
+//  2. A press is an update like any other: stored in the inbox, handled
+//     once. It is judged on the stored trace alone, so it works after a
+//     restart: the data must be in the one form inspectData writes, name a
+//     turn whose trace is kept, and be pressed in that turn's chat; the
+//     presser must be the person who asked, or an admin (the bot's, or in
+//     a group the group's administrators).
+//  3. The trace is sent to the presser's private chat, never to a group:
+//     one message with every step, and when that would not fit, its start
+//     with the whole trace as a text file below it. Someone who never
+//     opened a private chat with the bot is told, in an alert, to open it
+//     first. The press is answered once.
+
+// inspectPrefix begins an inspector button's data:
+// "i1:<update id>:<chat id>", version 1.
+const inspectPrefix = "i1:"
+
+// Texts of the inspector.
+const (
+	inspectButtonText = "🔍"
+	inspectSent       = "🔍 Sent to our private chat."
+	inspectGone       = "How this answer came about is no longer kept."
+	inspectElsewhere  = "This button does not belong to this chat."
+	inspectNotYours   = "Only the person who asked, or an admin, can see how this answer came about."
+)
+
+// inspectData is the data of the inspector button of turn update in chat.
+func inspectData(update, chat int64) string {
+	return inspectPrefix + strconv.FormatInt(update, 10) + ":" + strconv.FormatInt(chat, 10)
+}
+
+// parseInspect reads an inspector button's data. Only the form
+// inspectData writes is read: decimal numbers without signs or leading
+// zeros that are not needed, a positive update id and a chat id other
+// than zero.
+func parseInspect(data string) (update, chat int64, ok bool) {
+	rest, found := strings.CutPrefix(data, inspectPrefix)
+	u, c, two := strings.Cut(rest, ":")
+	if !found || !two {
+		return 0, 0, false
+	}
+	update, err1 := strconv.ParseInt(u, 10, 64)
+	chat, err2 := strconv.ParseInt(c, 10, 64)
+	if err1 != nil || err2 != nil || update <= 0 || chat == 0 || inspectData(update, chat) != data {
+		return 0, 0, false
+	}
+	return update, chat, true
+}
+
+// inspectButton is the 🔍 of turn t's answer when it used tools — or
+// went on after a confirmed action, which ran a tool — and nil when it
+// did not.
+func inspectButton(t talk, about answerAbout) *stages.Button {
+	if len(about.Tools) == 0 && t.prepare == nil {
+		return nil
+	}
+	return &stages.Button{Text: inspectButtonText, Data: inspectData(t.id, t.place.ChatID)}
+}
+
+// onInspect handles a press of 🔍.
+func (b *Bot) onInspect(ctx context.Context, j *job, q *models.CallbackQuery) error {
+	log := b.log.With("update_id", j.id, "user_id", q.From.ID)
+	update, chat, ok := parseInspect(q.Data)
+	if !ok {
+		log.Info("inspector press with unreadable data")
+		return b.answerPress(ctx, j.w, q, staleButton, false)
+	}
+	if pressedIn(q) != chat {
+		log.Warn("inspector press naming another chat's turn", "turn", update, "named_chat", chat, "chat_id", pressedIn(q))
+		return b.answerPress(ctx, j.w, q, inspectElsewhere, true)
+	}
+	tr, found, err := b.db.TraceOf(ctx, update)
+	if err != nil {
+		return err
+	}
+	if !found || tr.ChatID != chat {
+		log.Info("inspector press for a turn whose trace is not kept", "turn", update, "chat_id", chat)
+		return b.answerPress(ctx, j.w, q, inspectGone, true)
+	}
+	presser, err := b.db.SaveUser(ctx, pressedBy(q), false)
+	if err != nil {
+		return err
+	}
+	if may, err := b.mayInspect(ctx, tr, presser); err != nil || !may {
+		if err == nil {
+			log.Info("inspector press by someone who may not see the trace", "turn", update, "chat_id", chat)
+			err = b.answerPress(ctx, j.w, q, inspectNotYours, true)
+		}
+		return err
+	}
+	text, alert, err := b.sendTrace(ctx, j, tr, presser)
+	if err != nil {
+		return err
+	}
+	log.Info("inspector pressed", "turn", update, "chat_id", chat, "outcome", text)
+	return b.answerPress(ctx, j.w, q, text, alert)
+}
+
+// mayInspect reports whether presser may see trace tr: the person who
+// asked (or someone who speaks for the chat they asked as), an admin of
+// the bot, or in a group one of its administrators — as for a stop.
+func (b *Bot) mayInspect(ctx context.Context, tr memory.Trace, presser ryo.User) (bool, error) {
+	switch {
+	case !b.mayTalk(presser):
+		return false, nil
+	case presser.ID == tr.AskerID, b.isAdmin(presser):
+		return true, nil
+	case tr.ChatID < 0 && tr.AskerID < 0:
+		return b.speaksFor(ctx, presser, tr.AskerID, tr.ChatID)
+	case tr.ChatID < 0:
+		return b.administers(ctx, tr.ChatID, presser)
+	}
+	return false, nil
+}
+
+// sendTrace sends trace tr to presser's private chat, unless an earlier
+// run of the same press did, and says what came of it, and whether it is
+// an alert. Someone the bot cannot write to privately is told to open the
+// private chat first.
+func (b *Bot) sendTrace(ctx context.Context, j *job, tr memory.Trace, presser ryo.User) (string, bool, error) {
+	prior, err := b.db.Turn(ctx, j.id)
+	if err != nil || prior.StatusMessageID != 0 {
+		return inspectSent, false, err
+	}
+	there := ryo.Place{ChatID: presser.ID}
+	msg, file := renderTrace(tr)
+	var id int
+	err = j.w.idle(func() error {
+		var err error
+		if id, err = b.tg.Send(ctx, there, 0, msg); err != nil || file == nil {
+			return err
+		}
+		_, err = b.tg.SendFile(ctx, there, id, traceFileName(tr), file, "")
+		return err
+	})
+	if cannotWrite(err) {
+		return b.openPrivately(), true, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return inspectSent, false, b.record(ctx, "remember the trace sent", func(ctx context.Context) error {
+		return b.db.SaveTurnStatus(ctx, j.id, there, id)
+	})
+}
+
+// cannotWrite reports whether Telegram refused a message to someone's
+// private chat because they never opened it with the bot (403 "bot can't
+// initiate conversation with a user"), blocked the bot, or it is not
+// known there at all.
+func cannotWrite(err error) bool {
+	return errors.Is(err, tg.ErrorForbidden) || errors.Is(err, tg.ErrorBadRequest) && strings.Contains(err.Error(), "chat not found")
+}
+
+// openPrivately is the alert for a presser the bot cannot write to.
+func (b *Bot) openPrivately() string {
+	return fmt.Sprintf("I can only show this in our private chat, and you have not opened it yet: open @%s, press Start, then press 🔍 again.",
+		b.me.Username)
+}
+
+// traceFileName names the file of the whole trace of tr.
+func traceFileName(tr memory.Trace) string {
+	return "trace-" + strconv.FormatInt(tr.UpdateID, 10) + ".txt"
+}
