@@ -1,0 +1,40 @@
+package bot
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/render"
+	"github.com/ryo-bot/ryo/telegramtest"
+)
+
+// Whatever a turn's steps hold — emoji outside the basic plane, which
+// count twice in Telegram's units, control characters, invalid UTF-8, a
+// long line, markup — the message stays one Telegram would take.
+func TestRenderHostileTraceFits(t *testing.T) {
+	astral := strings.Repeat("😀", 400)
+	for name, step := range map[string]memory.TraceStep{
+		"astral fields": {Kind: memory.TraceTool, Tool: "calculate", Args: astral, Result: astral, Err: astral, Status: "error"},
+		"hidden fields": {Kind: memory.TraceTool, Tool: "calculate", Args: strings.Repeat("\u202E\x00\u200B", 400),
+			Result: strings.Repeat("\xff</pre><b>", 400), Err: strings.Repeat("\u2066", 400), Status: "error"},
+		"one long line": {Kind: memory.TraceTool, Tool: "calculate", Result: strings.Repeat("x", 5000), Status: "ok"},
+		"small fields":  {Kind: memory.TraceTool, Tool: "calculate", Args: "1", Result: "2", Err: "3", Status: "error"},
+		"long tool":     {Kind: memory.TraceTool, Tool: strings.Repeat("t😀", 2000), Args: astral, Result: astral, Status: "ok"},
+		"long names":    {Kind: memory.TraceModel, Model: strings.Repeat("m😀", 1000), Err: astral, Status: "failed"},
+	} {
+		for _, n := range []int{1, 3, 15, 40} {
+			tr := goldenTrace()
+			tr.Model = step.Model
+			tr.Steps = nil
+			for range n {
+				tr.Steps = append(tr.Steps, step)
+			}
+			msg, _ := renderTrace(tr)
+			_, entities, err := telegramtest.CheckMessageHTML(msg.HTML)
+			if u := render.Units(msg.Plain); err != nil || u > render.MaxUnits || entities > render.MaxEntities {
+				t.Errorf("%s × %d: %d units, %d entities, %v", name, n, u, entities, err)
+			}
+		}
+	}
+}
