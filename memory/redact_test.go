@@ -57,3 +57,13 @@ func TestBoundTraceRedactsErrors(t *testing.T) {
 		t.Errorf("the error keeps the secret: %s", tr.Steps[0].Err)
 	}
 }
+
+// A secret that goes on past what is kept of a long result is redacted,
+// and the result's full size noted.
+func TestBoundTraceRedactsACutSecret(t *testing.T) {
+	result := strings.Repeat("x", MaxTraceField-100) + `,"token":"` + strings.Repeat("s3cr3t-VALUE", 1<<20) + `"}`
+	tr := boundTrace(Trace{Steps: []TraceStep{{Kind: TraceTool, Tool: "fetch", Result: result}}})
+	if s := tr.Steps[0]; strings.Contains(s.Result, "s3cr3t") || s.ResultBytes != len(result) || len(s.Result) > MaxTraceField {
+		t.Errorf("result %d bytes, noted %d, ends %q", len(s.Result), s.ResultBytes, s.Result[len(s.Result)-40:])
+	}
+}
