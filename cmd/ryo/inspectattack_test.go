@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/ryo-bot/ryo/ollamatest"
+	"github.com/ryo-bot/ryo/telegramtest"
+	"github.com/ryo-bot/ryo/toolbus"
+)
+
+// askedWithTool has Alice ask privately a question answered with a tool,
+// and returns the answer, with its 🔍.
+func (h *harness) askedWithTool() telegramtest.Message {
+	h.t.Helper()
+	h.llm.Enqueue(ollamatest.Reply{Content: command("calculate", `{"expression":"6*7"}`)},
+		ollamatest.Reply{Content: envelope("6 × 7 = 42")})
+	q := h.tg.SendText(dm, alice, "what is 6*7")
+	a := h.answered(dm, q.ID, "42")
+	h.waitFor("the answer's 🔍", func() bool { return inspectButton(h.message(dm, a.ID)) != "" })
+	return h.message(dm, a.ID)
+}
+
+// Presses in a row on one 🔍 send its trace once, and every press is
+// answered, within Telegram's limits.
+func TestInspectorPressedInARowSendsOnce(t *testing.T) {
+	h := newHarness(t, floodControl)
+	h.start()
+	a := h.askedWithTool()
+	const presses = 25
+	ids := make([]string, presses)
+	for i := range ids {
+		id, err := h.tg.Press(dm.ID, alice, a.ID, inspectButton(a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = id
+	}
+	for _, id := range ids {
+		if r := h.pressAnswer(id); r.Text != "🔍 Sent to our private chat." || r.ShowAlert {
+			t.Errorf("a press was answered %+v", r)
+		}
+	}
+	if n := len(h.traces(dm)); n != 1 {
+		t.Errorf("%d presses in a row sent the trace %d times; want once", presses, n)
+	}
+	if refused := h.tg.Refused(); len(refused) != 0 {
+		t.Errorf("Telegram refused %d calls for flooding", len(refused))
+	}
+}
+
+// A trace whose file Telegram fails to take once comes once, with its
+// file: the press's second run does not send its message again.
+func TestInspectorFileFailingOnceSendsTheTraceOnce(t *testing.T) {
+	h := newHarness(t)
+	h.tools = []toolbus.Spec{{Name: "big_lookup", Description: "Looks up a great deal.", Category: toolbus.MathFinance,
+		Schema:    json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}},"required":["q"],"additionalProperties":false}`),
+		Examples:  []toolbus.Example{{Question: "Look up tea.", Arguments: json.RawMessage(`{"q":"tea"}`)}},
+		MaxResult: 1 << 20,
+		Tool:      toolbus.ToolFunc(func(context.Context, json.RawMessage) (any, error) { return strings.Repeat("tea ", 5000), nil })}}
+	h.llm.Enqueue(ollamatest.Reply{Content: command("big_lookup", `{"q":"tea"}`)},
+		ollamatest.Reply{Content: envelope("Tea is a drink.")})
+	h.start()
+	q := h.tg.SendText(dm, alice, "what is tea?")
+	a := h.answered(dm, q.ID, "Tea is a drink.")
+	h.waitFor("the answer's 🔍", func() bool { return inspectButton(h.message(dm, a.ID)) != "" })
+	h.tg.FailNext("sendDocument", 1, telegramtest.APIError{Code: http.StatusInternalServerError, Description: "Internal Server Error"})
+	h.inspect(dm, alice, h.message(dm, a.ID))
+	h.waitFor("the trace's file", func() bool {
+		for _, m := range h.tg.BotMessages(dm.ID) {
+			if m.Document != nil && strings.HasPrefix(m.Document.FileName, "trace-") {
+				return true
+			}
+		}
+		return false
+	})
+	if n := len(h.traces(dm)); n != 1 {
+		t.Errorf("the trace was sent %d times; want once", n)
+	}
+}
