@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	tg "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -30,7 +32,8 @@ import (
 //     one message with every step, and when that would not fit, its start
 //     with the whole trace as a text file below it. Someone who never
 //     opened a private chat with the bot is told, in an alert, to open it
-//     first. The press is answered once.
+//     first. The press is answered once. Presses in a row by one person
+//     send the trace once a minute (sentTraces).
 
 // inspectPrefix begins an inspector button's data:
 // "i1:<update id>:<chat id>", version 1.
@@ -143,6 +146,9 @@ func (b *Bot) sendTrace(ctx context.Context, j *job, tr memory.Trace, presser ry
 	if err != nil || prior.StatusMessageID != 0 {
 		return inspectSent, false, err
 	}
+	if !b.traced.claim(tr.UpdateID, presser.ID, b.cfg.Clock.Now()) {
+		return inspectSent, false, nil // sent a moment ago: presses in a row send it once
+	}
 	there := ryo.Place{ChatID: presser.ID}
 	msg, file := renderTrace(tr)
 	var id int
@@ -154,6 +160,9 @@ func (b *Bot) sendTrace(ctx context.Context, j *job, tr memory.Trace, presser ry
 		_, err = b.tg.SendFile(ctx, there, id, traceFileName(tr), file, "")
 		return err
 	})
+	if err != nil {
+		b.traced.release(tr.UpdateID, presser.ID)
+	}
 	if cannotWrite(err) {
 		return b.openPrivately(), true, nil
 	}
@@ -163,6 +172,46 @@ func (b *Bot) sendTrace(ctx context.Context, j *job, tr memory.Trace, presser ry
 	return inspectSent, false, b.record(ctx, "remember the trace sent", func(ctx context.Context) error {
 		return b.db.SaveTurnStatus(ctx, j.id, there, id)
 	})
+}
+
+// inspectAgain is how long a trace sent to someone is not sent to them
+// again: a hundred presses in a row send it once, not a hundred messages
+// at the one a second Telegram allows a chat, ahead of their answers.
+const inspectAgain = time.Minute
+
+// sentTraces are the traces sent lately, by turn and presser. Its zero
+// value is ready.
+type sentTraces struct {
+	mu   sync.Mutex
+	sent map[[2]int64]time.Time
+}
+
+// claim reports whether turn's trace may be sent to presser now — it was
+// not sent to them within inspectAgain — and if so holds it as sent.
+func (s *sentTraces) claim(turn, presser int64, now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, at := range s.sent {
+		if now.Sub(at) >= inspectAgain || now.Before(at) {
+			delete(s.sent, k)
+		}
+	}
+	key := [2]int64{turn, presser}
+	if _, held := s.sent[key]; held {
+		return false
+	}
+	if s.sent == nil {
+		s.sent = map[[2]int64]time.Time{}
+	}
+	s.sent[key] = now
+	return true
+}
+
+// release lets a trace that could not be sent be sent at the next press.
+func (s *sentTraces) release(turn, presser int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.sent, [2]int64{turn, presser})
 }
 
 // cannotWrite reports whether Telegram refused a message to someone's

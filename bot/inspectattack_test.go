@@ -3,6 +3,7 @@ package bot
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/render"
@@ -36,5 +37,27 @@ func TestRenderHostileTraceFits(t *testing.T) {
 				t.Errorf("%s × %d: %d units, %d entities, %v", name, n, u, entities, err)
 			}
 		}
+	}
+}
+
+// A trace is sent to each presser once a minute; one that could not be
+// sent may be sent at the next press.
+func TestSentTracesOnceAMinute(t *testing.T) {
+	var s sentTraces
+	at := time.Date(2026, 3, 9, 12, 0, 0, 0, time.UTC)
+	const turn, alice, carol = 9_123_456_789_012, 7_123_456_789, 7_987_654_321
+	for i, c := range []struct {
+		presser int64
+		after   time.Duration
+		want    bool
+	}{{alice, 0, true}, {alice, time.Second, false}, {carol, time.Second, true}, {alice, 59 * time.Second, false},
+		{alice, time.Minute, true}} {
+		if got := s.claim(turn, c.presser, at.Add(c.after)); got != c.want {
+			t.Errorf("press %d: claim = %v; want %v", i, got, c.want)
+		}
+	}
+	s.release(turn, carol)
+	if !s.claim(turn, carol, at.Add(2*time.Second)) {
+		t.Error("a trace that could not be sent is held")
 	}
 }
