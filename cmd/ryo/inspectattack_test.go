@@ -56,11 +56,7 @@ func TestInspectorPressedInARowSendsOnce(t *testing.T) {
 // file: the press's second run does not send its message again.
 func TestInspectorFileFailingOnceSendsTheTraceOnce(t *testing.T) {
 	h := newHarness(t)
-	h.tools = []toolbus.Spec{{Name: "big_lookup", Description: "Looks up a great deal.", Category: toolbus.MathFinance,
-		Schema:    json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}},"required":["q"],"additionalProperties":false}`),
-		Examples:  []toolbus.Example{{Question: "Look up tea.", Arguments: json.RawMessage(`{"q":"tea"}`)}},
-		MaxResult: 1 << 20,
-		Tool:      toolbus.ToolFunc(func(context.Context, json.RawMessage) (any, error) { return strings.Repeat("tea ", 5000), nil })}}
+	h.tools = []toolbus.Spec{bigLookup(strings.Repeat("tea ", 5000))}
 	h.llm.Enqueue(ollamatest.Reply{Content: command("big_lookup", `{"q":"tea"}`)},
 		ollamatest.Reply{Content: envelope("Tea is a drink.")})
 	h.start()
@@ -69,15 +65,59 @@ func TestInspectorFileFailingOnceSendsTheTraceOnce(t *testing.T) {
 	h.waitFor("the answer's 🔍", func() bool { return inspectButton(h.message(dm, a.ID)) != "" })
 	h.tg.FailNext("sendDocument", 1, telegramtest.APIError{Code: http.StatusInternalServerError, Description: "Internal Server Error"})
 	h.inspect(dm, alice, h.message(dm, a.ID))
-	h.waitFor("the trace's file", func() bool {
-		for _, m := range h.tg.BotMessages(dm.ID) {
-			if m.Document != nil && strings.HasPrefix(m.Document.FileName, "trace-") {
-				return true
-			}
-		}
-		return false
-	})
+	h.waitFor("the trace's file", func() bool { return traceFile(h) != nil })
 	if n := len(h.traces(dm)); n != 1 {
 		t.Errorf("the trace was sent %d times; want once", n)
 	}
+}
+
+// A trace whose message went out but whose file did not when ryo stopped
+// comes, after the restart, with its file and without its message again.
+func TestInspectorFileAfterARestartSendsTheMessageOnce(t *testing.T) {
+	h := newHarness(t)
+	h.tools = []toolbus.Spec{bigLookup(strings.Repeat("tea ", 5000))}
+	h.llm.Enqueue(ollamatest.Reply{Content: command("big_lookup", `{"q":"tea"}`)},
+		ollamatest.Reply{Content: envelope("Tea is a drink.")})
+	h.start()
+	q := h.tg.SendText(dm, alice, "what is tea?")
+	a := h.answered(dm, q.ID, "Tea is a drink.")
+	h.waitFor("the answer's 🔍", func() bool { return inspectButton(h.message(dm, a.ID)) != "" })
+	h.tg.FailNext("sendDocument", 1000, telegramtest.APIError{Code: http.StatusInternalServerError, Description: "Internal Server Error"})
+	id, err := h.tg.Press(dm.ID, alice, a.ID, inspectButton(h.message(dm, a.ID)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the file tried", func() bool { return len(h.tg.Calls("sendDocument")) > 0 })
+	h.stopMain()
+	h.tg.FailNext("sendDocument", 0, telegramtest.APIError{})
+	h.start()
+	h.pressAnswer(id)
+	h.waitFor("the trace's file", func() bool { return traceFile(h) != nil })
+	if n := len(h.traces(dm)); n != 1 {
+		t.Errorf("the trace's message was sent %d times; want once", n)
+	}
+	if f := traceFile(h); f.ReplyTo != h.traces(dm)[0].ID {
+		t.Errorf("the file replies to %d; want the trace's message %d", f.ReplyTo, h.traces(dm)[0].ID)
+	}
+}
+
+// bigLookup is a tool that answers result.
+func bigLookup(result string) toolbus.Spec {
+	return toolbus.Spec{Name: "big_lookup", Description: "Looks up a great deal.", Category: toolbus.MathFinance,
+		Schema:    json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}},"required":["q"],"additionalProperties":false}`),
+		Examples:  []toolbus.Example{{Question: "Look up tea.", Arguments: json.RawMessage(`{"q":"tea"}`)}},
+		MaxResult: 1 << 20,
+		Tool:      toolbus.ToolFunc(func(context.Context, json.RawMessage) (any, error) { return result, nil })}
+}
+
+// traceFile is the bot's newest message in Alice's private chat that
+// carries a trace's file; nil when none does.
+func traceFile(h *harness) *telegramtest.Message {
+	var out *telegramtest.Message
+	for _, m := range h.tg.BotMessages(dm.ID) {
+		if m.Document != nil && strings.HasPrefix(m.Document.FileName, "trace-") {
+			out = &m
+		}
+	}
+	return out
 }
