@@ -140,24 +140,28 @@ func (b *Bot) mayInspect(ctx context.Context, tr memory.Trace, presser ryo.User)
 // sendTrace sends trace tr to presser's private chat, unless an earlier
 // run of the same press did, and says what came of it, and whether it is
 // an alert. Someone the bot cannot write to privately is told to open the
-// private chat first.
+// private chat first. The message and its file are each written down as
+// they go out: a run cut short between them sends only what is missing.
 func (b *Bot) sendTrace(ctx context.Context, j *job, tr memory.Trace, presser ryo.User) (string, bool, error) {
 	prior, err := b.db.Turn(ctx, j.id)
-	if err != nil || prior.StatusMessageID != 0 {
-		return inspectSent, false, err
+	if err != nil {
+		return "", false, err
+	}
+	msg, file := renderTrace(tr)
+	if prior.StatusMessageID != 0 {
+		if file == nil || len(prior.Parts) > 0 {
+			return inspectSent, false, nil
+		}
+		return inspectSent, false, b.sendTraceFile(ctx, j, tr, presser, prior.StatusMessageID, file)
 	}
 	if !b.traced.claim(tr.UpdateID, presser.ID, b.cfg.Clock.Now()) {
 		return inspectSent, false, nil // sent a moment ago: presses in a row send it once
 	}
 	there := ryo.Place{ChatID: presser.ID}
-	msg, file := renderTrace(tr)
 	var id int
 	err = j.w.idle(func() error {
 		var err error
-		if id, err = b.tg.Send(ctx, there, 0, msg); err != nil || file == nil {
-			return err
-		}
-		_, err = b.tg.SendFile(ctx, there, id, traceFileName(tr), file, "")
+		id, err = b.tg.Send(ctx, there, 0, msg)
 		return err
 	})
 	if err != nil {
@@ -166,11 +170,31 @@ func (b *Bot) sendTrace(ctx context.Context, j *job, tr memory.Trace, presser ry
 	if cannotWrite(err) {
 		return b.openPrivately(), true, nil
 	}
-	if err != nil {
-		return "", false, err
+	if err == nil {
+		err = b.record(ctx, "remember the trace sent", func(ctx context.Context) error {
+			return b.db.SaveTurnStatus(ctx, j.id, there, id)
+		})
 	}
-	return inspectSent, false, b.record(ctx, "remember the trace sent", func(ctx context.Context) error {
-		return b.db.SaveTurnStatus(ctx, j.id, there, id)
+	if err != nil || file == nil {
+		return inspectSent, false, err
+	}
+	return inspectSent, false, b.sendTraceFile(ctx, j, tr, presser, id, file)
+}
+
+// sendTraceFile sends the whole trace tr as a file below its message,
+// msg, in presser's private chat, and writes down that it went.
+func (b *Bot) sendTraceFile(ctx context.Context, j *job, tr memory.Trace, presser ryo.User, msg int, file []byte) error {
+	var id int
+	err := j.w.idle(func() error {
+		var err error
+		id, err = b.tg.SendFile(ctx, ryo.Place{ChatID: presser.ID}, msg, traceFileName(tr), file, "")
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return b.record(ctx, "remember the trace's file sent", func(ctx context.Context) error {
+		return b.db.SaveTurnParts(ctx, j.id, []int{id})
 	})
 }
 
