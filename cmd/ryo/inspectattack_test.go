@@ -121,3 +121,55 @@ func traceFile(h *harness) *telegramtest.Message {
 	}
 	return out
 }
+
+// What an anonymous administrator asked in a group, its administrators
+// may inspect, privately; a member may not, nor an administrator of
+// another group — pressed in this group, or replayed in theirs.
+func TestInspectorOfAnAnonymousAdminsTurn(t *testing.T) {
+	h := newHarness(t)
+	erin := telegramtest.NewUser("Erin", "erin") // a member here, an administrator elsewhere
+	ops, other := telegramtest.NewSupergroup("Ops"), telegramtest.NewSupergroup("Elsewhere")
+	h.tg.SetMember(ops, alice, telegramtest.StatusAdministrator)
+	h.tg.SetMember(ops, erin, telegramtest.StatusMember)
+	h.tg.SetMember(other, erin, telegramtest.StatusAdministrator)
+	h.llm.Enqueue(ollamatest.Reply{Content: command("calculate", `{"expression":"6*7"}`)},
+		ollamatest.Reply{Content: envelope("6 × 7 = 42")})
+	h.start()
+	for _, u := range []telegramtest.User{alice, bob, erin} {
+		h.tg.SendText(telegramtest.PrivateChat(u), u, "/start")
+		h.waitFor("the greeting", func() bool { return len(h.tg.BotMessages(telegramtest.PrivateChat(u).ID)) == 1 })
+	}
+	h.tg.SendText(ops, bob, "hi all")
+	h.askAnonymously(ops, "what is 6*7")
+	var a telegramtest.Message
+	h.waitFor("the answer's 🔍", func() bool {
+		for _, m := range h.tg.BotMessages(ops.ID) {
+			if strings.Contains(m.Text, "42") && inspectButton(m) != "" {
+				a = m
+				return true
+			}
+		}
+		return false
+	})
+	inGroup := len(h.tg.Messages(ops.ID))
+	for _, u := range []telegramtest.User{bob, erin} {
+		if r := h.inspect(ops, u, a); !r.ShowAlert || !strings.Contains(r.Text, "Only the person who asked") {
+			t.Errorf("%s's press was answered %+v", u.FirstName, r)
+		}
+	}
+	if r := h.pressAnswer(h.tg.PressForged(other.ID, erin, 1, inspectButton(a))); !strings.Contains(r.Text, "does not belong") {
+		t.Errorf("the data replayed in another group was answered %+v", r)
+	}
+	if r := h.inspect(ops, alice, a); r.ShowAlert {
+		t.Fatalf("the administrator's press was answered %+v", r)
+	}
+	h.waitFor("the trace in Alice's private chat", func() bool { return len(h.traces(dm)) == 1 })
+	for _, c := range []telegramtest.Chat{bobDM, telegramtest.PrivateChat(erin), other} {
+		if n := len(h.traces(c)); n != 0 {
+			t.Errorf("%d traces went to %s", n, c.Title)
+		}
+	}
+	if n := len(h.tg.Messages(ops.ID)); n != inGroup {
+		t.Errorf("the group got %d messages from the presses", n-inGroup)
+	}
+}
