@@ -173,3 +173,20 @@ func TestInspectorOfAnAnonymousAdminsTurn(t *testing.T) {
 		t.Errorf("the group got %d messages from the presses", n-inGroup)
 	}
 }
+
+// After /forgetme a 🔍 of the person's shows nothing, and says so.
+func TestInspectorAfterForgetMe(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	a := h.askedWithTool()
+	q := h.tg.SendText(dm, alice, "/forgetme")
+	p := h.promptFor(dm, q.ID)
+	h.pressAnswer(h.press(dm, alice, p, "✅"))
+	h.settled(dm, p.ID, "— done.")
+	if r := h.inspect(dm, alice, a); !r.ShowAlert || r.Text != "How this answer came about is no longer kept." {
+		t.Errorf("the press after /forgetme was answered %+v", r)
+	}
+	if n := len(h.traces(dm)); n != 0 {
+		t.Errorf("%d traces sent after /forgetme", n)
+	}
+}
