@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ryo-bot/ryo/memory/memorytest"
 	"github.com/ryo-bot/ryo/ollamatest"
 	"github.com/ryo-bot/ryo/telegramtest"
 	"github.com/ryo-bot/ryo/toolbus"
@@ -188,5 +189,29 @@ func TestInspectorAfterForgetMe(t *testing.T) {
 	}
 	if n := len(h.traces(dm)); n != 0 {
 		t.Errorf("%d traces sent after /forgetme", n)
+	}
+}
+
+// A secret the model wrote into a tool's arguments, or a tool's result
+// echoed, is neither stored with the trace nor shown by 🔍.
+func TestInspectorHidesSecrets(t *testing.T) {
+	h := newHarness(t)
+	echo := `{"request":{"url":"https://api.example/v1?q=tea&api_key=sk-live-1111","headers":"Authorization: Bearer sk-live-2222"},` +
+		`"body":"{\"access_token\":\"sk-live-3333\",\"expires_in\":3600}","X-Api-Key":["sk-live-4444"]}`
+	h.tools = []toolbus.Spec{bigLookup(echo)}
+	h.llm.Enqueue(ollamatest.Reply{Content: command("big_lookup", `{"q":"tea","password":"sk-live-5555"}`)},
+		ollamatest.Reply{Content: command("big_lookup", `{"q":"tea"}`)},
+		ollamatest.Reply{Content: envelope("Tea is a drink.")})
+	h.start()
+	q := h.tg.SendText(dm, alice, "what is tea?")
+	a := h.answered(dm, q.ID, "Tea is a drink.")
+	h.waitFor("the answer's 🔍", func() bool { return inspectButton(h.message(dm, a.ID)) != "" })
+	if n := memorytest.Count(t, h.env["DATABASE_URL"], `select count(*) from turn_traces where steps::text like '%sk-live%'`); n != 0 {
+		t.Errorf("%d stored traces keep a secret", n)
+	}
+	h.inspect(dm, alice, h.message(dm, a.ID))
+	h.waitFor("the trace", func() bool { return len(h.traces(dm)) == 1 })
+	if msg := h.traces(dm)[0].Text; strings.Contains(msg, "sk-live") || !strings.Contains(msg, "[redacted]") {
+		t.Errorf("the trace shows a secret, or no sign of one:\n%s", msg)
 	}
 }
