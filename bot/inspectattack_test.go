@@ -61,3 +61,21 @@ func TestSentTracesOnceAMinute(t *testing.T) {
 		t.Error("a trace that could not be sent is held")
 	}
 }
+
+// Whatever a tool is called and answers, the trace's message is one
+// Telegram takes.
+func FuzzRenderTrace(f *testing.F) {
+	f.Add("calculate", `{"q":"</pre>"}`, "\u202Eevil\x00", 3)
+	f.Fuzz(func(t *testing.T, tool, args, result string, n int) {
+		tr := goldenTrace()
+		tr.Steps = nil
+		for range min(max(n, 1), memory.MaxTraceSteps) {
+			tr.Steps = append(tr.Steps, memory.TraceStep{Kind: memory.TraceTool, Tool: tool, Args: args, Result: result, Err: result})
+		}
+		msg, _ := renderTrace(tr)
+		_, entities, err := telegramtest.CheckMessageHTML(msg.HTML)
+		if u := render.Units(msg.Plain); err != nil || u > render.MaxUnits || entities > render.MaxEntities {
+			t.Fatalf("%d units, %d entities, %v", u, entities, err)
+		}
+	})
+}

@@ -67,3 +67,16 @@ func TestBoundTraceRedactsACutSecret(t *testing.T) {
 		t.Errorf("result %d bytes, noted %d, ends %q", len(s.Result), s.ResultBytes, s.Result[len(s.Result)-40:])
 	}
 }
+
+// Redaction never fails, and what it redacted stays so when redacted again.
+func FuzzRedactSecrets(f *testing.F) {
+	f.Add(`{"body":"{\"access_token\":\"s3cr3t\"}","api_key":12}`)
+	f.Add(`GET /?apikey=x&token=y Authorization: Bearer z`)
+	f.Add(`{"\u0074oken":'a',"password":["b"]}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		once := redactSecrets(s)
+		if twice := redactSecrets(once); twice != once {
+			t.Fatalf("redactSecrets(%q) = %q, and again %q", s, once, twice)
+		}
+	})
+}
