@@ -215,3 +215,33 @@ func TestInspectorHidesSecrets(t *testing.T) {
 		t.Errorf("the trace shows a secret, or no sign of one:\n%s", msg)
 	}
 }
+
+// An answer stopped while its tool ran carries 🔍, and its trace shows the
+// tool stopped and the turn's outcome.
+func TestInspectorOfAStoppedTurn(t *testing.T) {
+	h := newHarness(t)
+	started := make(chan struct{})
+	slow := bigLookup("")
+	slow.Name, slow.Tool = "slow_lookup", toolbus.ToolFunc(func(ctx context.Context, _ json.RawMessage) (any, error) {
+		close(started)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	h.tools = []toolbus.Spec{slow}
+	h.llm.Enqueue(ollamatest.Reply{Content: command("slow_lookup", `{"q":"tea"}`)})
+	h.start()
+	q := h.tg.SendText(dm, alice, "what is tea?")
+	<-started
+	h.pressAnswer(h.press(dm, alice, h.stopButton(dm, q.ID, "slow_lookup"), "⏹"))
+	a := h.answered(dm, q.ID, "⏹ Stopped")
+	h.waitFor("the answer's 🔍", func() bool { return inspectButton(h.message(dm, a.ID)) != "" })
+	if r := h.inspect(dm, alice, h.message(dm, a.ID)); r.ShowAlert {
+		t.Fatalf("the press was answered %+v", r)
+	}
+	h.waitFor("the trace", func() bool { return len(h.traces(dm)) == 1 })
+	for _, s := range []string{"🔧 slow_lookup", "⏹ stopped", "Time:", "stopped, 1 model call, 1 tool call"} {
+		if msg := h.traces(dm)[0].Text; !strings.Contains(msg, s) {
+			t.Errorf("the trace lacks %q:\n%s", s, msg)
+		}
+	}
+}
