@@ -72,10 +72,11 @@ func parseInspect(data string) (update, chat int64, ok bool) {
 }
 
 // inspectButton is the 🔍 of turn t's answer when it used tools — or
-// went on after a confirmed action, which ran a tool — and nil when it
-// did not.
+// went on after a confirmed action, which ran a tool, or was stopped
+// while a tool ran, which the answer's tools do not count — and nil when
+// it did not.
 func inspectButton(t talk, about answerAbout) *stages.Button {
-	if len(about.Tools) == 0 && t.prepare == nil {
+	if len(about.Tools) == 0 && t.prepare == nil && !t.trace.ranTool() {
 		return nil
 	}
 	return &stages.Button{Text: inspectButtonText, Data: inspectData(t.id, t.place.ChatID)}

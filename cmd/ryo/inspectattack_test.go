@@ -239,7 +239,7 @@ func TestInspectorOfAStoppedTurn(t *testing.T) {
 		t.Fatalf("the press was answered %+v", r)
 	}
 	h.waitFor("the trace", func() bool { return len(h.traces(dm)) == 1 })
-	for _, s := range []string{"🔧 slow_lookup", "⏹ stopped", "Time:", "stopped, 1 model call, 1 tool call"} {
+	for _, s := range []string{"🔧 slow_lookup", "⏹ stopped", "in all · stopped", "Steps: 1 model call, 1 tool call"} {
 		if msg := h.traces(dm)[0].Text; !strings.Contains(msg, s) {
 			t.Errorf("the trace lacks %q:\n%s", s, msg)
 		}
