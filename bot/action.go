@@ -272,6 +272,9 @@ func (b *Bot) onPress(ctx context.Context, j *job, q *models.CallbackQuery) erro
 	if strings.HasPrefix(q.Data, stopPrefix) {
 		return b.onStop(ctx, j, q)
 	}
+	if strings.HasPrefix(q.Data, regeneratePrefix) {
+		return b.onRegenerate(ctx, j, q)
+	}
 	if strings.HasPrefix(q.Data, inspectPrefix) {
 		return b.onInspect(ctx, j, q)
 	}

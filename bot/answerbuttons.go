@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -25,11 +26,11 @@ const regenerateText = "🔄"
 // its own (its prompt has ✅/❌), nor does one that goes on after a
 // confirmation: its action ran, and the model's answer to its result is
 // not asked for again. A stopped answer carries 🔄: someone stopped it
-// because it went wrong, and another one may not. 🔄 is only under the
-// chat's newest answer (about.Older: a newer one came after it).
+// because it went wrong, and another one may not. When a newer answer
+// comes, an older one loses its 🔄 and keeps the rest (takeOff).
 func (b *Bot) answerButtons(t talk, about answerAbout) []stages.Button {
 	var buttons []stages.Button
-	if !about.Held && !about.Older && t.prepare == nil {
+	if !about.Held && t.prepare == nil {
 		buttons = append(buttons, stages.Button{Text: regenerateText, Data: regenerateData(t.id, t.place.ChatID)})
 	}
 	if inspect := inspectButton(t, about); inspect != nil { // inspect.go
@@ -58,4 +59,38 @@ func parseRegenerate(data string) (update, chat int64, ok bool) {
 		return 0, 0, false
 	}
 	return update, chat, true
+}
+
+// shownButton is a button under an answer, as its metadata keeps it.
+type shownButton struct {
+	Text string `json:"text"`
+	Data string `json:"data"`
+}
+
+// withButtons adds to an answer's metadata the message that carries its
+// buttons, and the buttons: those that stay when a newer answer takes
+// its 🔄 off.
+func withButtons(meta json.RawMessage, id int, buttons []stages.Button) json.RawMessage {
+	fields := map[string]any{}
+	_ = json.Unmarshal(meta, &fields) // stored by answerMetadata; an unreadable one is replaced
+	shown := []shownButton{}
+	for _, b := range buttons {
+		shown = append(shown, shownButton{Text: b.Text, Data: b.Data})
+	}
+	fields["buttons_on"], fields["buttons"] = id, shown
+	out, _ := json.Marshal(fields)
+	return out
+}
+
+// withoutRegenerate are an older answer's buttons once its 🔄 is taken
+// off; had is false when it had none to take off.
+func withoutRegenerate(shown []shownButton) (kept []stages.Button, had bool) {
+	for _, b := range shown {
+		if strings.HasPrefix(b.Data, regeneratePrefix) {
+			had = true
+			continue
+		}
+		kept = append(kept, stages.Button{Text: b.Text, Data: b.Data})
+	}
+	return kept, had
 }

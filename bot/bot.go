@@ -327,7 +327,7 @@ func (b *Bot) store(ctx context.Context, got intake.Batch) ([]memory.InboxUpdate
 // dispatch queues an update: after the earlier ones of its chat, or on
 // its own when it is a button press.
 func (b *Bot) dispatch(d *dispatcher, u memory.InboxUpdate) {
-	if u.Kind == "callback_query" || isStopCommand(u.Kind, u.Raw) { // a stop must not wait behind the turn it stops
+	if u.Kind == "callback_query" || u.Kind == "edited_message" || isStopCommand(u.Kind, u.Raw) { // a stop or an edit must not wait behind the turn it changes
 		d.enqueuePress(u.ChatID, u.ID)
 		return
 	}

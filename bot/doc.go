@@ -47,8 +47,8 @@
 // which reads nothing but the update: a command for this bot, a message
 // meant for the bot (a turn, turn.go), group text kept as context, media it
 // answers politely that it cannot read, a button press, the bot's own
-// membership — or ignored on purpose, with the reason logged (edits,
-// channel posts, business messages, other bots, service messages, kinds it
+// membership, a person's edit of a text message (edit.go) — or ignored on
+// purpose, with the reason logged (edits of captions, channel posts, business messages, other bots, service messages, kinds it
 // does not know). In groups the bot answers only when mentioned by
 // @username or replied to — unless the group's answer mode (/settings,
 // answermode.go), applied right after classify, has it answer every
@@ -60,6 +60,16 @@
 // older than the Bot API: an update that does not decode whole is read
 // field by field (decode.go), the fields left out named in the log. A turn is shown
 // live by stages, which talks to Telegram through delivery.
+//
+// An answer carries buttons under its last text message, all made by one
+// function (answerbuttons.go): 🔄 under the newest answer of a place. A
+// press on it (regenerate.go) and an edit of the message being answered or
+// just answered (edit.go) run a turn keyed by their own update that
+// replaces the answer in place: the turn shows itself in the old answer's
+// (or the cancelled turn's) message (stages.Start.InPlace), the model sees
+// the history without the old answer, and the new answer takes the old
+// one's place in the history in one transaction. Both run beside their
+// chat's queue first, like a stop, and go on in it.
 //
 // A recording meant for the bot — a voice note, an audio file, a video
 // note — is a turn like text (voice.go): refused with one sentence before

@@ -32,6 +32,7 @@ const (
 	TurnStopped     = "stopped"     // someone stopped it: what was written is the answer
 	TurnOverQuota   = "over_quota"  // the person had used up their quota: told when they can ask again, the model not asked
 	TurnInterrupted = "interrupted" // shutdown or an outage: it runs again
+	TurnEdited      = "edited"      // its message was edited: the edit is answered instead
 )
 
 // The phases of a turn.

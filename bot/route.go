@@ -31,9 +31,10 @@ const (
 	verdictCommand                   // a command for this bot
 	verdictPress                     // a button press: answered, whatever its data
 	verdictMembership                // the bot was added to, removed from or blocked in a chat
+	verdictEdit                      // a person's edited text message: edit.go
 )
 
-var verdictNames = [...]string{"ignore", "keep", "answer", "unreadable", "command", "press", "membership"}
+var verdictNames = [...]string{"ignore", "keep", "answer", "unreadable", "command", "press", "membership", "edit"}
 
 func (v verdict) String() string {
 	if v < 0 || int(v) >= len(verdictNames) {
@@ -80,6 +81,8 @@ func (b *Bot) handle(ctx context.Context, j *job) error {
 		return b.onPress(ctx, j, r.press)
 	case verdictMembership:
 		return b.onMembership(ctx, r.member)
+	case verdictEdit:
+		return b.onEdit(ctx, j, r.msg)
 	}
 	b.log.Debug("ignoring update", "update_id", id, "why", r.why)
 	return nil
@@ -99,7 +102,7 @@ func (b *Bot) classify(upd *models.Update) route {
 	case upd.MyChatMember != nil:
 		return classifyMembership(upd.MyChatMember)
 	case upd.EditedMessage != nil:
-		return ignored("an edit: a message is answered once, as first written")
+		return b.classifyEdit(upd.EditedMessage)
 	case upd.ChannelPost != nil, upd.EditedChannelPost != nil:
 		return ignored("a channel post: the bot does not talk in channels")
 	case upd.BusinessConnection != nil, upd.BusinessMessage != nil, upd.EditedBusinessMessage != nil,

@@ -92,13 +92,15 @@ type running struct {
 
 // stopper is one running turn, as a stop sees it.
 type stopper struct {
-	turn  int64
-	place ryo.Place
-	asker ryo.User
-	shown *stages.Turn
+	turn    int64
+	message int64 // the stored message the turn answers; 0 when none
+	place   ryo.Place
+	asker   ryo.User
+	shown   *stages.Turn
 
 	mu      sync.Mutex
 	stopped bool
+	edited  bool                    // stopped because its message was edited (edit.go): nothing is kept
 	over    bool                    // the model is done: the answer is on its way
 	cancel  context.CancelCauseFunc // ends the model call; nil until it is asked
 	wrote   string                  // the reply written so far, without thinking
@@ -106,7 +108,7 @@ type stopper struct {
 
 // add registers turn t, shown in shown, until remove.
 func (r *running) add(t talk, shown *stages.Turn) *stopper {
-	s := &stopper{turn: t.id, place: t.place, asker: t.person, shown: shown}
+	s := &stopper{turn: t.id, message: t.message, place: t.place, asker: t.person, shown: shown}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.turns == nil {
@@ -186,10 +188,10 @@ func (s *stopper) watch(ctx context.Context) (context.Context, context.CancelFun
 	}
 	s.mu.Lock()
 	s.cancel = cancel
-	stopped := s.stopped
+	stopped, cause := s.stopped, s.cause()
 	s.mu.Unlock()
 	if stopped {
-		cancel(errStopped)
+		cancel(cause)
 	}
 	return ctx, func() {
 		s.mu.Lock()

@@ -48,6 +48,9 @@ type talk struct {
 	prepare func(ctx context.Context, shown *stages.Turn, observe func(ryo.Step)) error
 	// stop is how a stop reaches the turn once it shows itself (stop.go).
 	stop *stopper
+	// replaces, when set, is the answer this turn's answer replaces in
+	// place: a regenerate (regenerate.go).
+	replaces *replacing
 	// trace records the turn's steps for the inspector (trace.go).
 	trace *tracer
 }
@@ -91,6 +94,7 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 				return b.db.SaveTurnStatus(ctx, t.id, t.place, status)
 			})
 		}}
+	start.InPlace = t.replaces != nil
 	if prior.Answer != "" {
 		outcome = answered(prior.AnswerMetadata)
 		return b.deliver(ctx, log, t, b.stages.Adopt(start), prior.Answer, prior.AnswerMetadata, prior.Parts)
@@ -157,6 +161,10 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		}
 	}
 	answer, meta, err := b.ask(ctx, log, t, shown)
+	if errors.Is(err, errEdited) { // edit.go: the edit is answered, in this status message
+		outcome = TurnEdited
+		return nil
+	}
 	if err != nil {
 		outcome = TurnFailed
 		return b.turnFailed(ctx, log, t, shown, err)
@@ -231,6 +239,9 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 		in.History = older
 		out, err = b.answerWith(turnCtx, log, &t, in, &ranTools)
 	}
+	if err != nil && t.stop.isEdited() && ctx.Err() == nil {
+		return "", nil, errEdited
+	}
 	stopped := err != nil && t.stop.isStopped() && ctx.Err() == nil
 	if stopped { // what was written so far is the answer
 		out, err = t.stop.kept(out), nil
@@ -304,10 +315,11 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 		return b.record(ctx, "remember answer parts", func(ctx context.Context) error { return b.db.SaveTurnParts(ctx, t.id, ids) })
 	}
 	var ids []int
+	buttons := b.answerButtons(t, about) // answerbuttons.go
 	began := b.cfg.Clock.Now()
 	err = t.w.idle(func() error { // Telegram may make the answer wait its turn: other chats go on meanwhile
 		var err error
-		if ids, err = shown.Finish(ctx, answer, about.Tools, delivered, record, b.answerButtons(t, about)...); err != nil {
+		if ids, err = shown.Finish(ctx, answer, about.Tools, delivered, record, buttons...); err != nil {
 			return err
 		}
 		ids, err = b.sendFiles(ctx, t, files, ids, delivered, record)
@@ -320,8 +332,9 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 		}
 		return err
 	}
+	b.afterAnswer(ctx, t, ids) // regenerate.go
 	msg := ryo.Message{Place: t.place, Kind: ryo.KindAssistant, Text: answer, TelegramID: ids[0],
-		ReplyTo: t.replyTo, UpdateID: t.id, Metadata: withMessageIDs(meta, ids)}
+		ReplyTo: t.replyTo, UpdateID: t.id, Metadata: withButtons(withMessageIDs(meta, ids), shown.ButtonsOn(), buttons)}
 	if about.Held {
 		// Stored before its buttons can be pressed: the conversation a yes
 		// goes on with must hold the answer before the tool's result.
@@ -336,10 +349,7 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 			return err
 		}
 	}
-	err = b.record(ctx, "finish turn", func(ctx context.Context) error {
-		_, err := b.db.FinishTurn(ctx, msg, about.Tags)
-		return err
-	})
+	err = b.record(ctx, "finish turn", func(ctx context.Context) error { return b.finishTurn(ctx, t, msg, about.Tags) })
 	if err != nil {
 		return err
 	}
@@ -408,8 +418,10 @@ type answerAbout struct {
 	Held  bool     `json:"held"` // the answer asks the person to confirm an action
 	// Stopped: someone stopped the turn; the answer is what was written
 	Stopped bool `json:"stopped"`
-	// Older: a newer answer came in its chat after it (never stored)
-	Older bool `json:"-"`
+	// ButtonsOn is the message that carries the answer's Buttons; 0 when
+	// none or not known.
+	ButtonsOn int           `json:"buttons_on"`
+	Buttons   []shownButton `json:"buttons"`
 }
 
 // turnFailed tells the person why there is no answer, where the answer would

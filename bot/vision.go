@@ -87,6 +87,7 @@ func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error)
 	if err != nil {
 		return sight{}, err
 	}
+	history = t.withoutReplaced(history) // regenerate.go
 	s := sight{history: history}
 	i := slices.IndexFunc(history, func(m ryo.Message) bool { return m.ID == t.message })
 	if s.refusal, err = b.files(ctx, log, t.chat, history, i); err != nil || s.refusal != "" { // documents: document.go

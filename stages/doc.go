@@ -35,6 +35,12 @@
 // Telegram had room for the status message, the status message is never
 // sent: the answer goes out in its place.
 //
+// The answer's buttons go under its last text message, whichever way it
+// came, and again on a resumed delivery (Finish's buttons). A turn that
+// replaces an earlier answer (Start.InPlace: a regenerate, an edited
+// question) adopts that answer's message, shows its progress there without
+// drafts, and always delivers its answer into it.
+//
 // stages talks to Telegram only through the Messenger interface, which the
 // bot implements with its delivery engine; time comes from a ryo.Clock, so
 // tests run turns on a manual clock.

@@ -73,6 +73,10 @@ func (t *Turn) Finish(ctx context.Context, answer string, tools []string, delive
 	return ids, t.collapse(ctx, took, drafted, tools)
 }
 
+// ButtonsOn is the message that carries the answer's buttons, its last
+// text message, once Finish delivered it; 0 before.
+func (t *Turn) ButtonsOn() int { return t.buttonsOn }
+
 // layout renders the answer into the messages it comes in, and the file
 // that holds it all when there are too many: nil when none.
 func layout(answer string) ([]render.Part, []byte) {
@@ -102,8 +106,8 @@ func (t *Turn) attach(ctx context.Context, file []byte, ids, delivered []int, re
 // replaces reports whether the answer goes into the status message. After
 // a draft it must come as a message of its own, which ends the draft.
 func (t *Turn) replaces(took time.Duration, drafted bool, delivered []int) bool {
-	if len(delivered) > 0 {
-		return t.id != 0 && delivered[0] == t.id
+	if len(delivered) > 0 || t.s.InPlace {
+		return t.id != 0 && (len(delivered) == 0 || delivered[0] == t.id)
 	}
 	return t.id != 0 && took < t.o.cfg.NotifyAfter && !drafted
 }
@@ -132,6 +136,7 @@ func (t *Turn) replace(ctx context.Context, d delivery) ([]int, error) {
 		return nil, err
 	}
 	t.carries = true
+	t.buttonsOn = t.id
 	ids := []int{t.id}
 	if len(d.delivered) == 0 {
 		if err := d.record(ids); err != nil {
@@ -148,6 +153,7 @@ func (t *Turn) sendParts(ctx context.Context, d delivery, ids []int) ([]int, err
 		buttons := d.buttonsOf(n)
 		if n < len(d.delivered) && d.delivered[n] != 0 {
 			ids = append(ids, d.delivered[n])
+			t.buttonsOn = ids[len(ids)-1]
 			if err := t.remark(ctx, d.delivered[n], buttons); err != nil {
 				return ids, err
 			}
@@ -158,6 +164,7 @@ func (t *Turn) sendParts(ctx context.Context, d delivery, ids []int) ([]int, err
 			return ids, fmt.Errorf("send answer part %d: %w", n+1, err)
 		}
 		ids = append(ids, id)
+		t.buttonsOn = id
 		if err := d.record(ids); err != nil {
 			return ids, err
 		}

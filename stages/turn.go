@@ -63,6 +63,11 @@ type Start struct {
 	// Stop, when set, is the button the status message carries while the
 	// turn runs, until Stopping; Finish, Fail and Pause remove it.
 	Stop *Button
+	// InPlace: Adopt is an earlier answer that this turn's answer replaces
+	// (a regenerate, an edited question): the turn shows itself in it, not
+	// as picked up again, without drafts, and the answer always goes into
+	// it, however long it took.
+	InPlace bool
 	// Record, when set, remembers the status message once it is posted, so
 	// that a run interrupted later adopts it instead of posting another.
 	Record func(id int) error
@@ -82,6 +87,9 @@ type Turn struct {
 	pending int  // drafts sent whose outcome is not known yet
 	carries bool // the status message carries (the first part of) the answer
 	stopped bool // Stopping was called: the stop button is gone
+	// buttonsOn is the message Finish gave the answer's buttons: its
+	// last text message.
+	buttonsOn int
 
 	changed  chan struct{}
 	cancel   context.CancelFunc // ends the loop and withdraws its queued calls
@@ -93,7 +101,7 @@ type Turn struct {
 // Observe until the turn ends. It does not wait for Telegram.
 func (o *Orchestrator) Begin(ctx context.Context, s Start) *Turn {
 	t := o.turn(s)
-	t.drafts = o.cfg.Drafts && s.Private && s.DraftID != 0 && !o.draftsOff.Load()
+	t.drafts = o.cfg.Drafts && s.Private && s.DraftID != 0 && !s.InPlace && !o.draftsOff.Load()
 	ctx, t.cancel = context.WithCancel(ctx)
 	t.loopDone = make(chan struct{})
 	go t.run(ctx)
@@ -114,7 +122,7 @@ func (o *Orchestrator) turn(s Start) *Turn {
 		s.Since = o.cfg.Clock.Now()
 	}
 	return &Turn{o: o, s: s, id: s.Adopt, changed: make(chan struct{}, 1),
-		board: board{began: s.Since, resumed: s.Adopt != 0, forced: s.Forced}}
+		board: board{began: s.Since, resumed: s.Adopt != 0 && !s.InPlace, forced: s.Forced}}
 }
 
 // Observe shows a step of the turn. It never blocks.

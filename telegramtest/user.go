@@ -60,9 +60,9 @@ func (s *Server) sendAs(caller string, chat Chat, m Message, opts []SendOption) 
 }
 
 // EditText has the author of a user message change its text, queueing an
-// "edited_message" update. It panics if the chat has no such live user
-// message, since that is a mistake in the test.
-func (s *Server) EditText(chatID int64, messageID int, text string) {
+// "edited_message" update, and returns the update's id. It panics if the
+// chat has no such live user message, since that is a mistake in the test.
+func (s *Server) EditText(chatID int64, messageID int, text string) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.chats[chatID]
@@ -76,7 +76,7 @@ func (s *Server) EditText(chatID int64, messageID int, text string) {
 	m.Text, m.shown = text, userText(text)
 	m.Edits++
 	m.edited = s.opts.Now()
-	s.enqueue(wireUpdate{EditedMessage: s.publish(c, m)})
+	return s.enqueue(wireUpdate{EditedMessage: s.publish(c, m)})
 }
 
 func userText(text string) formatted {

@@ -218,12 +218,34 @@ func (t *Telegram) Edit(ctx context.Context, place ryo.Place, id int, text rende
 
 // Markup implements stages.Messenger.
 func (t *Telegram) Markup(ctx context.Context, place ryo.Place, id int, buttons ...stages.Button) error {
+	return editOutcome(t.e.do(ctx, t.markupJob(urgent, place, id, buttons)))
+}
+
+// tidyLife is how long a MarkupLater may wait for Telegram's budget.
+const tidyLife = time.Minute
+
+// MarkupLater replaces the buttons of message id as Markup does, but only
+// when Telegram's budget allows: it does not wait, and it is dropped when
+// it cannot go within a minute. It tidies what a person can do without,
+// such as an older answer's 🔄, whose press is refused anyway.
+func (t *Telegram) MarkupLater(ctx context.Context, place ryo.Place, id int, buttons ...stages.Button) {
+	j := t.markupJob(progress, place, id, buttons)
+	j.ctx, j.expires = context.WithoutCancel(ctx), t.e.clock.Now().Add(tidyLife)
+	j.done = func(err error) {
+		if err = editOutcome(err); err != nil && !errors.Is(err, stages.ErrMessageGone) {
+			t.log.Debug("buttons not changed", "chat_id", place.ChatID, "message_id", id, "err", err)
+		}
+	}
+	t.e.submit(j)
+}
+
+func (t *Telegram) markupJob(c class, place ryo.Place, id int, buttons []stages.Button) *apiCall {
 	markup := keyboard(statusButtons(buttons)) // none (nil, left out of the call) takes them off
-	return editOutcome(t.e.do(ctx, &apiCall{chat: place.ChatID, class: urgent, key: messageKey(id), method: "editMessageReplyMarkup",
+	return &apiCall{chat: place.ChatID, class: c, key: messageKey(id), method: "editMessageReplyMarkup",
 		call: func(ctx context.Context) error {
 			_, err := t.api.EditMessageReplyMarkup(ctx, &tg.EditMessageReplyMarkupParams{ChatID: place.ChatID, MessageID: id, ReplyMarkup: markup})
 			return err
-		}}))
+		}}
 }
 
 // Progress implements stages.Messenger.

@@ -290,11 +290,13 @@ func TestUnsupportedAndMalformedUpdates(t *testing.T) {
 	h.tg.PushUpdate(map[string]any{"callback_query": map[string]any{"id": "cb1", "from": map[string]any{"id": alice.ID, "first_name": "Alice"},
 		"chat_instance": "ci", "data": "old:1"}})
 	q := h.tg.SendText(dm, alice, "hello?")
-	h.tg.EditText(dm.ID, q.ID, "hello??")
+	h.tg.PushUpdate(map[string]any{"edited_message": map[string]any{"message_id": 7, "date": time.Now().Unix() - 60, // never stored
+		"edit_date": time.Now().Unix(), "from": map[string]any{"id": alice.ID, "first_name": "Alice"},
+		"chat": map[string]any{"id": dm.ID, "type": "private", "first_name": "Alice"}, "text": "hello??"}})
 	h.answer(dm, q.ID, "Still here.")
 	h.waitFor("the stale button answered", func() bool { return len(h.tg.Calls("answerCallbackQuery")) == 1 })
 	if n := len(h.llm.Requests()); n != 1 {
-		t.Fatalf("the model was asked %d times; want once (the edit is ignored)", n)
+		t.Fatalf("the model was asked %d times; want once (the edit of a message never stored is ignored)", n)
 	}
 	// A message whose text is a number is read in part (the text left out,
 	// and named in the log): with nothing left to read, it is ignored on

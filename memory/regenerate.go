@@ -1,0 +1,93 @@
+package memory
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ryo-bot/ryo"
+)
+
+// Answered is a stored answer with the person's message it answers.
+type Answered struct {
+	Answer   ryo.Message
+	Question ryo.Message // its Sender is the asker; zero when the message is no longer stored
+}
+
+// messageColumns are the columns scanMessage reads, of messages m joined
+// with their senders u.
+const messageColumns = `m.id, m.kind, m.text, coalesce(m.telegram_message_id, 0), coalesce(m.reply_to_message_id, 0),
+	coalesce(m.update_id, 0), m.metadata, m.created_at,
+	u.id, coalesce(u.username, ''), coalesce(u.first_name, ''), coalesce(u.last_name, ''), coalesce(u.role, ''),
+	m.media, coalesce(m.media_group, '')`
+
+// AnswerOfTurn is the answer turn update stored, and the message it
+// answers; ok is false when there is no such answer.
+func (db *DB) AnswerOfTurn(ctx context.Context, update int64) (a Answered, ok bool, err error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	var place ryo.Place
+	err = db.pool.QueryRow(ctx, `select chat_id, thread_id from messages
+		where update_id = $1::bigint and kind = 'assistant' order by id desc limit 1`, update).Scan(&place.ChatID, &place.Thread)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return a, false, nil
+	}
+	if err != nil {
+		return a, false, db.fail("load answer", err)
+	}
+	if a.Answer, ok, err = db.oneMessage(ctx, place, `m.update_id = $3::bigint and m.kind = 'assistant'`, update); err != nil || !ok {
+		return a, ok, err
+	}
+	a.Question, _, err = db.oneMessage(ctx, place, `m.telegram_message_id = $3::bigint and m.kind = 'user'`, int64(a.Answer.ReplyTo))
+	return a, true, err
+}
+
+// NewestAnswer is the newest answer stored at place since its context was
+// last reset; ok is false when there is none.
+func (db *DB) NewestAnswer(ctx context.Context, place ryo.Place) (ryo.Message, bool, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	return db.oneMessage(ctx, place, `m.kind = 'assistant' and m.id > coalesce((select context_from from chat_topics
+		where chat_id = $1 and thread_id = $2), $3::bigint)`, int64(0))
+}
+
+// oneMessage is the newest message at place that matches where, which may
+// use $3 (arg).
+func (db *DB) oneMessage(ctx context.Context, place ryo.Place, where string, arg int64) (ryo.Message, bool, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	rows, err := db.pool.Query(ctx, `select `+messageColumns+` from messages m left join users u on u.id = m.sender_id
+		where m.chat_id = $1 and m.thread_id = $2 and `+where+` order by m.id desc limit 1`, place.ChatID, place.Thread, arg)
+	if err != nil {
+		return ryo.Message{}, false, db.fail("load message", err)
+	}
+	msgs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ryo.Message, error) { return scanMessage(row, place) })
+	if err != nil {
+		return ryo.Message{}, false, db.fail("load message", err)
+	}
+	if len(msgs) == 0 {
+		return ryo.Message{}, false, nil
+	}
+	return msgs[0], true, nil
+}
+
+// FinishReplacing stores answer in place of the answer replaced, and marks
+// answer's update done, in one transaction, as FinishTurn does: the
+// replaced answer, and the tool results its turn stored, leave the history
+// (and with them their tags and files), so that the history holds only the
+// answer the person ends up with.
+func (db *DB) FinishReplacing(ctx context.Context, answer ryo.Message, tags []string, replaced ryo.Message) (ryo.Message, error) {
+	err := db.tx(ctx, "finish replacing answer", func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `delete from messages where chat_id = $1::bigint and (id = $2::bigint
+			or update_id = $3::bigint and kind = 'tool_result')`, replaced.Place.ChatID, replaced.ID, replaced.UpdateID)
+		if err != nil {
+			return err
+		}
+		if answer, err = saveAnswer(ctx, tx, answer, tags, db.Now()); err != nil {
+			return err
+		}
+		return finishUpdate(ctx, tx, answer.UpdateID, StateDone, "", db.Now())
+	})
+	return answer, err
+}
