@@ -245,3 +245,40 @@ func TestInspectorOfAStoppedTurn(t *testing.T) {
 		}
 	}
 }
+
+// An answer made again with 🔄, or again for an edited question, carries
+// the 🔍 of its own turn, whose trace is the new answer's, not the old.
+func TestInspectorOfAnAnswerMadeAgain(t *testing.T) {
+	h := newHarness(t)
+	h.tools = []toolbus.Spec{bigLookup("found")}
+	for _, drink := range []string{"tea", "coffee", "milk"} {
+		h.llm.Enqueue(ollamatest.Reply{Content: command("big_lookup", `{"q":"`+drink+`"}`)},
+			ollamatest.Reply{Content: envelope("About " + drink + ".")})
+	}
+	h.start()
+	q := h.tg.SendText(dm, alice, "what is tea?")
+	a := h.answered(dm, q.ID, "About tea.")
+	h.waitFor("the answer's 🔍", func() bool { return inspectButton(h.message(dm, a.ID)) != "" })
+	first := inspectButton(h.message(dm, a.ID))
+	h.pressAnswer(h.press(dm, alice, h.message(dm, a.ID), "🔄"))
+	h.waitFor("the answer made again, with its 🔍", func() bool {
+		m := h.message(dm, a.ID)
+		return strings.Contains(m.Text, "About coffee.") && inspectButton(m) != "" && inspectButton(m) != first
+	})
+	shows := func(n int, want, not string) {
+		t.Helper()
+		h.inspect(dm, alice, h.message(dm, a.ID))
+		h.waitFor("the trace", func() bool { return len(h.traces(dm)) == n })
+		if msg := h.traces(dm)[n-1].Text; !strings.Contains(msg, want) || strings.Contains(msg, not) {
+			t.Errorf("the trace of the answer about %s shows:\n%s", want, msg)
+		}
+	}
+	shows(1, `"coffee"`, `"tea"`)
+	second := inspectButton(h.message(dm, a.ID))
+	h.done(h.tg.EditText(dm.ID, q.ID, "what is milk?"))
+	h.waitFor("the edited question answered, with its 🔍", func() bool {
+		m := h.message(dm, a.ID)
+		return strings.Contains(m.Text, "About milk.") && inspectButton(m) != "" && inspectButton(m) != second
+	})
+	shows(2, `"milk"`, `"coffee"`)
+}
