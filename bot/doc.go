@@ -47,8 +47,9 @@
 // which reads nothing but the update: a command for this bot, a message
 // meant for the bot (a turn, turn.go), group text kept as context, media it
 // answers politely that it cannot read, a button press, the bot's own
-// membership, a person's edit of a text message (edit.go) — or ignored on
-// purpose, with the reason logged (edits of captions, channel posts, business messages, other bots, service messages, kinds it
+// membership, a person's edit of a text message (edit.go), a group become
+// a supergroup (its settings go to the new id, cmd_settings.go) — or
+// ignored on purpose, with the reason logged (edits of captions, channel posts, business messages, other bots, service messages, kinds it
 // does not know). In groups the bot answers only when mentioned by
 // @username or replied to — unless the group's answer mode (/settings,
 // answermode.go), applied right after classify, has it answer every
@@ -102,12 +103,20 @@
 // table of turns running here, and end its model call with errStopped;
 // what the model had written is the answer, marked stopped.
 //
+// Before a turn for a message asks the model, its person's quota is
+// checked (quota.go) against their answers of the last day and their
+// turns still running, in any chat; a turn that passes holds one answer
+// until its usage is recorded, under the same lock as the check, so that
+// questions sent at once in several chats cannot all pass on the last one.
+//
 // Every step the agent reports is also recorded for the inspector
 // (trace.go): each model call and each tool call, stored bounded with
 // the turn's answer, before it is delivered. An answer that used tools
 // carries 🔍 (answerbuttons.go); its press is judged on the stored trace
 // alone and sends the trace to the presser's private chat, never to a
-// group (inspect.go, inspectview.go).
+// group (inspect.go, inspectview.go): to each presser once a minute, its
+// message and then its file each written down as it goes out, so that a
+// press run again sends only what is missing.
 //
 // What is kept only for a while is swept at start and every hour
 // (retention.go, with memory's Sweep); the log counts what went. A person
