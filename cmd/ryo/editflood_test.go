@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/ollamatest"
 )
 
@@ -25,9 +26,15 @@ func TestTheLastOfTwoEditsIsAnswered(t *testing.T) {
 	q2 := h.tg.SendText(dm, alice, "second question")
 	first := h.tg.EditText(dm.ID, q1.ID, "what is the capital of Spian?")
 	h.stopButton(dm, q2.ID, "🤔") // the first question's turn is gone; the first edit waits behind the second
-	h.done(h.tg.EditText(dm.ID, q1.ID, "what is the capital of Spain?"))
+	last := h.tg.EditText(dm.ID, q1.ID, "what is the capital of Spain?")
+	h.waitFor("the last edit judged", func() bool {
+		state, _, err := h.db().UpdateState(bg(t), last)
+		turn, err2 := h.db().Turn(bg(t), last)
+		return err == nil && err2 == nil && (state == memory.StateDone || turn.StatusMessageID != 0)
+	})
 	close(hold)
 	h.done(first)
+	h.done(last)
 	h.answered(dm, q2.ID, "An answer to the second question.")
 	h.answered(dm, q1.ID, "An answer to the last edit.")
 	if !h.modelSaw(2, "capital of Spain?") {
