@@ -219,16 +219,6 @@ func (s *stopper) cause() error {
 	return errStopped
 }
 
-// isEdited reports whether the turn was cancelled by an edit.
-func (s *stopper) isEdited() bool {
-	if s == nil {
-		return false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.edited
-}
-
 // byMessage is the turn running for stored message id, when one does.
 func (r *running) byMessage(id int64) (*stopper, bool) {
 	r.mu.Lock()

@@ -33,6 +33,10 @@ import (
 //     as any tool is at the turn's deadline.
 //  5. The reply written so far is the answer, marked ⏹ Stopped, stored
 //     with "stopped": true in its metadata and delivered as any answer.
+//     A stop that comes as the model's answer is back, before the turn
+//     settles (stopper.settle), is told it stops the turn, and it does:
+//     the whole answer is kept, marked stopped. After that a stop is told
+//     that nothing runs to stop: the answer is on its way, whole.
 //
 // The table lives in memory: after a restart a turn resumed from the
 // inbox registers again under the same update id, so its button works
@@ -230,12 +234,30 @@ func (s *stopper) isStopped() bool {
 	return s.stopped
 }
 
+// settle ends the time in which a stop takes effect: the model's call
+// returned. It reports whether the turn was stopped, and whether by an
+// edit: a stop that came after the model's answer was back, but before
+// settle, was told it stops the turn, and it does.
+func (s *stopper) settle() (stopped, edited bool) {
+	if s == nil {
+		return false, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.over = true
+	return s.stopped, s.edited
+}
+
 // kept is the output of a stopped turn: what was written so far, marked
-// stopped, with the tools that ran before.
-func (s *stopper) kept(out agent.Output) agent.Output {
+// stopped, with the tools that ran before; the whole answer, when the
+// model was done (whole) as the stop came.
+func (s *stopper) kept(out agent.Output, whole bool) agent.Output {
 	s.mu.Lock()
 	wrote := s.wrote
 	s.mu.Unlock()
+	if whole && strings.TrimSpace(out.Text) != "" {
+		wrote = out.Text
+	}
 	text := stoppedEmpty
 	if wrote != "" {
 		text = wrote + "\n\n" + stoppedMark

@@ -139,7 +139,7 @@ func TestStopBeforeTheModelIsAsked(t *testing.T) {
 	if !errors.Is(context.Cause(ctx), errStopped) {
 		t.Fatalf("the model call begins with %v; want it stopped", context.Cause(ctx))
 	}
-	if out := s.kept(agent.Output{}); out.Text != stoppedEmpty {
+	if out := s.kept(agent.Output{}, false); out.Text != stoppedEmpty {
 		t.Fatalf("kept %q", out.Text)
 	}
 }
@@ -153,7 +153,7 @@ func TestStopKeepsTheLastReplyWritten(t *testing.T) {
 	observe(ryo.Step{Kind: ryo.StepWriting, Reply: "<think>hmm</think>Let me look."})
 	observe(ryo.Step{Kind: ryo.StepThinking, Call: 2})
 	observe(ryo.Step{Kind: ryo.StepWriting, Reply: "<think>still thinking"})
-	out := s.kept(agent.Output{Tools: []string{"web_search"}})
+	out := s.kept(agent.Output{Tools: []string{"web_search"}}, false)
 	if out.Text != "Let me look.\n\n⏹ Stopped" || len(out.Tools) != 1 || out.Tags[0] != "action:stopped" {
 		t.Fatalf("kept %+v", out)
 	}

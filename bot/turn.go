@@ -239,12 +239,13 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 		in.History = older
 		out, err = b.answerWith(turnCtx, log, &t, in, &ranTools)
 	}
-	if err != nil && t.stop.isEdited() && ctx.Err() == nil {
+	stopped, edited := t.stop.settle() // from here a stop is too late (stop.go)
+	if edited && ctx.Err() == nil {
 		return "", nil, errEdited
 	}
-	stopped := err != nil && t.stop.isStopped() && ctx.Err() == nil
+	stopped = stopped && ctx.Err() == nil
 	if stopped { // what was written so far is the answer
-		out, err = t.stop.kept(out), nil
+		out, err = t.stop.kept(out, err == nil), nil
 	}
 	if err != nil {
 		return "", nil, err
