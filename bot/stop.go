@@ -27,7 +27,10 @@ import (
 //  3. The press is judged against the running turn: the data must name a
 //     turn running in the chat the button is pressed in; the presser must
 //     be the person who asked, or an admin (the bot's, or the group's).
-//  4. The stop cancels the turn's model call with errStopped; a tool not
+//  4. The stop cancels the transcription of a recording the turn
+//     answers (stopper.during): the model is then not asked, and the
+//     answer says it stopped before anything was written. It cancels
+//     the turn's model call with errStopped; a tool not
 //     yet started does not start (the agent checks before each one); a
 //     tool running when the stop comes is cancelled through its context,
 //     as any tool is at the turn's deadline.
@@ -186,6 +189,23 @@ func (s *stopper) stop() stopOutcome {
 // before its model was asked. Its cancel ends it, and after it the turn
 // can no longer be stopped: the model is done. A nil stopper never stops.
 func (s *stopper) watch(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, end := s.during(ctx)
+	if s == nil {
+		return ctx, end
+	}
+	return ctx, func() {
+		s.mu.Lock()
+		s.over = true
+		s.mu.Unlock()
+		end()
+	}
+}
+
+// during is ctx, ended by a stop (or an edit): at once when the turn was
+// stopped before. It bounds work that comes before the model is asked,
+// like a recording's transcription, so that a stop takes effect at once;
+// after its cancel the turn can still be stopped.
+func (s *stopper) during(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	if s == nil {
 		return ctx, func() { cancel(nil) }
@@ -199,7 +219,7 @@ func (s *stopper) watch(ctx context.Context) (context.Context, context.CancelFun
 	}
 	return ctx, func() {
 		s.mu.Lock()
-		s.over = true
+		s.cancel = nil
 		s.mu.Unlock()
 		cancel(nil)
 	}

@@ -141,7 +141,12 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 	defer b.running.remove(t.stop)
 	if t.prepare == nil {
 		// A recording is heard first, shown in the status message.
-		refusal, err := b.listen(ctx, log, &t, shown)
+		heard, unheard := t.stop.during(ctx) // a stop takes effect at once: the model is asked, stopped, and says so
+		refusal, err := b.listen(heard, log, &t, shown)
+		unheard()
+		if err != nil && t.stop.isStopped() && ctx.Err() == nil {
+			refusal, err = "", nil
+		}
 		if err != nil || refusal != "" {
 			if refusal != "" {
 				outcome = TurnFailed
