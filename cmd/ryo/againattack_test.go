@@ -1,0 +1,98 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/ollamatest"
+)
+
+// Fifty presses of 🔄 at once by the asker make the answer again once:
+// each press is answered once, Telegram refuses nothing, the model is
+// asked once more, and the chat goes on as before.
+func TestFiftyPressesOfRegenerateAtOnce(t *testing.T) {
+	h := newHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Paris is the capital of Spain.")})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Madrid is the capital of Spain.")})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("You are welcome.")})
+	h.start()
+	q := h.tg.SendText(dm, alice, "what is the capital of Spain?")
+	a := h.answered(dm, q.ID, "Paris")
+	h.done(q.UpdateID)
+	h.waitFor("🔄 under the answer", func() bool { return againButton(h.message(dm, a.ID)) != "" })
+	shown := h.message(dm, a.ID)
+	var presses []string
+	for range 50 {
+		presses = append(presses, h.press(dm, alice, shown, "🔄"))
+	}
+	for _, p := range presses {
+		h.pressAnswer(p)
+	}
+	h.waitFor("the answer made again", func() bool { return strings.Contains(h.message(dm, a.ID).Text, "Madrid") })
+	next := h.tg.SendText(dm, alice, "thanks") // behind every press still waiting in the chat's queue
+	h.answered(dm, next.ID, "welcome")
+	h.done(next.UpdateID)
+	if n := len(h.llm.Requests()); n != 3 {
+		t.Fatalf("the model was asked %d times; want 3: the question, one regenerate, the thanks", n)
+	}
+	if n := len(h.tg.Calls("answerCallbackQuery")); n != 50 {
+		t.Fatalf("%d answers to 50 presses", n)
+	}
+	if r := h.tg.Refused(); len(r) != 0 {
+		t.Fatalf("Telegram refused %d calls, the first %s", len(r), r[0].Method)
+	}
+	want := []string{"user: what is the capital of Spain?", "assistant: Madrid is the capital of Spain.",
+		"user: thanks", "assistant: You are welcome."}
+	if got := history(t, h.db(), ryo.Place{ChatID: dm.ID}); !slices.Equal(got, want) {
+		t.Fatalf("history %q; want %q", got, want)
+	}
+}
+
+// An edit never runs a command: a question edited into /forgetme or
+// /reset forgets nothing and sends nothing, its stored text follows the
+// edit; a /stop edited into a question is not answered, as it was never
+// a question.
+func TestAnEditRunsNoCommand(t *testing.T) {
+	h := newHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Hello, Alice.")})
+	h.start()
+	q := h.tg.SendText(dm, alice, "hello")
+	h.answered(dm, q.ID, "Hello, Alice.")
+	h.done(q.UpdateID)
+	stop := h.tg.SendText(dm, alice, "/stop")
+	h.done(stop.UpdateID)
+	calls := len(h.tg.Calls("sendMessage")) + len(h.tg.Calls("editMessageText"))
+	h.done(h.tg.EditText(dm.ID, q.ID, "/forgetme"))
+	h.done(h.tg.EditText(dm.ID, q.ID, "/reset"))
+	h.done(h.tg.EditText(dm.ID, stop.ID, "what is 2 + 2?"))
+	if n := len(h.tg.Calls("sendMessage")) + len(h.tg.Calls("editMessageText")); n != calls || len(h.llm.Requests()) != 1 {
+		t.Fatalf("the edits sent or edited %d messages and asked the model %d times", n-calls, len(h.llm.Requests()))
+	}
+	if got := history(t, h.db(), ryo.Place{ChatID: dm.ID}); !slices.Equal(got, []string{"user: /reset", "assistant: Hello, Alice."}) {
+		t.Fatalf("history %q; want the two messages kept, the edited text stored", got)
+	}
+}
+
+// After /reset, 🔄 on an answer from before it makes nothing again: the
+// model is not asked, and what /reset set aside stays aside.
+func TestRegenerateAfterAReset(t *testing.T) {
+	h := newHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Paris is the capital of Spain.")})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Never asked.")})
+	h.start()
+	q := h.tg.SendText(dm, alice, "what is the capital of Spain?")
+	a := h.answered(dm, q.ID, "Paris")
+	h.done(q.UpdateID)
+	h.waitFor("🔄 under the answer", func() bool { return againButton(h.message(dm, a.ID)) != "" })
+	r := h.tg.SendText(dm, alice, "/reset")
+	h.done(r.UpdateID)
+	got := h.pressAnswer(h.press(dm, alice, h.message(dm, a.ID), "🔄"))
+	if got.Text == "🔄 Making a new answer…" {
+		t.Fatalf("a press after /reset was answered %+v", got)
+	}
+	if m := h.message(dm, a.ID); !strings.Contains(m.Text, "Paris") || len(h.llm.Requests()) != 1 {
+		t.Fatalf("the answer became %q after %d model calls", m.Text, len(h.llm.Requests()))
+	}
+}
