@@ -7,6 +7,7 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/ollamatest"
+	"github.com/ryo-bot/ryo/telegramtest"
 )
 
 // Fifty presses of 🔄 at once by the asker make the answer again once:
@@ -94,5 +95,37 @@ func TestRegenerateAfterAReset(t *testing.T) {
 	}
 	if m := h.message(dm, a.ID); !strings.Contains(m.Text, "Paris") || len(h.llm.Requests()) != 1 {
 		t.Fatalf("the answer became %q after %d model calls", m.Text, len(h.llm.Requests()))
+	}
+}
+
+// A long answer made again loses its other parts also when Telegram asks
+// to slow down as they are deleted: none of the old answer stays beside
+// the new one.
+func TestRegenerateOfALongAnswerThroughATooManyRequests(t *testing.T) {
+	h := newHarness(t)
+	long := strings.Repeat("A long sentence that goes on and on. ", 250) // three parts
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope(long)})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Short now.")})
+	h.start()
+	q := h.tg.SendText(dm, alice, "tell me at length")
+	h.done(q.UpdateID)
+	var parts []telegramtest.Message
+	for _, m := range h.tg.BotMessages(dm.ID) {
+		if m.ReplyTo == q.ID && !m.Deleted {
+			parts = append(parts, m)
+		}
+	}
+	h.tg.FailNext("deleteMessage", 1, telegramtest.APIError{Code: 429, Description: "Too Many Requests: retry after 1", RetryAfter: 1})
+	h.pressAnswer(h.press(dm, alice, parts[len(parts)-1], "🔄"))
+	h.waitFor("the other parts deleted", func() bool {
+		for _, p := range parts[1:] {
+			if !h.message(dm, p.ID).Deleted {
+				return false
+			}
+		}
+		return true
+	})
+	if m := h.message(dm, parts[0].ID); !strings.Contains(m.Text, "Short now.") {
+		t.Fatalf("the first part shows %q", m.Text)
 	}
 }
