@@ -129,3 +129,21 @@ func TestRegenerateOfALongAnswerThroughATooManyRequests(t *testing.T) {
 		t.Fatalf("the first part shows %q", m.Text)
 	}
 }
+
+// 🔄 after the chat's model was changed asks the chat's model as it is
+// now.
+func TestRegenerateAfterTheModelChanged(t *testing.T) {
+	h := modelHarness(t)
+	h.start()
+	q := h.tg.SendText(dm, alice, "hi")
+	a := h.answered(dm, q.ID, "hello")
+	h.done(q.UpdateID)
+	h.waitFor("🔄 under the answer", func() bool { return againButton(h.message(dm, a.ID)) != "" })
+	m := h.tg.SendText(dm, alice, "/model qwen3:8b")
+	h.reply(dm, m.ID, "qwen3:8b")
+	h.pressAnswer(h.press(dm, alice, h.message(dm, a.ID), "🔄"))
+	h.waitFor("the answer made again", func() bool { return len(h.askedModels()) == 2 })
+	if got := h.askedModels(); got[1] != "qwen3:8b" {
+		t.Fatalf("asked %q; want the chat's new model for the regenerate", got)
+	}
+}
