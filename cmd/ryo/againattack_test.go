@@ -147,3 +147,33 @@ func TestRegenerateAfterTheModelChanged(t *testing.T) {
 		t.Fatalf("asked %q; want the chat's new model for the regenerate", got)
 	}
 }
+
+// An edit in a forum topic is answered in that topic, in place of the
+// answer there, though another topic was answered since; the other
+// topic's answer and history stay as they were.
+func TestEditInATopic(t *testing.T) {
+	h := newHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Barcelona is a city.")})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Lunch is at noon.")})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Madrid is the capital.")})
+	h.start()
+	maths := h.tg.CreateTopic(team, alice, "Geography")
+	lunch := h.tg.CreateTopic(team, bob, "Lunch")
+	q1 := h.inTopic(maths, alice, "@ryo_test_bot what is Barcelona?")
+	a1 := h.answered(team, q1.ID, "Barcelona is a city.")
+	h.done(q1.UpdateID)
+	q2 := h.inTopic(lunch, bob, "@ryo_test_bot when is lunch?")
+	a2 := h.answered(team, q2.ID, "Lunch is at noon.")
+	h.done(q2.UpdateID)
+	h.done(h.tg.EditText(team.ID, q1.ID, "@ryo_test_bot what is the capital of Spain?"))
+	h.waitFor("the edit answered in its topic", func() bool { return strings.Contains(h.message(team, a1.ID).Text, "Madrid") })
+	if m := h.message(team, a2.ID); m.Text != a2.Text || h.modelSaw(2, "lunch") {
+		t.Fatalf("the other topic's answer shows %q, or its history reached the model", m.Text)
+	}
+	if got := history(t, h.db(), ryo.Place{ChatID: team.ID, Thread: lunch.ThreadID}); len(got) != 2 || got[1] != "assistant: Lunch is at noon." {
+		t.Fatalf("the other topic's history %q", got)
+	}
+	if got := history(t, h.db(), ryo.Place{ChatID: team.ID, Thread: maths.ThreadID}); len(got) != 2 || got[1] != "assistant: Madrid is the capital." {
+		t.Fatalf("the topic's history %q", got)
+	}
+}
