@@ -1,8 +1,12 @@
 package main
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ryo-bot/ryo"
 
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/ollamatest"
@@ -45,4 +49,36 @@ func TestTheLastOfTwoEditsIsAnswered(t *testing.T) {
 			t.Fatalf("the first question is also answered with %q", m.Text)
 		}
 	}
+}
+
+// Twenty edits of the message being answered, sent within a second: the
+// last is answered, once, in the status message, with one more model
+// call; the history holds the last text and its answer.
+func TestAnEditFlood(t *testing.T) {
+	h := newHarness(t)
+	pause := make(chan struct{})
+	defer close(pause)
+	h.llm.Enqueue(slowAnswer(pause))
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("An answer to edit 20.")})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("An answer too many.")})
+	h.start()
+	q := h.tg.SendText(dm, alice, "edit 0")
+	status := h.stopButton(dm, q.ID, "✍️ Writing")
+	var edits []int64
+	for i := 1; i <= 20; i++ {
+		edits = append(edits, h.tg.EditText(dm.ID, q.ID, "edit "+strconv.Itoa(i)))
+	}
+	for _, e := range edits {
+		h.done(e)
+	}
+	h.waitFor("the last edit answered", func() bool { return strings.Contains(h.message(dm, status.ID).Text, "An answer to edit 20.") })
+	if n := len(h.llm.Requests()); n != 2 || !h.modelSaw(1, "edit 20") {
+		t.Fatalf("the model was asked %d times; want twice, the second time the last edit", n)
+	}
+	if n := len(h.tg.BotMessages(dm.ID)); n != 1 {
+		t.Fatalf("the chat shows %d messages of the bot; want the one answer", n)
+	}
+	h.waitFor("the last edit and its answer stored", func() bool {
+		return slices.Equal(history(t, h.db(), ryo.Place{ChatID: dm.ID}), []string{"user: edit 20", "assistant: An answer to edit 20."})
+	})
 }
