@@ -30,7 +30,8 @@ import (
 //     When an earlier edit of the message waits in the chat's queue to
 //     answer it, a later edit takes over that edit's status message, and
 //     the earlier one, once it runs, changes nothing: the last edit is
-//     answered, once. In
+//     answered, once. Edits are judged on their lanes one at a time, so
+//     that of many edits at once each finds what the one before did. In
 //     a group the edited message must still be meant for the bot, as the
 //     group's answer mode has it. Either
 //     way the rest goes on in the chat's queue, as a turn keyed by the
@@ -56,6 +57,10 @@ func (b *Bot) classifyEdit(m *models.Message) route {
 
 // onEdit handles an edited message.
 func (b *Bot) onEdit(ctx context.Context, j *job, m *models.Message) error {
+	if j.press { // edits of one message judged at once would each miss what the other did
+		b.editing.Lock()
+		defer b.editing.Unlock()
+	}
 	log := b.log.With("update_id", j.id, "chat_id", m.Chat.ID)
 	text, _ := textOf(m)
 	e := memory.Edit{Place: placeOf(m), TelegramID: m.ID, Text: text, Date: int64(m.EditDate), Update: j.id}

