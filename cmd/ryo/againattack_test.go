@@ -177,3 +177,34 @@ func TestEditInATopic(t *testing.T) {
 		t.Fatalf("the topic's history %q", got)
 	}
 }
+
+// 🔄 on a long answer whose first message the person deleted: the new
+// answer comes as a message of its own, the old answer's other messages
+// go, and the chat and the history hold the one new answer.
+func TestRegenerateOfAnAnswerWhoseMessageWasDeleted(t *testing.T) {
+	h := newHarness(t)
+	long := strings.Repeat("A long sentence that goes on and on. ", 250) // three parts
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope(long)})
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Short now.")})
+	h.start()
+	q := h.tg.SendText(dm, alice, "tell me at length")
+	h.done(q.UpdateID)
+	parts := h.tg.BotMessages(dm.ID)
+	h.tg.DeleteMessage(dm.ID, parts[0].ID)
+	press := h.tg.PressForged(dm.ID, alice, parts[len(parts)-1].ID, againButton(parts[len(parts)-1]))
+	if got := h.pressAnswer(press); got.Text != "🔄 Making a new answer…" {
+		t.Fatalf("the press was answered %+v", got)
+	}
+	h.waitFor("the one new answer shown", func() bool {
+		var live []telegramtest.Message
+		for _, m := range h.tg.BotMessages(dm.ID) {
+			if !m.Deleted {
+				live = append(live, m)
+			}
+		}
+		return len(live) == 1 && strings.Contains(live[0].Text, "Short now.") && againButton(live[0]) != ""
+	})
+	h.waitFor("the new answer stored", func() bool {
+		return slices.Equal(history(t, h.db(), ryo.Place{ChatID: dm.ID}), []string{"user: tell me at length", "assistant: Short now."})
+	})
+}
