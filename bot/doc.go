@@ -107,7 +107,9 @@
 // the turn's answer, before it is delivered. An answer that used tools
 // carries 🔍 (answerbuttons.go); its press is judged on the stored trace
 // alone and sends the trace to the presser's private chat, never to a
-// group (inspect.go, inspectview.go).
+// group (inspect.go, inspectview.go): to each presser once a minute, its
+// message and then its file each written down as it goes out, so that a
+// press run again sends only what is missing.
 //
 // What is kept only for a while is swept at start and every hour
 // (retention.go, with memory's Sweep); the log counts what went. A person

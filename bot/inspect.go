@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	tg "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -30,7 +32,8 @@ import (
 //     one message with every step, and when that would not fit, its start
 //     with the whole trace as a text file below it. Someone who never
 //     opened a private chat with the bot is told, in an alert, to open it
-//     first. The press is answered once.
+//     first. The press is answered once. Presses in a row by one person
+//     send the trace once a minute (sentTraces).
 
 // inspectPrefix begins an inspector button's data:
 // "i1:<update id>:<chat id>", version 1.
@@ -69,10 +72,11 @@ func parseInspect(data string) (update, chat int64, ok bool) {
 }
 
 // inspectButton is the 🔍 of turn t's answer when it used tools — or
-// went on after a confirmed action, which ran a tool — and nil when it
-// did not.
+// went on after a confirmed action, which ran a tool, or was stopped
+// while a tool ran, which the answer's tools do not count — and nil when
+// it did not.
 func inspectButton(t talk, about answerAbout) *stages.Button {
-	if len(about.Tools) == 0 && t.prepare == nil {
+	if len(about.Tools) == 0 && t.prepare == nil && !t.trace.ranTool() {
 		return nil
 	}
 	return &stages.Button{Text: inspectButtonText, Data: inspectData(t.id, t.place.ChatID)}
@@ -137,32 +141,102 @@ func (b *Bot) mayInspect(ctx context.Context, tr memory.Trace, presser ryo.User)
 // sendTrace sends trace tr to presser's private chat, unless an earlier
 // run of the same press did, and says what came of it, and whether it is
 // an alert. Someone the bot cannot write to privately is told to open the
-// private chat first.
+// private chat first. The message and its file are each written down as
+// they go out: a run cut short between them sends only what is missing.
 func (b *Bot) sendTrace(ctx context.Context, j *job, tr memory.Trace, presser ryo.User) (string, bool, error) {
 	prior, err := b.db.Turn(ctx, j.id)
-	if err != nil || prior.StatusMessageID != 0 {
-		return inspectSent, false, err
-	}
-	there := ryo.Place{ChatID: presser.ID}
-	msg, file := renderTrace(tr)
-	var id int
-	err = j.w.idle(func() error {
-		var err error
-		if id, err = b.tg.Send(ctx, there, 0, msg); err != nil || file == nil {
-			return err
-		}
-		_, err = b.tg.SendFile(ctx, there, id, traceFileName(tr), file, "")
-		return err
-	})
-	if cannotWrite(err) {
-		return b.openPrivately(), true, nil
-	}
 	if err != nil {
 		return "", false, err
 	}
-	return inspectSent, false, b.record(ctx, "remember the trace sent", func(ctx context.Context) error {
-		return b.db.SaveTurnStatus(ctx, j.id, there, id)
+	msg, file := renderTrace(tr)
+	if prior.StatusMessageID != 0 {
+		if file == nil || len(prior.Parts) > 0 {
+			return inspectSent, false, nil
+		}
+		return inspectSent, false, b.sendTraceFile(ctx, j, tr, presser, prior.StatusMessageID, file)
+	}
+	if !b.traced.claim(tr.UpdateID, presser.ID, b.cfg.Clock.Now()) {
+		return inspectSent, false, nil // sent a moment ago: presses in a row send it once
+	}
+	there := ryo.Place{ChatID: presser.ID}
+	var id int
+	err = j.w.idle(func() error {
+		var err error
+		id, err = b.tg.Send(ctx, there, 0, msg)
+		return err
 	})
+	if err != nil {
+		b.traced.release(tr.UpdateID, presser.ID)
+	}
+	if cannotWrite(err) {
+		return b.openPrivately(), true, nil
+	}
+	if err == nil {
+		err = b.record(ctx, "remember the trace sent", func(ctx context.Context) error {
+			return b.db.SaveTurnStatus(ctx, j.id, there, id)
+		})
+	}
+	if err != nil || file == nil {
+		return inspectSent, false, err
+	}
+	return inspectSent, false, b.sendTraceFile(ctx, j, tr, presser, id, file)
+}
+
+// sendTraceFile sends the whole trace tr as a file below its message,
+// msg, in presser's private chat, and writes down that it went.
+func (b *Bot) sendTraceFile(ctx context.Context, j *job, tr memory.Trace, presser ryo.User, msg int, file []byte) error {
+	var id int
+	err := j.w.idle(func() error {
+		var err error
+		id, err = b.tg.SendFile(ctx, ryo.Place{ChatID: presser.ID}, msg, traceFileName(tr), file, "")
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return b.record(ctx, "remember the trace's file sent", func(ctx context.Context) error {
+		return b.db.SaveTurnParts(ctx, j.id, []int{id})
+	})
+}
+
+// inspectAgain is how long a trace sent to someone is not sent to them
+// again: a hundred presses in a row send it once, not a hundred messages
+// at the one a second Telegram allows a chat, ahead of their answers.
+const inspectAgain = time.Minute
+
+// sentTraces are the traces sent lately, by turn and presser. Its zero
+// value is ready.
+type sentTraces struct {
+	mu   sync.Mutex
+	sent map[[2]int64]time.Time
+}
+
+// claim reports whether turn's trace may be sent to presser now — it was
+// not sent to them within inspectAgain — and if so holds it as sent.
+func (s *sentTraces) claim(turn, presser int64, now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, at := range s.sent {
+		if now.Sub(at) >= inspectAgain || now.Before(at) {
+			delete(s.sent, k)
+		}
+	}
+	key := [2]int64{turn, presser}
+	if _, held := s.sent[key]; held {
+		return false
+	}
+	if s.sent == nil {
+		s.sent = map[[2]int64]time.Time{}
+	}
+	s.sent[key] = now
+	return true
+}
+
+// release lets a trace that could not be sent be sent at the next press.
+func (s *sentTraces) release(turn, presser int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.sent, [2]int64{turn, presser})
 }
 
 // cannotWrite reports whether Telegram refused a message to someone's

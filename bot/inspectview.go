@@ -27,37 +27,89 @@ const (
 	// inspectRoom is what the message keeps free of MaxUnits for its last
 	// line.
 	inspectRoom = 200
+	inspectName = 64 // characters of a model's or tool's name shown
 )
 
 // renderTrace is the message that shows tr, and the whole trace as a text
-// file when the message cannot show all of it (nil when it does).
+// file when the message cannot show all of it (nil when it does). A step
+// is shown only when all of it fits, in Telegram's units and entities.
 func renderTrace(tr memory.Trace) (render.Part, []byte) {
 	var b render.Builder
 	b.Bold("🔍 How this answer came about")
 	b.Text("\n" + traceSummary(tr) + "\n")
 	whole := tr.StepsLeftOut == 0 && len(tr.Steps) <= inspectSteps
-	start := traceStart(tr)
+	start, entities := traceStart(tr), 1
 	for i, s := range tr.Steps {
-		if i == inspectSteps || b.Units() > render.MaxUnits-inspectRoom-2*inspectShown {
+		pieces, cut := stepPieces(i, s, start)
+		if i == inspectSteps || b.Units()+pieces.units() > render.MaxUnits-inspectRoom ||
+			entities+pieces.entities() > render.MaxEntities {
 			whole = false
 			break
 		}
-		b.Text("\n")
-		b.Bold(strconv.Itoa(i+1) + ". " + stepTitle(s))
-		b.Text(" " + stepFigures(s, start) + "\n")
-		for _, f := range stepFields(s) {
-			shown, cut := clipText(visible(f.text), inspectShown)
-			whole = whole && !cut && f.size == 0
-			b.Italic(f.name)
-			b.Text("\n")
-			b.Pre(shown, "")
-		}
+		whole = whole && !cut
+		entities += pieces.entities()
+		pieces.add(&b)
 	}
 	if whole {
 		return b.Part(), nil
 	}
 	b.Text("\nThe whole trace is in the file below.")
 	return b.Part(), []byte(traceText(tr))
+}
+
+// piece is a span of a rendered step, in its style.
+type piece struct {
+	style string // "", "b", "i" or "pre"
+	text  string
+}
+
+type pieces []piece
+
+// stepPieces are step s, the i-th, as the message shows it, and whether
+// any of its fields is cut.
+func stepPieces(i int, s memory.TraceStep, start time.Time) (pieces, bool) {
+	ps := pieces{{"", "\n"}, {"b", strconv.Itoa(i+1) + ". " + stepTitle(s)}, {"", " " + stepFigures(s, start) + "\n"}}
+	cut := false
+	for _, f := range stepFields(s) {
+		shown, clipped := clipText(visible(f.text), inspectShown)
+		cut = cut || clipped || f.size != 0
+		ps = append(ps, piece{"i", f.name}, piece{"", "\n"}, piece{"pre", shown})
+	}
+	return ps, cut
+}
+
+func (ps pieces) units() int {
+	n := 0
+	for _, p := range ps {
+		n += render.Units(strings.ToValidUTF8(p.text, "\uFFFD"))
+	}
+	return n
+}
+
+// entities are how many pieces of formatting ps bring.
+func (ps pieces) entities() int {
+	n := 0
+	for _, p := range ps {
+		if p.style != "" && p.text != "" {
+			n++
+		}
+	}
+	return n
+}
+
+func (ps pieces) add(b *render.Builder) {
+	for _, p := range ps {
+		switch p.style {
+		case "b":
+			b.Bold(p.text)
+		case "i":
+			b.Italic(p.text)
+		case "pre":
+			b.Pre(p.text, "")
+		default:
+			b.Text(p.text)
+		}
+	}
 }
 
 // traceSummary is the trace's first lines: the model, its tokens, the
@@ -72,7 +124,7 @@ func traceSummary(tr memory.Trace) string {
 		}
 	}
 	line := fmt.Sprintf("Model: %s\nTokens: %d in · %d out\nTime: %s in all · %s\nSteps: %s, %s",
-		visible(tr.Model), tr.PromptTokens, tr.ReplyTokens, duration(float64(tr.Took.Microseconds())/1000), tr.Outcome,
+		traceName(tr.Model), tr.PromptTokens, tr.ReplyTokens, duration(float64(tr.Took.Microseconds())/1000), tr.Outcome,
 		count(models, "model call"), count(tools, "tool call"))
 	if tr.StepsLeftOut > 0 {
 		line += fmt.Sprintf(" (and %d more steps not kept)", tr.StepsLeftOut)
@@ -99,12 +151,19 @@ func traceStart(tr memory.Trace) time.Time {
 // stepTitle names a step: the model asked, or the tool called.
 func stepTitle(s memory.TraceStep) string {
 	if s.Kind == memory.TraceTool {
-		return "🔧 " + visible(s.Tool)
+		return "🔧 " + traceName(s.Tool)
 	}
 	if s.Repair {
-		return "🧠 " + visible(s.Model) + " (asked to repair its answer)"
+		return "🧠 " + traceName(s.Model) + " (asked to repair its answer)"
 	}
-	return "🧠 " + visible(s.Model)
+	return "🧠 " + traceName(s.Model)
+}
+
+// traceName is a model's or a tool's name as shown: a model may call a tool by
+// any name, of any length.
+func traceName(s string) string {
+	shown, _ := clipText(visible(s), inspectName)
+	return shown
 }
 
 // stepFigures are a step's status, when it began after the first and how
@@ -145,7 +204,7 @@ func stepStatus(s memory.TraceStep) string {
 	case traceStopped:
 		return "⏹ stopped"
 	}
-	return visible(s.Status)
+	return traceName(s.Status)
 }
 
 // field is a step's arguments, result or error, with its full size when

@@ -98,6 +98,22 @@ func (r *tracer) observe(s ryo.Step) {
 	}
 }
 
+// ranTool reports whether the turn called a tool (held ones aside); false
+// for a nil recorder.
+func (r *tracer) ranTool() bool {
+	if r == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.steps {
+		if s.Kind == memory.TraceTool && s.Status != traceHeld {
+			return true
+		}
+	}
+	return false
+}
+
 // add keeps step, or counts it past the cap.
 func (r *tracer) add(step memory.TraceStep) {
 	if len(r.steps) >= memory.MaxTraceSteps {

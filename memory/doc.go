@@ -28,8 +28,9 @@
 // (attachment.go), and read back by the turn that delivers them
 // (TurnAttachments); they go with their message, and with their turn's
 // update when the inbox is swept. What a turn did, step by step, is
-// stored with its answer (trace.go, SaveTrace), bounded and with
-// secret-named fields redacted, for the inspector to read back
+// stored with its answer (trace.go, SaveTrace), bounded and with the
+// values of secret-named fields, parameters and headers redacted however
+// they are written, for the inspector to read back
 // (TraceOf); it too goes with its update. Actions the person must confirm
 // (action.go, ryo.Action) move between states by conditional updates only,
 // so each is decided once; their result is stored under the action's own

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -119,9 +120,9 @@ func boundTrace(t Trace) Trace {
 	}
 	steps := make([]TraceStep, len(t.Steps))
 	for i, s := range t.Steps {
-		s.Args, s.ArgsBytes = boundField(redactSecrets(s.Args), s.ArgsBytes)
-		s.Result, s.ResultBytes = boundField(redactSecrets(s.Result), s.ResultBytes)
-		s.Err, _ = boundField(s.Err, 0)
+		s.Args, s.ArgsBytes = boundSecrets(s.Args, s.ArgsBytes)
+		s.Result, s.ResultBytes = boundSecrets(s.Result, s.ResultBytes)
+		s.Err, _ = boundSecrets(s.Err, 0)
 		s.Tool, _ = boundField(s.Tool, 0)
 		s.Model, _ = boundField(s.Model, 0)
 		steps[i] = s
@@ -148,16 +149,105 @@ func boundField(s string, size int) (string, int) {
 	return s[:cut], size
 }
 
-// secretField matches a JSON member whose name says it holds a secret,
-// with its string value.
-var secretField = regexp.MustCompile(`(?i)("[^"\\]*(?:password|passwd|secret|token|api[_-]?key|apikey|authorization|cookie|credential)[^"\\]*"\s*:\s*)"(?:[^"\\]|\\.)*"`)
-
-// redactSecrets replaces the string values of members named like secrets.
-func redactSecrets(s string) string {
-	if !strings.Contains(s, `"`) {
-		return s
+// boundSecrets is s redacted (redactSecrets) and cut (boundField), and
+// its full size. Only what may be kept is read, with as much again for a
+// value that goes on past the cut: a tool's result may be megabytes.
+func boundSecrets(s string, size int) (string, int) {
+	if size == 0 && len(s) > MaxTraceField {
+		size = len(s)
 	}
-	return secretField.ReplaceAllString(s, `$1"[redacted]"`)
+	if len(s) > 2*MaxTraceField {
+		s = s[:2*MaxTraceField]
+	}
+	s, _ = boundField(redactSecrets(s), 0)
+	return s, size
+}
+
+// namedValue matches a name and its value wherever it is written: a JSON
+// member (also as JSON inside a JSON string, its quotes escaped, or cut
+// before its end), a web
+// address's query parameter, a header written as text. The name may hold
+// \u00XX escapes. The value is a string, a flat array or object, or a
+// bare word, after an authorization scheme when there is one.
+var namedValue = regexp.MustCompile(`((?:[A-Za-z0-9_.\-]|\\u00[0-9A-Fa-f]{2})+)` +
+	`((?:\\*["'])?[ \t]*[:=][ \t]*)` +
+	`("(?:[^"\\]|\\.)*(?:"|\z)|\\+"(?:[^"\\]|\\+[^"\\])*\\+"|'[^']*'|\[[^\[\]]*\]|\{[^{}]*\}|` +
+	`(?i:(?:bearer|basic|digest|token)[ \t]+)?[^\s"'\\,;&{}\[\]:=]+)`)
+
+// bearer matches a bearer credential written anywhere.
+var bearer = regexp.MustCompile(`(?i)\b(bearer[ \t]+)[A-Za-z0-9._~+/=-]+`)
+
+// unicodeEscape matches a \u00XX escape in a name.
+var unicodeEscape = regexp.MustCompile(`\\u00[0-9A-Fa-f]{2}`)
+
+// secretWords name what holds a secret.
+var secretWords = []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "accesskey", "privatekey",
+	"authorization", "cookie", "credential", "session"}
+
+// redactSecrets replaces the values named like secrets (secretName),
+// wherever and however they are written (namedValue), and bearer
+// credentials. After a name that holds no secret the scan goes on inside
+// its value, which may be JSON written in a string.
+func redactSecrets(s string) string {
+	var b strings.Builder
+	at := 0
+	for at < len(s) {
+		m := namedValue.FindStringSubmatchIndex(s[at:])
+		if m == nil {
+			break
+		}
+		name, sep, value := s[at+m[2]:at+m[3]], s[at+m[4]:at+m[5]], s[at+m[6]:at+m[7]]
+		b.WriteString(s[at : at+m[5]])
+		if !secretName(name) {
+			at += m[5]
+			continue
+		}
+		at += m[7]
+		if !strings.ContainsAny(value[:1], `"\\'[{`) { // a bare value goes on to a space, quote or separator
+			for at < len(s) && !strings.ContainsRune(" \t\r\n\"'\\,;&{}[]", rune(s[at])) {
+				at++
+			}
+		}
+		b.WriteString(redactedValue(sep, value))
+	}
+	b.WriteString(s[at:])
+	return bearer.ReplaceAllString(b.String(), "${1}"+redacted)
+}
+
+// redactedValue stands for a secret value, quoted as it was, or as a JSON
+// string after a member's name.
+func redactedValue(sep, value string) string {
+	quote := value[:strings.IndexFunc(value, func(r rune) bool { return r != '\\' })+1]
+	switch {
+	case strings.HasSuffix(quote, `"`), quote == "'":
+		return quote + redacted + quote
+	case strings.ContainsAny(sep, `"'`):
+		return `"` + redacted + `"`
+	}
+	return redacted
+}
+
+const redacted = "[redacted]"
+
+// secretName reports whether a member or parameter called name holds a
+// secret: its letters, without case, separators and escapes, hold one of
+// secretWords ("tokens", a count, does not count), or it is "auth".
+func secretName(name string) bool {
+	name = unicodeEscape.ReplaceAllStringFunc(name, func(e string) string {
+		n, _ := strconv.ParseUint(e[2:], 16, 8)
+		return string(rune(n))
+	})
+	name = strings.ToLower(name)
+	if name == "auth" || strings.HasSuffix(name, "-auth") || strings.HasSuffix(name, "_auth") {
+		return true
+	}
+	name = strings.NewReplacer("_", "", "-", "", ".", "", "tokens", "").Replace(name)
+	for _, w := range secretWords {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // ExportTrace is the trace of a turn that answered the person.
