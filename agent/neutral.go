@@ -204,8 +204,8 @@ func skeleton(text string) (string, []int) {
 	return sk.String(), from
 }
 
-// lookalike is the Latin letter of "tool_result" that r cannot be told
-// from, or r.
+// lookalike is the Latin letter of "tool_result", or of "persona begins"
+// and "persona ends", that r cannot be told from, or r.
 func lookalike(r rune) rune {
 	switch r {
 	case 'т', 'τ':
@@ -222,6 +222,16 @@ func lookalike(r rune) rune {
 		return 's'
 	case 'υ', 'ս', 'ц':
 		return 'u'
+	case 'р', 'ρ': // and the letters of a persona's markers (persona.go)
+		return 'p'
+	case 'а', 'α', 'ɑ':
+		return 'a'
+	case 'ԁ':
+		return 'd'
+	case 'ɡ', 'ց':
+		return 'g'
+	case 'ո':
+		return 'n'
 	}
 	return r
 }

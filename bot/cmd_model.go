@@ -83,7 +83,7 @@ func (b *Bot) chooseModel(ctx context.Context, by ryo.User, chat int64, name str
 	}
 	i := indexModel(list, name)
 	if i < 0 {
-		name = clip(name, 80)
+		name = clip(cleanLine(name), 80) // cmd_stats.go: no override turns the sentence around
 		return modelChosen{said: fmt.Sprintf("%s is not installed on the model server (ollama pull %s installs it). /model lists those that are.", name, name)}, nil
 	}
 	return b.choose(ctx, by, chat, list[i], asDefault)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/go-telegram/bot/models"
+
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
 	"github.com/ryo-bot/ryo/lang"
@@ -156,7 +158,7 @@ func languageTags() string {
 // setPersona makes persona, cleaned, chat's persona; "" takes it away.
 func (b *Bot) setPersona(ctx context.Context, by ryo.User, chat int64, p lang.Printer, persona string) (string, error) {
 	clean := agent.CleanPersona(persona)
-	if n := len([]rune(strings.TrimSpace(persona))); n > agent.MaxPersona {
+	if n := agent.PersonaLength(persona); n > agent.MaxPersona { // as kept: invisible marks do not count
 		return p.Sprintf("That persona is %d characters long; it may have %d at most.", n, agent.MaxPersona), nil
 	}
 	if persona != "" && clean == "" {
@@ -181,7 +183,7 @@ func (b *Bot) setTemperature(ctx context.Context, by ryo.User, chat int64, p lan
 		if err != nil || math.IsNaN(v) || v < 0 || v > 2 {
 			return p.Sprintf("The temperature is a number from 0 (focused) to 2 (varied), such as 0.7; /settings temperature reset gives the model's own back."), nil
 		}
-		v = math.Round(v*100) / 100
+		v = math.Round(v*100)/100 + 0 // + 0: -0 is 0, and said so
 		t = &v
 	}
 	if err := b.db.SetChatTemperature(ctx, chat, by.ID, t); err != nil {
@@ -243,3 +245,26 @@ func (b *Bot) setMode(ctx context.Context, by ryo.User, chat int64, p lang.Print
 
 // privacyNote says what "every" needs of Telegram.
 const privacyNote = "Telegram shows me every message only when my privacy mode is off (BotFather: /setprivacy) or I'm an administrator here."
+
+// onMigration carries a group's settings to the supergroup Telegram made
+// of it, which has a new id. Telegram says so in both chats; whichever
+// message comes first carries them, and the other finds them there.
+func (b *Bot) onMigration(ctx context.Context, m *models.Message) error {
+	from, to := m.Chat.ID, m.MigrateToChatID
+	if m.MigrateFromChatID != 0 {
+		from, to = m.MigrateFromChatID, m.Chat.ID
+	}
+	if from >= 0 || to >= 0 || from == to {
+		return nil
+	}
+	if err := b.db.CarryChatSettings(ctx, from, to); err != nil {
+		return err
+	}
+	s, err := b.db.ChatSettings(ctx, to)
+	if err != nil {
+		return err
+	}
+	b.modes.set(to, s.AnswerMode)
+	b.log.Info("a group became a supergroup: its settings hold there", "chat_id", to, "from_chat_id", from)
+	return nil
+}

@@ -47,8 +47,9 @@
 // which reads nothing but the update: a command for this bot, a message
 // meant for the bot (a turn, turn.go), group text kept as context, media it
 // answers politely that it cannot read, a button press, the bot's own
-// membership, a person's edit of a text message (edit.go) — or ignored on
-// purpose, with the reason logged (edits of captions, channel posts, business messages, other bots, service messages, kinds it
+// membership, a person's edit of a text message (edit.go), a group become
+// a supergroup (its settings go to the new id, cmd_settings.go) — or
+// ignored on purpose, with the reason logged (edits of captions, channel posts, business messages, other bots, service messages, kinds it
 // does not know). In groups the bot answers only when mentioned by
 // @username or replied to — unless the group's answer mode (/settings,
 // answermode.go), applied right after classify, has it answer every
@@ -104,6 +105,12 @@
 // or the transcription of a recording before it; what the model had
 // written is the answer, marked stopped. A stop told "Stopping" stops:
 // the turn settles whether it was stopped once, as its model call ends.
+//
+// Before a turn for a message asks the model, its person's quota is
+// checked (quota.go) against their answers of the last day and their
+// turns still running, in any chat; a turn that passes holds one answer
+// until its usage is recorded, under the same lock as the check, so that
+// questions sent at once in several chats cannot all pass on the last one.
 //
 // Every step the agent reports is also recorded for the inspector
 // (trace.go): each model call and each tool call, stored bounded with

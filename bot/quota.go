@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ryo-bot/ryo/agent"
@@ -284,23 +285,94 @@ func (b *Bot) quotaOf(ctx context.Context, person int64) (Quota, error) {
 
 // overQuota is the polite sentence that tells the person of turn t they
 // have used up their quota, and when they can ask again; "" when they
-// have not.
-func (b *Bot) overQuota(ctx context.Context, log *slog.Logger, t talk) (string, error) {
+// have not — and then t holds one of their answers until it records what
+// it used (holds).
+func (b *Bot) overQuota(ctx context.Context, log *slog.Logger, t *talk) (string, error) {
 	q, err := b.quotaOf(ctx, t.person.ID)
 	if err != nil || len(q) == 0 {
 		return "", err
 	}
+	b.holds.mu.Lock()
+	defer b.holds.mu.Unlock()
 	now := b.cfg.Clock.Now()
 	marks, err := b.db.PersonTurns(ctx, t.person.ID, now.Add(-day))
 	if err != nil {
 		return "", err
 	}
+	for range b.holds.running[t.person.ID] {
+		marks = append(marks, memory.UsageMark{At: now})
+	}
 	o, over := q.over(marks, now)
 	if !over {
+		t.hold = b.holds.take(t.person.ID)
 		return "", nil
 	}
 	log.Info("over quota: not asking the model", "user_id", t.person.ID, "limit", o.limit.String(), "until", o.until)
 	return quotaMessage(o, now, b.location()), nil
+}
+
+// quotaHolds are, for each person, their turns that passed the quota
+// check and have not yet recorded what they used. Each counts as an
+// answer (of no tokens) when the person's next turn is checked, so that
+// questions asked at once in several chats cannot all pass with one
+// answer left. The check and the record of a held turn take the same
+// lock: a turn counts once, never twice or not at all. A token limit
+// can still be passed by the turns running at once, whose tokens are
+// not known until they end.
+type quotaHolds struct {
+	mu      sync.Mutex
+	running map[int64]int
+}
+
+// quotaHold is one turn's hold on one of its person's answers.
+type quotaHold struct {
+	person int64
+	done   bool
+}
+
+// take holds one of person's answers; the caller holds mu.
+func (q *quotaHolds) take(person int64) *quotaHold {
+	if q.running == nil {
+		q.running = map[int64]int{}
+	}
+	q.running[person]++
+	return &quotaHold{person: person}
+}
+
+// settle runs record, which stores what h's turn used, and lets h go
+// once it did; without a hold it only records.
+func (q *quotaHolds) settle(h *quotaHold, record func() error) error {
+	if h == nil {
+		return record()
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if err := record(); err != nil {
+		return err
+	}
+	q.let(h)
+	return nil
+}
+
+// release lets h go, if it is still held: its turn ends without an
+// answer to record.
+func (q *quotaHolds) release(h *quotaHold) {
+	if h == nil {
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.let(h)
+}
+
+func (q *quotaHolds) let(h *quotaHold) {
+	if h.done {
+		return
+	}
+	h.done = true
+	if q.running[h.person]--; q.running[h.person] <= 0 {
+		delete(q.running, h.person)
+	}
 }
 
 // quotaMessage says which limit is used up and when the person can ask
@@ -355,7 +427,9 @@ func (b *Bot) recordUsage(ctx context.Context, t talk, model string, out agent.O
 		modelTime = took
 	}
 	return b.record(ctx, "record usage", func(ctx context.Context) error {
-		return b.db.RecordUsage(ctx, memory.Usage{UpdateID: t.id, ChatID: t.chat.ID, UserID: t.person.ID, Model: model,
-			PromptTokens: int64(out.Usage.PromptTokens), ReplyTokens: int64(out.Usage.ReplyTokens), ModelTime: modelTime, Tools: out.Tools})
+		return b.holds.settle(t.hold, func() error {
+			return b.db.RecordUsage(ctx, memory.Usage{UpdateID: t.id, ChatID: t.chat.ID, UserID: t.person.ID, Model: model,
+				PromptTokens: int64(out.Usage.PromptTokens), ReplyTokens: int64(out.Usage.ReplyTokens), ModelTime: modelTime, Tools: out.Tools})
+		})
 	})
 }

@@ -32,9 +32,10 @@ const (
 	verdictPress                     // a button press: answered, whatever its data
 	verdictMembership                // the bot was added to, removed from or blocked in a chat
 	verdictEdit                      // a person's edited text message: edit.go
+	verdictMigration                 // a group became a supergroup, with a new id: its settings go with it
 )
 
-var verdictNames = [...]string{"ignore", "keep", "answer", "unreadable", "command", "press", "membership", "edit"}
+var verdictNames = [...]string{"ignore", "keep", "answer", "unreadable", "command", "press", "membership", "edit", "migration"}
 
 func (v verdict) String() string {
 	if v < 0 || int(v) >= len(verdictNames) {
@@ -83,6 +84,8 @@ func (b *Bot) handle(ctx context.Context, j *job) error {
 		return b.onMembership(ctx, r.member)
 	case verdictEdit:
 		return b.onEdit(ctx, j, r.msg)
+	case verdictMigration:
+		return b.onMigration(ctx, r.msg) // cmd_settings.go
 	}
 	b.log.Debug("ignoring update", "update_id", id, "why", r.why)
 	return nil
@@ -126,6 +129,8 @@ func (b *Bot) classifyMessage(m *models.Message) route {
 	switch {
 	case !knownChat(m.Chat) || m.Chat.Type == models.ChatTypeChannel:
 		return ignored("no chat the bot talks in: missing, a channel, or a kind this version does not know")
+	case m.MigrateToChatID != 0 || m.MigrateFromChatID != 0:
+		return route{what: verdictMigration, why: "a group became a supergroup: its settings go with it", msg: m}
 	case from == nil:
 		return ignored("no sender")
 	case from.IsBot:

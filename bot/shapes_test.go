@@ -88,8 +88,8 @@ var shapes = []shape{
 	{file: "pinned_message", verdict: "ignore", outcome: ignoredOnPurpose},
 	{file: "forum_topic_created", verdict: "ignore", outcome: ignoredOnPurpose},
 	{file: "forum_topic_closed", verdict: "ignore", outcome: ignoredOnPurpose},
-	{file: "migrate_to_chat_id", verdict: "ignore", outcome: ignoredOnPurpose},
-	{file: "migrate_from_chat_id", verdict: "ignore", outcome: ignoredOnPurpose},
+	{file: "migrate_to_chat_id", verdict: "migration", outcome: ignoredOnPurpose}, // nothing to carry: the group set nothing
+	{file: "migrate_from_chat_id", verdict: "migration", outcome: ignoredOnPurpose},
 	{file: "video_chat_started", verdict: "ignore", outcome: ignoredOnPurpose},
 	{file: "write_access_allowed", verdict: "ignore", outcome: ignoredOnPurpose},
 	{file: "group_chat_created", verdict: "ignore", outcome: ignoredOnPurpose},

@@ -53,6 +53,9 @@ type talk struct {
 	replaces *replacing
 	// trace records the turn's steps for the inspector (trace.go).
 	trace *tracer
+	// hold is the turn's hold on one of its person's answers while it runs
+	// (quota.go); nil when they have no quota, or it answers a confirmation.
+	hold *quotaHold
 }
 
 // turn answers a message meant for the bot: store it, show the turn live
@@ -103,7 +106,10 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		return err
 	}
 	if t.prepare == nil { // a turn for a message: the tools of its writer, and the one they chose
-		if over, err := b.overQuota(ctx, log, t); err != nil || over != "" { // quota.go: the message stays kept
+		var over string
+		over, err = b.overQuota(ctx, log, &t) // quota.go: the message stays kept
+		defer func() { b.holds.release(t.hold) }()
+		if err != nil || over != "" {
 			if over != "" {
 				outcome = TurnOverQuota
 				return b.replyOnce(ctx, t.w, t.id, t.place, t.replyTo, over)

@@ -111,6 +111,19 @@ func (db *DB) SetChatAnswerMode(ctx context.Context, chat, by int64, mode string
 	return db.setChat(ctx, "set chat answer mode", `answer_mode = nullif($4::text, '')`, chat, by, mode)
 }
 
+// CarryChatSettings gives chat to, which chat from became (a group that
+// Telegram turned into a supergroup), from's settings — unless to has its
+// own already.
+func (db *DB) CarryChatSettings(ctx context.Context, from, to int64) error {
+	return db.tx(ctx, "carry chat settings", func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `insert into chat_settings (chat_id, model, persona, temperature, language, answer_mode, set_by, set_at)
+			select $2::bigint, model, persona, temperature, language, answer_mode, set_by, set_at
+			from chat_settings where chat_id = $1::bigint
+			on conflict (chat_id) do nothing`, from, to)
+		return err
+	})
+}
+
 // setChat sets one of chat's settings, as assign (a constant of the
 // setters above, never a person's words) says, to value ($4).
 func (db *DB) setChat(ctx context.Context, what, assign string, chat, by int64, value any) error {

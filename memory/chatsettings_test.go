@@ -101,3 +101,43 @@ func TestChatSettings(t *testing.T) {
 		t.Fatal("an answer mode of sometimes was kept")
 	}
 }
+
+// A group's settings are carried to the supergroup it became, whole and
+// once: a supergroup that already has its own keeps them, and carrying
+// from a chat with none adds nothing.
+func TestCarryChatSettings(t *testing.T) {
+	db := memorytest.Open(t)
+	c := ctx(t)
+	group, super, other, fresh := int64(-4_012_345_678), int64(-1001987654321), int64(-1009876543210), int64(-1005555555555)
+	admin := int64(7_123_456_789)
+	warm := 0.7
+	for _, set := range []func() error{
+		func() error { return db.SetChatPersona(c, group, admin, "A cheerful quizmaster.") },
+		func() error { return db.SetChatTemperature(c, group, admin, &warm) },
+		func() error { return db.SetChatAnswerMode(c, group, admin, "every") },
+		func() error { return db.SetChatModel(c, group, admin, "qwen3:8b") },
+		func() error { return db.SetChatPersona(c, other, admin, "Its own.") },
+	} {
+		if err := set(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, to := range []int64{super, super, other} {
+		if err := db.CarryChatSettings(c, group, to); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.CarryChatSettings(c, -4_099_999_999, fresh); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.ChatSettings(c, super)
+	if err != nil || got.Persona != "A cheerful quizmaster." || got.Temperature == nil || *got.Temperature != 0.7 || got.AnswerMode != "every" || got.Model != "qwen3:8b" {
+		t.Fatalf("the supergroup's settings are %+v, %v", got, err)
+	}
+	if got, err := db.ChatSettings(c, other); err != nil || got.Persona != "Its own." || got.AnswerMode != "" {
+		t.Fatalf("a chat with its own settings has %+v, %v", got, err)
+	}
+	if got, err := db.ChatSettings(c, fresh); err != nil || got != (memory.ChatSettings{}) {
+		t.Fatalf("carrying nothing gave %+v, %v", got, err)
+	}
+}
