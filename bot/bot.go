@@ -96,6 +96,7 @@ type Bot struct {
 	missing    missingModels  // chats whose chosen model was found gone, logged once
 	queue      *dispatcher    // set by Run before any update runs
 	running    running        // the turns running here, which a stop can reach (stop.go)
+	editing    sync.Mutex     // one edit at a time is judged on its lane (edit.go)
 	modes      answerModes    // each group's answer mode, read once (answermode.go)
 	holds      quotaHolds     // the answers of turns running, held against their people's quotas (quota.go)
 	traced     sentTraces     // the traces sent lately, sent once a minute (inspect.go)

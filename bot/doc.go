@@ -70,7 +70,8 @@
 // (or the cancelled turn's) message (stages.Start.InPlace), the model sees
 // the history without the old answer, and the new answer takes the old
 // one's place in the history in one transaction. Both run beside their
-// chat's queue first, like a stop, and go on in it.
+// chat's queue first, like a stop, and go on in it; edits are judged there
+// one at a time, so that of many edits of a message the last is answered.
 //
 // A recording meant for the bot — a voice note, an audio file, a video
 // note — is a turn like text (voice.go): refused with one sentence before
@@ -100,8 +101,10 @@
 //
 // A running turn's status message carries ⏹ Stop (stop.go): its press, and
 // /stop, run beside the chat's queue like any press, find the turn in the
-// table of turns running here, and end its model call with errStopped;
-// what the model had written is the answer, marked stopped.
+// table of turns running here, and end its model call with errStopped —
+// or the transcription of a recording before it; what the model had
+// written is the answer, marked stopped. A stop told "Stopping" stops:
+// the turn settles whether it was stopped once, as its model call ends.
 //
 // Before a turn for a message asks the model, its person's quota is
 // checked (quota.go) against their answers of the last day and their

@@ -26,7 +26,12 @@ import (
 //  3. When the message's turn is running, it is cancelled: not shown as
 //     stopped, nothing kept; its status message is the edit's to use.
 //     When its answer is the newest answer where it was asked, that answer
-//     is replaced in place, as a regenerate replaces it (regenerate.go). In
+//     is replaced in place, as a regenerate replaces it (regenerate.go).
+//     When an earlier edit of the message waits in the chat's queue to
+//     answer it, a later edit takes over that edit's status message, and
+//     the earlier one, once it runs, changes nothing: the last edit is
+//     answered, once. Edits are judged on their lanes one at a time, so
+//     that of many edits at once each finds what the one before did. In
 //     a group the edited message must still be meant for the bot, as the
 //     group's answer mode has it. Either
 //     way the rest goes on in the chat's queue, as a turn keyed by the
@@ -52,10 +57,14 @@ func (b *Bot) classifyEdit(m *models.Message) route {
 
 // onEdit handles an edited message.
 func (b *Bot) onEdit(ctx context.Context, j *job, m *models.Message) error {
+	if j.press { // edits of one message judged at once would each miss what the other did
+		b.editing.Lock()
+		defer b.editing.Unlock()
+	}
 	log := b.log.With("update_id", j.id, "chat_id", m.Chat.ID)
 	text, _ := textOf(m)
 	e := memory.Edit{Place: placeOf(m), TelegramID: m.ID, Text: text, Date: int64(m.EditDate), Update: j.id}
-	stored, newest, err := b.db.ApplyEdit(ctx, e)
+	stored, newest, earlier, err := b.db.ApplyEdit(ctx, e)
 	switch {
 	case err != nil:
 		return err
@@ -74,24 +83,32 @@ func (b *Bot) onEdit(ctx context.Context, j *job, m *models.Message) error {
 		return nil
 	}
 	if j.press {
-		return b.editArrived(ctx, j, stored)
+		return b.editArrived(ctx, j, stored, earlier)
 	}
 	return b.answerEdit(ctx, j, m, stored)
 }
 
 // editArrived, on the edit's own lane, cancels the edited message's
 // running turn, and says whether the edit goes on in the chat's queue.
-func (b *Bot) editArrived(ctx context.Context, j *job, stored ryo.Message) error {
+// earlier is the edit this one replaced, 0 when none.
+func (b *Bot) editArrived(ctx context.Context, j *job, stored ryo.Message, earlier int64) error {
 	if s, ok := b.running.byMessage(stored.ID); ok {
 		status := s.shown.ID() // 0 when not posted yet: the edit posts its own
-		err := b.record(ctx, "remember status message", func(ctx context.Context) error {
-			return b.db.SaveTurnStatus(ctx, j.id, stored.Place, status)
-		})
-		if err != nil {
+		if err := b.takeStatus(ctx, j, stored, status); err != nil {
 			return err
 		}
 		s.edit()
 		b.log.Info("edit of a message being answered: its turn is cancelled", "update_id", j.id, "turn", s.turn)
+		return errGoOnInChat
+	}
+	if status, waits, err := b.waitingEdit(ctx, earlier); err != nil || waits {
+		if err == nil {
+			err = b.takeStatus(ctx, j, stored, status)
+		}
+		if err != nil {
+			return err
+		}
+		b.log.Info("edit of a message whose earlier edit waits to be answered: this one is answered instead", "update_id", j.id, "earlier", earlier)
 		return errGoOnInChat
 	}
 	state, _, err := b.db.UpdateState(ctx, stored.UpdateID)
@@ -110,6 +127,33 @@ func (b *Bot) editArrived(ctx context.Context, j *job, stored ryo.Message) error
 	}
 	b.log.Info("edit of an older message: its stored text alone changes", "update_id", j.id, "chat_id", stored.Place.ChatID)
 	return nil
+}
+
+// takeStatus makes status, the message of a turn an edit cancelled (0
+// when none was posted yet), the status message of edit j's turn.
+func (b *Bot) takeStatus(ctx context.Context, j *job, stored ryo.Message, status int) error {
+	return b.record(ctx, "remember status message", func(ctx context.Context) error {
+		return b.db.SaveTurnStatus(ctx, j.id, stored.Place, status)
+	})
+}
+
+// waitingEdit reports whether the earlier edit of a message waits in its
+// chat's queue to answer it in place of the turn it cancelled, and that
+// turn's status message: a later edit takes both over, as the earlier
+// one, once it runs, finds itself replaced and changes nothing.
+func (b *Bot) waitingEdit(ctx context.Context, earlier int64) (status int, waits bool, err error) {
+	if earlier == 0 {
+		return 0, false, nil
+	}
+	state, _, err := b.db.UpdateState(ctx, earlier)
+	if err != nil || state == memory.StateDone || state == memory.StateFailed {
+		return 0, false, err
+	}
+	prior, err := b.db.Turn(ctx, earlier)
+	if err != nil || prior.CreatedAt.IsZero() { // it answers in place of an answer: the later edit finds that answer itself
+		return 0, false, err
+	}
+	return prior.StatusMessageID, true, nil
 }
 
 // answerToEdit is what the edit's answer replaces: the newest answer at
@@ -178,16 +222,6 @@ func (s *stopper) cause() error {
 		return errEdited
 	}
 	return errStopped
-}
-
-// isEdited reports whether the turn was cancelled by an edit.
-func (s *stopper) isEdited() bool {
-	if s == nil {
-		return false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.edited
 }
 
 // byMessage is the turn running for stored message id, when one does.

@@ -23,7 +23,9 @@ import (
 //     every press. It is judged against PostgreSQL alone, so it works the
 //     same after a restart: the data must name a stored answer of the chat
 //     it is pressed in, the newest there, not one that asks to confirm an
-//     action; the presser must be the person who asked. It is answered
+//     action; the presser must be the person who asked — for a question
+//     asked as the group or as a channel, one who speaks for it
+//     (speaksFor), as a press always names a person. It is answered
 //     once, and the rest goes on in the chat's queue: one turn at a time.
 //  3. The regenerate is a turn keyed by the press's update. Its status
 //     shows in the old answer's message (stages.Start.InPlace), with ⏹
@@ -132,8 +134,15 @@ func (b *Bot) judgeRegenerate(ctx context.Context, q *models.CallbackQuery, p la
 	if err != nil {
 		return "", err
 	}
-	if asker := *old.Question.Sender; presser.ID != asker.ID || !b.mayTalk(presser) {
-		return p.Sprintf("Only %s can ask for this answer again.", displayName(p, asker)), nil
+	asker := *old.Question.Sender
+	may := b.mayTalk(presser)
+	if may && presser.ID != asker.ID { // asked as a chat: a press names the person, who may speak for it (access.go)
+		if may, err = b.speaksFor(ctx, presser, asker.ID, chat); err != nil {
+			return "", err
+		}
+	}
+	if !may {
+		return p.Sprintf("Only %s can ask for this answer again.", deciders(p, asker.ID, chat, displayName(p, asker))), nil
 	}
 	return "", nil
 }

@@ -28,12 +28,19 @@ import (
 //  3. The press is judged against the running turn: the data must name a
 //     turn running in the chat the button is pressed in; the presser must
 //     be the person who asked, or an admin (the bot's, or the group's).
-//  4. The stop cancels the turn's model call with errStopped; a tool not
+//  4. The stop cancels the transcription of a recording the turn
+//     answers (stopper.during): the model is then not asked, and the
+//     answer says it stopped before anything was written. It cancels
+//     the turn's model call with errStopped; a tool not
 //     yet started does not start (the agent checks before each one); a
 //     tool running when the stop comes is cancelled through its context,
 //     as any tool is at the turn's deadline.
 //  5. The reply written so far is the answer, marked ⏹ Stopped, stored
 //     with "stopped": true in its metadata and delivered as any answer.
+//     A stop that comes as the model's answer is back, before the turn
+//     settles (stopper.settle), is told it stops the turn, and it does:
+//     the whole answer is kept, marked stopped. After that a stop is told
+//     that nothing runs to stop: the answer is on its way, whole.
 //
 // The table lives in memory: after a restart a turn resumed from the
 // inbox registers again under the same update id, so its button works
@@ -183,6 +190,23 @@ func (s *stopper) stop() stopOutcome {
 // before its model was asked. Its cancel ends it, and after it the turn
 // can no longer be stopped: the model is done. A nil stopper never stops.
 func (s *stopper) watch(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, end := s.during(ctx)
+	if s == nil {
+		return ctx, end
+	}
+	return ctx, func() {
+		s.mu.Lock()
+		s.over = true
+		s.mu.Unlock()
+		end()
+	}
+}
+
+// during is ctx, ended by a stop (or an edit): at once when the turn was
+// stopped before. It bounds work that comes before the model is asked,
+// like a recording's transcription, so that a stop takes effect at once;
+// after its cancel the turn can still be stopped.
+func (s *stopper) during(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	if s == nil {
 		return ctx, func() { cancel(nil) }
@@ -196,7 +220,7 @@ func (s *stopper) watch(ctx context.Context) (context.Context, context.CancelFun
 	}
 	return ctx, func() {
 		s.mu.Lock()
-		s.over = true
+		s.cancel = nil
 		s.mu.Unlock()
 		cancel(nil)
 	}
@@ -231,12 +255,30 @@ func (s *stopper) isStopped() bool {
 	return s.stopped
 }
 
+// settle ends the time in which a stop takes effect: the model's call
+// returned. It reports whether the turn was stopped, and whether by an
+// edit: a stop that came after the model's answer was back, but before
+// settle, was told it stops the turn, and it does.
+func (s *stopper) settle() (stopped, edited bool) {
+	if s == nil {
+		return false, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.over = true
+	return s.stopped, s.edited
+}
+
 // kept is the output of a stopped turn: what was written so far, marked
-// stopped, with the tools that ran before.
-func (s *stopper) kept(p lang.Printer, out agent.Output) agent.Output {
+// stopped, with the tools that ran before; the whole answer, when the
+// model was done (whole) as the stop came.
+func (s *stopper) kept(p lang.Printer, out agent.Output, whole bool) agent.Output {
 	s.mu.Lock()
 	wrote := s.wrote
 	s.mu.Unlock()
+	if whole && strings.TrimSpace(out.Text) != "" {
+		wrote = out.Text
+	}
 	text := p.Sprintf(stoppedEmpty)
 	if wrote != "" {
 		text = wrote + "\n\n" + p.Sprintf(stoppedMark)

@@ -140,7 +140,7 @@ func TestStopBeforeTheModelIsAsked(t *testing.T) {
 	if !errors.Is(context.Cause(ctx), errStopped) {
 		t.Fatalf("the model call begins with %v; want it stopped", context.Cause(ctx))
 	}
-	if out := s.kept(lang.Printer{}, agent.Output{}); out.Text != stoppedEmpty {
+	if out := s.kept(lang.Printer{}, agent.Output{}, false); out.Text != stoppedEmpty {
 		t.Fatalf("kept %q", out.Text)
 	}
 }
@@ -154,7 +154,7 @@ func TestStopKeepsTheLastReplyWritten(t *testing.T) {
 	observe(ryo.Step{Kind: ryo.StepWriting, Reply: "<think>hmm</think>Let me look."})
 	observe(ryo.Step{Kind: ryo.StepThinking, Call: 2})
 	observe(ryo.Step{Kind: ryo.StepWriting, Reply: "<think>still thinking"})
-	out := s.kept(lang.Printer{}, agent.Output{Tools: []string{"web_search"}})
+	out := s.kept(lang.Printer{}, agent.Output{Tools: []string{"web_search"}}, false)
 	if out.Text != "Let me look.\n\n⏹ Stopped" || len(out.Tools) != 1 || out.Tags[0] != "action:stopped" {
 		t.Fatalf("kept %+v", out)
 	}
@@ -184,3 +184,28 @@ func (nopMessenger) Delete(context.Context, ryo.Place, int) error               
 func (nopMessenger) Progress(context.Context, ryo.Place, int, render.Part, ...stages.Button) {}
 func (nopMessenger) Draft(context.Context, ryo.Place, int64, string, func(error))            {}
 func (nopMessenger) Typing(context.Context, ryo.Place)                                       {}
+
+// A stop that comes just as the model's answer is back, before the turn
+// looked whether it was stopped, is told "Stopping": the turn keeps the
+// answer, marked stopped, as it would have been a moment earlier. After
+// the turn looked, a stop is too late.
+func TestStopJustAsTheModelIsDone(t *testing.T) {
+	var r running
+	s := newStopper(&r, 11)
+	_, done := s.watch(context.Background())
+	defer done()
+	// the model's answer came back whole
+	if o := s.stop(); o != stopNow {
+		t.Fatalf("a stop before the turn looked came to %d; want it to stop the turn", o)
+	}
+	if stopped, edited := s.settle(); !stopped || edited {
+		t.Fatalf("the turn sees stopped %v, edited %v; want it stopped, as the person was told", stopped, edited)
+	}
+	if o := s.stop(); o != stopTooLate {
+		t.Fatalf("a stop after the turn looked came to %d; want too late", o)
+	}
+	out := s.kept(lang.Printer{}, agent.Output{Text: "The whole answer."}, true)
+	if out.Text != "The whole answer.\n\n⏹ Stopped" || out.Tags[0] != "action:stopped" {
+		t.Fatalf("kept %q", out.Text)
+	}
+}

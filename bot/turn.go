@@ -152,7 +152,12 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 	defer b.running.remove(t.stop)
 	if t.prepare == nil {
 		// A recording is heard first, shown in the status message.
-		refusal, err := b.listen(ctx, log, &t, shown)
+		heard, unheard := t.stop.during(ctx) // a stop takes effect at once: the model is asked, stopped, and says so
+		refusal, err := b.listen(heard, log, &t, shown)
+		unheard()
+		if err != nil && t.stop.isStopped() && ctx.Err() == nil {
+			refusal, err = "", nil
+		}
 		if err != nil || refusal != "" {
 			if refusal != "" {
 				outcome = TurnFailed
@@ -251,12 +256,13 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 		in.History = older
 		out, err = b.answerWith(turnCtx, log, &t, in, &ranTools)
 	}
-	if err != nil && t.stop.isEdited() && ctx.Err() == nil {
+	stopped, edited := t.stop.settle() // from here a stop is too late (stop.go)
+	if edited && ctx.Err() == nil {
 		return "", nil, errEdited
 	}
-	stopped := err != nil && t.stop.isStopped() && ctx.Err() == nil
+	stopped = stopped && ctx.Err() == nil
 	if stopped { // what was written so far is the answer
-		out, err = t.stop.kept(t.words, out), nil
+		out, err = t.stop.kept(t.words, out, err == nil), nil
 	}
 	if err != nil {
 		return "", nil, err

@@ -93,7 +93,7 @@ func TestApplyEditKeepsTheNewest(t *testing.T) {
 		{"a newer edit", edit("hello!", 1_763_812_400, 9_000_000_013), true, "hello!"},
 		{"an edit of a message never stored", memory.Edit{Place: place, TelegramID: 42, Text: "x", Date: 1_763_812_500, Update: 9_000_000_014}, false, "hello!"},
 	} {
-		m, newest, err := db.ApplyEdit(ctx(t), tt.e)
+		m, newest, _, err := db.ApplyEdit(ctx(t), tt.e)
 		if err != nil || newest != tt.newest || newest && m.Text != tt.text {
 			t.Fatalf("%s: ApplyEdit = %q, %v, %v; want %v", tt.name, m.Text, newest, err, tt.newest)
 		}

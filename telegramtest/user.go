@@ -82,3 +82,22 @@ func (s *Server) EditText(chatID int64, messageID int, text string) int64 {
 func userText(text string) formatted {
 	return formatted{text: text, entities: encodeEntities(detectEntities(text))}
 }
+
+// DeleteMessage has a person delete message messageID in a chat: their
+// own, or, as a private chat allows, one of the bot's for both sides. No
+// update tells the bot. It panics if the chat has no such live message,
+// since that is a mistake in the test.
+func (s *Server) DeleteMessage(chatID int64, messageID int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.chats[chatID]
+	var m *stored
+	if c != nil {
+		m = c.live(messageID)
+	}
+	if m == nil {
+		panic(fmt.Sprintf("telegramtest: DeleteMessage: no message %d in chat %d", messageID, chatID))
+	}
+	m.Deleted = true
+	s.notify()
+}
