@@ -11,6 +11,7 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/memory/memorytest"
+	"github.com/ryo-bot/ryo/ollamatest"
 	"github.com/ryo-bot/ryo/telegramtest"
 )
 
@@ -236,5 +237,25 @@ func TestListsAndPromptsAreInTheirLanguage(t *testing.T) {
 	h.settled(ivanDM, p.ID, "❌ Отменено (")
 	if _, ok, _ := h.db().Memory(bg(t), ryo.PersonShelf(ivan.ID), m.ID); !ok {
 		t.Fatal("a cancelled forget forgot")
+	}
+}
+
+// Telegram refuses an alert longer than 200 characters. A name as long as
+// Telegram allows (64 + 64 characters, a 32-character username) fits the
+// English refusal of a stranger's 🔄, but the Russian sentence around it
+// is longer: the alert must still reach Ivan, whole and in Russian.
+func TestALongNameStillFitsARussianAlert(t *testing.T) {
+	h := newHarness(t)
+	long := telegramtest.NewUser(strings.Repeat("Я", 64), strings.Repeat("u", 32))
+	long.LastName = strings.Repeat("Ж", 64)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("The first answer.")})
+	h.start()
+	q := h.tg.SendText(team, long, "@ryo_test_bot tell me something")
+	a := h.answered(team, q.ID, "The first answer.")
+	h.waitFor("🔄 under the answer", func() bool { return againButton(h.message(team, a.ID)) != "" })
+	got := h.pressAnswer(h.press(team, ivan, h.message(team, a.ID), "🔄"))
+	if !got.ShowAlert || !strings.HasPrefix(got.Text, "Попросить этот ответ заново может только ") ||
+		len([]rune(got.Text)) > 200 || !strings.HasSuffix(got.Text, ".") {
+		t.Fatalf("Ivan's press was answered %+v (%d characters)", got, len([]rune(got.Text)))
 	}
 }
