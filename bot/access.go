@@ -75,8 +75,15 @@ func (b *Bot) administers(ctx context.Context, chat int64, u ryo.User) (bool, er
 
 // deciders names who may decide what whom asked for in chat, for a prompt
 // or a refusal: the person by name, or the administrators of the chat that
-// asked (and of the group, when that was another chat).
+// asked (and of the group, when that was another chat). A name is cut to
+// maxDeciderName, so the sentence around it fits an alert in every
+// language.
+// maxDeciderName is how much of a name deciders shows: Telegram's names
+// run to 164 characters, and an alert holds 200.
+const maxDeciderName = 64
+
 func deciders(p lang.Printer, whom, chat int64, name string) string {
+	name = clip(name, maxDeciderName)
 	switch {
 	case whom > 0 && name != "":
 		return name

@@ -500,9 +500,16 @@ func orSomeone(p lang.Printer, name string) string {
 	return name
 }
 
+// maxPressAnswer is the most characters Telegram shows in a press's
+// answer; it refuses a longer one.
+const maxPressAnswer = 200
+
 // answerPress stops the spinner of a press. A press answered before (by
 // an interrupted run) or too old to answer is not an error: nothing spins.
+// Its text is cut to the 200 characters Telegram takes, whatever the
+// language made of it.
 func (b *Bot) answerPress(ctx context.Context, w *worker, q *models.CallbackQuery, text string, alert bool) error {
+	text = clip(text, maxPressAnswer)
 	err := w.idle(func() error { return b.tg.AnswerCallback(ctx, q.ID, text, alert) })
 	if errors.Is(err, tg.ErrorBadRequest) {
 		return nil
