@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -76,5 +77,25 @@ func TestEveryLanguageNamesItself(t *testing.T) {
 	}
 	if Languages()[0].Tag != English {
 		t.Errorf("English comes first")
+	}
+}
+
+// A count at the ends of what 64 bits hold — a sum gone wrong, a forged
+// number — is printed in a plural form; it never stops the printer.
+func TestAPluralOfAnyCountPrints(t *testing.T) {
+	ru := For("ru")
+	for _, c := range []struct {
+		n    any
+		want string
+	}{
+		{int64(math.MinInt64), "-9223372036854775808 сообщений"},
+		{int64(math.MaxInt64), "9223372036854775807 сообщений"},
+		{int64(-7_123_456_781), "-7123456781 сообщение"},
+		{uint64(math.MaxUint64), "18446744073709551615 сообщений"},
+		{int32(math.MinInt32), "-2147483648 сообщений"},
+	} {
+		if got := ru.Sprintf("%d messages", c.n); got != c.want {
+			t.Errorf("%v: %q; want %q", c.n, got, c.want)
+		}
 	}
 }
