@@ -164,32 +164,43 @@ func (pl Plural) of(f plural.Form, fallback string) string {
 }
 
 // count is the first integer among args, as the plural rules take it:
-// its absolute value, clamped to what an int holds.
+// its absolute value. A value of 19 digits or more keeps its last 18 and
+// stays that long: the rules look at the last digits and at whether it is
+// small, and an int holds it whatever its sign.
 func count(args []any) (int, bool) {
 	for _, a := range args {
-		var n int64
+		var n uint64
 		switch v := a.(type) {
 		case int:
-			n = int64(v)
+			n = magnitude(int64(v))
 		case int32:
-			n = int64(v)
+			n = magnitude(int64(v))
 		case int64:
-			n = v
+			n = magnitude(v)
 		case uint:
-			n = int64(min(uint64(v), 1<<62))
+			n = uint64(v)
 		case uint32:
-			n = int64(v)
+			n = uint64(v)
 		case uint64:
-			n = int64(min(v, 1<<62))
+			n = v
 		default:
 			continue
 		}
-		if n < 0 {
-			n = -n
+		const big = 1_000_000_000_000_000_000
+		if n >= big {
+			n = n%big + big
 		}
 		return int(n), true
 	}
 	return 0, false
+}
+
+// magnitude is |v|, math.MinInt64's too.
+func magnitude(v int64) uint64 {
+	if v < 0 {
+		return uint64(-(v + 1)) + 1
+	}
+	return uint64(v)
 }
 
 // printerKey keys a Printer in a context.
