@@ -259,3 +259,30 @@ func TestALongNameStillFitsARussianAlert(t *testing.T) {
 		t.Fatalf("Ivan's press was answered %+v (%d characters)", got, len([]rune(got.Text)))
 	}
 }
+
+// A stranger's ⏹ is refused by name in an alert; a name as long as
+// Telegram allows still leaves the whole sentence, in English and in
+// Russian.
+func TestALongNameStillFitsAStopRefusal(t *testing.T) {
+	h := newHarness(t)
+	pause := make(chan struct{})
+	defer close(pause)
+	long := telegramtest.NewUser(strings.Repeat("Я", 64), strings.Repeat("u", 32))
+	long.LastName = strings.Repeat("Ж", 64)
+	h.llm.Enqueue(slowAnswer(pause))
+	h.start()
+	q := h.tg.SendText(team, long, "@ryo_test_bot tell me a long story")
+	status := h.stopButton(team, q.ID, "🤔")
+	for _, c := range []struct {
+		who          telegramtest.User
+		start, close string
+	}{
+		{ivan, "Остановить этот ответ может только ЯЯЯ", " или админ."},
+		{english, "Only ЯЯЯ", " or an admin can stop this answer."},
+	} {
+		got := h.pressAnswer(h.press(team, c.who, status, "⏹"))
+		if !got.ShowAlert || !strings.HasPrefix(got.Text, c.start) || !strings.HasSuffix(got.Text, c.close) || len([]rune(got.Text)) > 200 {
+			t.Errorf("%s's press was answered %+v (%d characters)", c.who.FirstName, got, len([]rune(got.Text)))
+		}
+	}
+}
