@@ -342,7 +342,7 @@ func pressedIn(q *models.CallbackQuery) int64 {
 func (b *Bot) stopAs(ctx context.Context, p lang.Printer, s *stopper, presser ryo.User) (string, bool, error) {
 	may, err := b.mayStop(ctx, s, presser)
 	if err != nil || !may {
-		return p.Sprintf("Only %s or an admin can stop this answer.", displayName(p, s.asker)), true, err
+		return p.Sprintf("Only %s or an admin can stop this answer.", clip(displayName(p, s.asker), maxDeciderName)), true, err
 	}
 	switch s.stop() {
 	case stopTwice:
