@@ -286,3 +286,30 @@ func TestALongNameStillFitsAStopRefusal(t *testing.T) {
 		}
 	}
 }
+
+// Telegram's language codes as they come — upper case, with a region
+// after "_", empty, a script, absurdly long — find Russian or fall back to
+// English; a chat set to a language ryo no longer speaks speaks English,
+// and its /settings says so without failing; a hostile tag asked for is
+// refused in Russian, its markup shown as text.
+func TestOddLanguageCodesAndTags(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	for i, c := range []struct{ code, want string }{
+		{"RU", "Привет,"}, {"ru_RU", "Привет,"}, {"", "Hi "}, {"zh-hans", "Hi "},
+		{strings.Repeat("r", 64), "Hi "}, {"ru-" + strings.Repeat("x", 60), "Привет,"},
+	} {
+		u := speaking(telegramtest.NewUser(fmt.Sprintf("P%d", i), ""), c.code)
+		u.ID = 7_123_456_700 + int64(i)
+		dm := telegramtest.PrivateChat(u)
+		q := h.tg.SendText(dm, u, "/start")
+		reply(h, dm, q.ID, c.want)
+	}
+	memorytest.Exec(t, h.env["DATABASE_URL"], fmt.Sprintf(`insert into chat_settings (chat_id, language, set_at) values (%d, 'de', now())`, ivanDM.ID))
+	q := h.tg.SendText(ivanDM, ivan, "/start")
+	reply(h, ivanDM, q.ID, "Hi Ivan!")
+	q = h.tg.SendText(ivanDM, ivan, "/settings")
+	reply(h, ivanDM, q.ID, "🌐 My language: de")
+	q = h.tg.SendText(olgaDM, olga, "/settings language <b>&\u202e")
+	reply(h, olgaDM, q.ID, "Я не говорю на \"<b>&\\u202e\".")
+}
