@@ -99,3 +99,16 @@ func TestAPluralOfAnyCountPrints(t *testing.T) {
 		}
 	}
 }
+
+// Choosing a model untrained for tools answers the press with this
+// warning, and Telegram shows at most 200 characters of it: with an
+// Ollama name as long as "hf.co/bartowski/Qwen2.5-7B-Instruct-GGUF:Q4_K_M"
+// the Russian must still fit where the English does.
+func TestTheToolWarningFitsAPressAnswerInRussian(t *testing.T) {
+	const warning = "⚠️ %s is not trained for tools. I ask every model for a JSON answer, not native tool calls, so tools still work — but it may pick them less reliably."
+	name := "hf.co/bartowski/Qwen2.5-7B-Instruct-GGUF:Q4_K_M"
+	en, ru := For(English).Sprintf(warning, name), For("ru").Sprintf(warning, name)
+	if n, m := len([]rune(en)), len([]rune(ru)); n > 200 || m > 200 {
+		t.Errorf("English %d characters, Russian %d: %q", n, m, ru)
+	}
+}
