@@ -38,12 +38,15 @@ func (b *Bot) settingsPage(ctx context.Context, v memory.View, screen string, vi
 		if s.Persona != "" {
 			text = p.Sprintf("🎭 Persona:") + "\n" + s.Persona
 		}
-		text += "\n\n" + p.Sprintf("Set it with /settings persona <text> (up to 1,000 characters): how I come across here. It cannot change how I answer.")
-		buttons := []delivery.Button{back}
-		if s.Persona != "" {
-			buttons = []delivery.Button{{Text: p.Sprintf("↩ No persona"), Data: at("P-")}, back}
+		text += "\n\n" + p.Sprintf("Choose one below, or write your own with /settings persona <text> (up to 1,000 characters): how I come across here. It cannot change how I answer.")
+		var buttons []delivery.Button
+		for i, r := range readyPersonas(p) {
+			buttons = append(buttons, delivery.Button{Text: marked(r.name, s.Persona == r.text), Data: at("P" + strconv.Itoa(i)), Below: i%2 == 0})
 		}
-		return page{text: text, pages: 1, buttons: buttons}, nil
+		if s.Persona != "" {
+			buttons = append(buttons, delivery.Button{Text: p.Sprintf("↩ No persona"), Data: at("P-"), Below: true})
+		}
+		return page{text: text, pages: 1, buttons: append(buttons, back)}, nil
 	case "t":
 		var buttons []delivery.Button
 		for _, t := range temperatures {
@@ -131,6 +134,8 @@ func (b *Bot) onSettingsScreen(ctx context.Context, j *job, q *models.CallbackQu
 		return b.showSettings(ctx, j, q, v, screen, presser, "")
 	case screen == "P-":
 		said, err = b.setPersona(ctx, presser, v.Chat, p, "")
+	case kind == 'P' && readyPersonaText(p, value) != "":
+		said, err = b.setPersona(ctx, presser, v.Chat, p, readyPersonaText(p, value))
 	case kind == 'T' && (value == "-" || slices.Contains(temperatures, value)):
 		said, err = b.setTemperature(ctx, presser, v.Chat, p, strings.TrimPrefix(value, "-"))
 	case kind == 'L' && (value == "-" || slices.ContainsFunc(lang.Languages(), func(l lang.Language) bool { return l.Tag == value })):
@@ -179,4 +184,31 @@ func (b *Bot) showSettings(ctx context.Context, j *job, q *models.CallbackQuery,
 		return nil
 	}
 	return err
+}
+
+// readyPersona is a persona ready to choose: a button's name, and the
+// text the model is shown.
+type readyPersona struct{ name, text string }
+
+// readyPersonas are the personas the persona screen offers as buttons, in
+// the words of p: a chat is set up without typing one. Their order is
+// their buttons' data, so one is only ever added at the end.
+func readyPersonas(p lang.Printer) []readyPersona {
+	return []readyPersona{
+		{p.Sprintf("🎯 Brief"), p.Sprintf("Brief and to the point: the answer first, in as few words as it takes, no small talk.")},
+		{p.Sprintf("🧑‍🏫 Patient teacher"), p.Sprintf("A patient teacher: explains step by step with a small example, checks the person follows, never talks down.")},
+		{p.Sprintf("😊 Warm and casual"), p.Sprintf("Warm and casual, like a friendly colleague: plain words, a light touch of humour, encouraging.")},
+		{p.Sprintf("👔 Formal"), p.Sprintf("Formal and precise, as in a professional setting: complete sentences, no slang, no emoji.")},
+	}
+}
+
+// readyPersonaText is the text of the ready persona whose button data is
+// value ("0", "1", …, canonical decimals only); "" when there is none.
+func readyPersonaText(p lang.Printer, value string) string {
+	i, err := strconv.Atoi(value)
+	all := readyPersonas(p)
+	if err != nil || i < 0 || i >= len(all) || strconv.Itoa(i) != value {
+		return ""
+	}
+	return all[i].text
 }
