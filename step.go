@@ -22,14 +22,18 @@ const (
 // Step is something a running turn did, reported as it happens so that the
 // person can follow it.
 type Step struct {
-	Kind   StepKind
-	Call   int             // StepThinking: model calls so far in the turn, repairs included
-	Tool   string          // StepTool, StepToolDone, StepConfirm, StepForced
-	Args   json.RawMessage // StepTool, StepConfirm: the tool's arguments
-	Doing  string          // StepTool: what the status message shows while it runs, such as "📊 drawing a chart"; "" for its name and arguments
-	Status string          // StepToolDone: ok, error, cancelled or denied
-	Took   time.Duration   // StepToolDone
-	Reply  string          // StepWriting: the reply so far
+	Kind  StepKind
+	Call  int             // StepThinking: model calls so far in the turn, repairs included
+	Tool  string          // StepTool, StepToolDone, StepConfirm, StepForced
+	Args  json.RawMessage // StepTool, StepConfirm: the tool's arguments
+	Doing string          // StepTool: what the status message shows while it runs, such as "📊 drawing a chart"; "" for its name and arguments
+	// Subject, when set, is what Doing's %s stands for in this call:
+	// Doing "🔎 searching the web for %s", Subject "kernel 6.12". Doing is
+	// translated whole and Subject put in, as it is.
+	Subject string
+	Status  string        // StepToolDone: ok, error, cancelled or denied
+	Took    time.Duration // StepToolDone
+	Reply   string        // StepWriting: the reply so far
 	// Result is what the model is shown of a finished tool (StepToolDone),
 	// as stored: secrets are redacted by the tool before it gets here.
 	Result string

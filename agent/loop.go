@@ -106,7 +106,8 @@ type result struct {
 func (a *Agent) command(ctx context.Context, in Input, call toolbus.Call, observe func(ryo.Step)) (result, error) {
 	spec, known := a.cfg.Tools.Lookup(call.Tool)
 	r := result{changes: known && spec.Effect != toolbus.ReadOnly, tags: spec.Tags}
-	observe(ryo.Step{Kind: ryo.StepTool, Tool: call.Tool, Args: call.Args, Doing: spec.DoingOf(call.Args)})
+	doing, subject := spec.DoingOf(call.Args)
+	observe(ryo.Step{Kind: ryo.StepTool, Tool: call.Tool, Args: call.Args, Doing: doing, Subject: subject})
 	if prior, found, err := a.cfg.Store.ToolResult(ctx, call.Key); err != nil || found {
 		r.text, r.ok = prior.Text, found && strings.Contains(prior.Text, `"status":"ok"`)
 		if found {

@@ -151,7 +151,8 @@ func (b *Bot) interrupt(ctx context.Context, w *worker, a ryo.Action) (ryo.Actio
 // turn's status message).
 func (b *Bot) runAction(ctx context.Context, a ryo.Action, allowed []string, observe func(ryo.Step)) toolbus.Result {
 	spec, _ := b.toolsFor(a.Origin).Lookup(a.Tool)
-	observe(ryo.Step{Kind: ryo.StepTool, Tool: a.Tool, Args: a.Args, Doing: spec.DoingOf(a.Args)})
+	doing, subject := spec.DoingOf(a.Args)
+	observe(ryo.Step{Kind: ryo.StepTool, Tool: a.Tool, Args: a.Args, Doing: doing, Subject: subject})
 	var res toolbus.Result
 	switch {
 	case toolbus.ArgsHash(a.Args) != a.ArgsHash:

@@ -137,6 +137,23 @@ func (p Printer) Message(s string) string {
 	return s
 }
 
+// MessageAbout is Message of doing with subject put in for its %s, as it
+// is: "🔎 searching the web for %s" about "kernel 6.12". With subject ""
+// it is Message(doing).
+func (p Printer) MessageAbout(doing, subject string) string {
+	if subject == "" {
+		return p.Message(doing)
+	}
+	if p.tag == "" {
+		p = For(English)
+	}
+	line, ok := p.m.Texts[doing]
+	if !ok {
+		line = doing
+	}
+	return strings.Replace(line, "%s", subject, 1)
+}
+
 // translate is format in the printer's language, in the plural form its
 // count asks for.
 func (p Printer) translate(format string, args []any) string {

@@ -112,3 +112,22 @@ func TestTheToolWarningFitsAPressAnswerInRussian(t *testing.T) {
 		t.Errorf("English %d characters, Russian %d: %q", n, m, ru)
 	}
 }
+
+// A status line is translated whole and its subject put in as it is: a
+// subject holding verbs or a translated word stays itself.
+func TestMessageAbout(t *testing.T) {
+	ru := For("ru")
+	for _, c := range []struct{ doing, subject, want string }{
+		{"🔎 searching the web for %s", "kernel 6.12", "🔎 ищу в интернете: kernel 6.12"},
+		{"🔎 searching the web for %s", "100%s %d %!", "🔎 ищу в интернете: 100%s %d %!"},
+		{"🔎 searching the web", "", "🔎 ищу в интернете"},
+		{"🧪 a line no language has: %s", "x", "🧪 a line no language has: x"},
+	} {
+		if got := ru.MessageAbout(c.doing, c.subject); got != c.want {
+			t.Errorf("MessageAbout(%q, %q) = %q; want %q", c.doing, c.subject, got, c.want)
+		}
+	}
+	if got := (Printer{}).MessageAbout("📄 reading %s", "news.example"); got != "📄 reading news.example" {
+		t.Errorf("the zero Printer says %q", got)
+	}
+}

@@ -157,7 +157,7 @@ func formats(t *testing.T) map[string]string {
 					}
 				}
 				if a, ok := n.(*ast.AssignStmt); ok && len(a.Lhs) == 1 && len(a.Rhs) == 1 {
-					if sel, ok := a.Lhs[0].(*ast.SelectorExpr); ok && sel.Sel.Name == "Doing" {
+					if sel, ok := a.Lhs[0].(*ast.SelectorExpr); ok && (sel.Sel.Name == "Doing" || sel.Sel.Name == "DoingAbout") {
 						if doing, ok := s.constant(a.Rhs[0]); ok {
 							found[doing] = s.fset.Position(a.Pos()).String()
 						}
@@ -177,7 +177,7 @@ func formats(t *testing.T) map[string]string {
 				if !ok {
 					return true
 				}
-				if key, ok := kv.Key.(*ast.Ident); !ok || key.Name != "Message" && key.Name != "Doing" {
+				if key, ok := kv.Key.(*ast.Ident); !ok || key.Name != "Message" && key.Name != "Doing" && key.Name != "DoingAbout" {
 					return true
 				}
 				if msg, ok := s.constant(kv.Value); ok {

@@ -89,9 +89,13 @@ type Spec struct {
 	// runs, such as "📊 drawing a chart"; without it, the tool's name and
 	// a summary of its arguments.
 	Doing string
-	// DoingWith, when set, says it for one call, such as "🔎 searching the
-	// web for kernel 6.12"; Doing stands when it returns "".
-	DoingWith func(args json.RawMessage) string
+	// DoingAbout and DoingWith, when set, say it for one call: DoingAbout
+	// is the line with one %s, such as "🔎 searching the web for %s", and
+	// DoingWith what the %s stands for in a call with args, such as
+	// "kernel 6.12" — "" when it cannot say, and Doing stands. The line is
+	// translated whole into the chat's language and the subject put in.
+	DoingAbout string
+	DoingWith  func(args json.RawMessage) string
 	// Tags are added to the turn's tags when a call succeeds, such as
 	// "memory:remember".
 	Tags []string
@@ -107,14 +111,14 @@ type Spec struct {
 }
 
 // DoingOf is what the status message shows while a call with args runs:
-// DoingWith's words for it, else Doing.
-func (s Spec) DoingOf(args json.RawMessage) string {
-	if s.DoingWith != nil {
-		if d := s.DoingWith(args); d != "" {
-			return d
+// DoingAbout about DoingWith's subject, else Doing (subject "").
+func (s Spec) DoingOf(args json.RawMessage) (doing, subject string) {
+	if s.DoingWith != nil && s.DoingAbout != "" {
+		if subject := s.DoingWith(args); subject != "" {
+			return s.DoingAbout, subject
 		}
 	}
-	return s.Doing
+	return s.Doing, ""
 }
 
 // Happening is what a tool can tell of a call whose run was cut short.

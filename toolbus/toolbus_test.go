@@ -437,21 +437,18 @@ func TestTimeoutIsNotRetried(t *testing.T) {
 }
 
 func TestDoingOfSaysItPerCall(t *testing.T) {
-	s := toolbus.Spec{Doing: "🔎 searching the web", DoingWith: func(args json.RawMessage) string {
+	s := toolbus.Spec{Doing: "🔎 searching the web", DoingAbout: "🔎 searching the web for %s", DoingWith: func(args json.RawMessage) string {
 		var a struct{ Query string }
 		_ = json.Unmarshal(args, &a)
-		if a.Query == "" {
-			return ""
-		}
-		return "🔎 searching the web for " + a.Query
+		return a.Query
 	}}
-	if got := s.DoingOf(json.RawMessage(`{"query":"kernel 6.12"}`)); got != "🔎 searching the web for kernel 6.12" {
-		t.Errorf("DoingOf(query) = %q", got)
+	if doing, subject := s.DoingOf(json.RawMessage(`{"query":"kernel 6.12"}`)); doing != "🔎 searching the web for %s" || subject != "kernel 6.12" {
+		t.Errorf("DoingOf(query) = %q, %q", doing, subject)
 	}
-	if got := s.DoingOf(json.RawMessage(`{}`)); got != "🔎 searching the web" {
-		t.Errorf("DoingOf(no query) = %q; want Doing", got)
+	if doing, subject := s.DoingOf(json.RawMessage(`{}`)); doing != "🔎 searching the web" || subject != "" {
+		t.Errorf("DoingOf(no query) = %q, %q; want Doing", doing, subject)
 	}
-	if got := (toolbus.Spec{Doing: "📊 drawing"}).DoingOf(nil); got != "📊 drawing" {
-		t.Errorf("DoingOf without DoingWith = %q", got)
+	if doing, subject := (toolbus.Spec{Doing: "📊 drawing"}).DoingOf(nil); doing != "📊 drawing" || subject != "" {
+		t.Errorf("DoingOf without DoingWith = %q, %q", doing, subject)
 	}
 }

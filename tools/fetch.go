@@ -55,12 +55,13 @@ func WebFetch(r PageReader) toolbus.Spec {
 			example("Summarise https://go.dev/blog/go1.22 for me", `{"url":"https://go.dev/blog/go1.22"}`),
 			example("What does this paper say about sleep? https://example.org/paper.pdf", `{"url":"https://example.org/paper.pdf","max_chars":12000}`),
 		},
-		Schema:    json.RawMessage(fetchSchema),
-		Effect:    toolbus.ReadOnly,
-		Timeout:   fetchTimeout,
-		MaxResult: fetchMaxResult,
-		Doing:     "📄 reading a web page",
-		DoingWith: readingHost,
+		Schema:     json.RawMessage(fetchSchema),
+		Effect:     toolbus.ReadOnly,
+		Timeout:    fetchTimeout,
+		MaxResult:  fetchMaxResult,
+		Doing:      "📄 reading a web page",
+		DoingAbout: "📄 reading %s",
+		DoingWith:  readingHost,
 		Tool: toolbus.ToolFunc(func(ctx context.Context, raw json.RawMessage) (any, error) {
 			return readPage(ctx, r, raw)
 		}),
@@ -88,7 +89,7 @@ func readingHost(raw json.RawMessage) string {
 	if !strings.EqualFold(ascii, host) {
 		host = ascii
 	}
-	return "📄 reading " + host
+	return host
 }
 
 func readPage(ctx context.Context, r PageReader, raw json.RawMessage) (any, error) {

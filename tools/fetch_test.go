@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ryo-bot/ryo/fetch"
+	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/toolbus"
 )
 
@@ -128,9 +129,18 @@ func TestWebFetchRefusesMetadata(t *testing.T) {
 	}
 }
 
-// While it reads, the status message names the site.
+// While it reads, the status message names the site, in the chat's
+// language too.
 func TestWebFetchSaysWhatItDoes(t *testing.T) {
 	spec := WebFetch(pages{})
+	for args, want := range map[string]string{
+		`{"url":"https://news.example/"}`: "📄 читаю news.example",
+		`{"url":"not a link"}`:            "📄 читаю веб-страницу",
+	} {
+		if got := lang.For("ru").MessageAbout(spec.DoingOf(json.RawMessage(args))); got != want {
+			t.Errorf("in Russian, %s: %q; want %q", args, got, want)
+		}
+	}
 	for args, want := range map[string]string{
 		`{"url":"https://news.example/2026/ferry?x=1"}`: "📄 reading news.example",
 		`{"url":"HTTP://Example.COM:443/"}`:             "📄 reading Example.COM",
@@ -140,7 +150,8 @@ func TestWebFetchSaysWhatItDoes(t *testing.T) {
 		`{"url":"https://[x](tg://user?id=1)/"}`:        "📄 reading a web page",
 		`{`:                                             "📄 reading a web page",
 	} {
-		if got := spec.DoingOf(json.RawMessage(args)); got != want {
+		doing, subject := spec.DoingOf(json.RawMessage(args))
+		if got := lang.For("en").MessageAbout(doing, subject); got != want {
 			t.Errorf("%s: %q; want %q", args, got, want)
 		}
 	}

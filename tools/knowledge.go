@@ -41,6 +41,7 @@ func KnowledgeSearch(k Knowledge, vector func(ctx context.Context, text string) 
 		example("How many days do I have to return an online order?", `{"query":"return online order days"}`),
 		example("What does the handbook say about parental leave?", `{"query":"parental leave","count":2}`))
 	s.Doing = "📚 searching the knowledge base"
+	s.DoingAbout = "📚 searching the knowledge base for %s"
 	s.DoingWith = func(args json.RawMessage) string {
 		var a struct {
 			Query string `json:"query"`
@@ -57,7 +58,7 @@ func KnowledgeSearch(k Knowledge, vector func(ctx context.Context, text string) 
 		if q == "" {
 			return ""
 		}
-		return "📚 searching the knowledge base for " + clipRunes(q, 60)
+		return clipRunes(q, 60)
 	}
 	return s
 }

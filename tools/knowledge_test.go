@@ -92,10 +92,10 @@ func TestKnowledgeSearchSaysWhenNothingIsFound(t *testing.T) {
 
 func TestKnowledgeSearchSaysWhatItDoes(t *testing.T) {
 	spec := tools.KnowledgeSearch(&shelfOfDocs{}, nil)
-	if got := spec.DoingOf(json.RawMessage(`{"query":"refund\n policy"}`)); got != "📚 searching the knowledge base for refund policy" {
+	if got := doingLine(spec, json.RawMessage(`{"query":"refund\n policy"}`)); got != "📚 searching the knowledge base for refund policy" {
 		t.Errorf("DoingOf = %q", got)
 	}
-	if got := spec.DoingOf(json.RawMessage(`{`)); got != "📚 searching the knowledge base" {
+	if got := doingLine(spec, json.RawMessage(`{`)); got != "📚 searching the knowledge base" {
 		t.Errorf("DoingOf(broken) = %q", got)
 	}
 }
@@ -139,11 +139,11 @@ func TestKnowledgeSearchLabelsStayInert(t *testing.T) {
 // make a status message Telegram refuses or one that reads backwards.
 func TestKnowledgeSearchStatusIsShortAndPlain(t *testing.T) {
 	spec := tools.KnowledgeSearch(&shelfOfDocs{}, nil)
-	long := spec.DoingOf(json.RawMessage(`{"query":"` + strings.Repeat("word ", 2000) + `"}`))
+	long := doingLine(spec, json.RawMessage(`{"query":"` + strings.Repeat("word ", 2000) + `"}`))
 	if n := len([]rune(long)); n > 120 || !strings.HasPrefix(long, "📚 searching the knowledge base for word") {
 		t.Errorf("a 10,000-character query's status is %d characters: %.80q", n, long)
 	}
-	if got := spec.DoingOf(json.RawMessage(`{"query":"refund\u202e ycilop\u200b"}`)); got != "📚 searching the knowledge base for refund ycilop" {
+	if got := doingLine(spec, json.RawMessage(`{"query":"refund\u202e ycilop\u200b"}`)); got != "📚 searching the knowledge base for refund ycilop" {
 		t.Errorf("DoingOf = %q", got)
 	}
 }

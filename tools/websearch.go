@@ -63,13 +63,14 @@ func WebSearch(cfg WebSearchConfig) toolbus.Spec {
 			example("What happened in the news about the Mars sample return today?", `{"query":"Mars sample return news","recency":"day"}`),
 			example("Which Go version is the latest?", `{"query":"latest Go release version","count":3}`),
 		},
-		Schema:    json.RawMessage(webSearchSchema),
-		Effect:    toolbus.ReadOnly,
-		Timeout:   cfg.Timeout + 5*time.Second,
-		MaxResult: maxSearchResult,
-		Doing:     "🔎 searching the web",
-		DoingWith: searchingFor,
-		Tool:      toolbus.ToolFunc(func(ctx context.Context, raw json.RawMessage) (any, error) { return searchWeb(ctx, cfg, raw) }),
+		Schema:     json.RawMessage(webSearchSchema),
+		Effect:     toolbus.ReadOnly,
+		Timeout:    cfg.Timeout + 5*time.Second,
+		MaxResult:  maxSearchResult,
+		Doing:      "🔎 searching the web",
+		DoingAbout: "🔎 searching the web for %s",
+		DoingWith:  searchingFor,
+		Tool:       toolbus.ToolFunc(func(ctx context.Context, raw json.RawMessage) (any, error) { return searchWeb(ctx, cfg, raw) }),
 	}
 }
 
@@ -91,7 +92,7 @@ func searchingFor(raw json.RawMessage) string {
 	if q == "" {
 		return ""
 	}
-	return "🔎 searching the web for " + clipRunes(q, 60) + "…"
+	return clipRunes(q, 60)
 }
 
 // found is one result as the model is shown it.

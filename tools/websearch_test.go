@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ryo-bot/ryo/lang"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -100,14 +101,14 @@ func TestWebSearchShowsResultsToCite(t *testing.T) {
 // The status message names the query, on one short line.
 func TestWebSearchSaysWhatItSearches(t *testing.T) {
 	spec := tools.WebSearch(tools.WebSearchConfig{})
-	if got := spec.DoingOf(json.RawMessage(`{"query":"kernel\n 6.12  release"}`)); got != "🔎 searching the web for kernel 6.12 release…" {
+	if got := doingLine(spec, json.RawMessage(`{"query":"kernel\n 6.12  release"}`)); got != "🔎 searching the web for kernel 6.12 release" {
 		t.Fatalf("doing = %q", got)
 	}
-	long := spec.DoingOf(json.RawMessage(`{"query":"` + strings.Repeat("word ", 40) + `"}`))
+	long := doingLine(spec, json.RawMessage(`{"query":"`+strings.Repeat("word ", 40)+`"}`))
 	if n := len([]rune(long)); n > 90 || !strings.HasPrefix(long, "🔎 searching the web for word") {
 		t.Fatalf("doing = %q (%d)", long, n)
 	}
-	if got := spec.DoingOf(json.RawMessage(`{}`)); got != "🔎 searching the web" {
+	if got := doingLine(spec, json.RawMessage(`{}`)); got != "🔎 searching the web" {
 		t.Fatalf("doing without a query = %q", got)
 	}
 	if spec.Category != toolbus.Web || spec.Effect != toolbus.ReadOnly {
@@ -195,4 +196,10 @@ func TestWebSearchLongestResultsFit(t *testing.T) {
 	if res.Status != "ok" || res.Truncated || json.Unmarshal(res.Output, &out) != nil || len(out.Results) != 10 {
 		t.Fatalf("truncated %v: %d bytes", res.Truncated, len(res.Output))
 	}
+}
+
+// doingLine is the status line spec shows, in English, for a call with
+// args.
+func doingLine(spec toolbus.Spec, args json.RawMessage) string {
+	return lang.For("en").MessageAbout(spec.DoingOf(args))
 }
