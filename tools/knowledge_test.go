@@ -139,7 +139,7 @@ func TestKnowledgeSearchLabelsStayInert(t *testing.T) {
 // make a status message Telegram refuses or one that reads backwards.
 func TestKnowledgeSearchStatusIsShortAndPlain(t *testing.T) {
 	spec := tools.KnowledgeSearch(&shelfOfDocs{}, nil)
-	long := doingLine(spec, json.RawMessage(`{"query":"` + strings.Repeat("word ", 2000) + `"}`))
+	long := doingLine(spec, json.RawMessage(`{"query":"`+strings.Repeat("word ", 2000)+`"}`))
 	if n := len([]rune(long)); n > 120 || !strings.HasPrefix(long, "📚 searching the knowledge base for word") {
 		t.Errorf("a 10,000-character query's status is %d characters: %.80q", n, long)
 	}
