@@ -46,7 +46,7 @@ func (b *board) observe(s ryo.Step) {
 	case ryo.StepThinking:
 		b.stage, b.call, b.reply = s.Kind, s.Call, ""
 	case ryo.StepTool, ryo.StepConfirm:
-		b.stage, b.tool, b.args, b.doing = s.Kind, s.Tool, summarize(s.Args), clip(oneLine(b.w.MessageAbout(s.Doing, s.Subject)), maxDoing)
+		b.stage, b.tool, b.args, b.doing = s.Kind, s.Tool, summarize(s.Args), clip(oneLine(b.w.MessageAbout(s.Doing, plainSubject(s.Subject))), maxDoing)
 	case ryo.StepToolDone:
 		b.done = append(b.done, toolRun{tool: s.Tool, args: b.argsOf(s.Tool), doing: b.doingOf(s.Tool), status: s.Status, took: s.Took})
 		b.stage, b.tool, b.args, b.doing = ryo.StepThinking, "", "", ""

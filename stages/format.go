@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf16"
 
 	"github.com/ryo-bot/ryo/lang"
@@ -53,6 +54,22 @@ func argValue(raw json.RawMessage) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// plainSubject is a tool's subject as its status line may show it: valid
+// UTF-8, white space as spaces, without control characters or invisible
+// formatting — a direction override would turn the rest of the line
+// around. The joiner stays: it holds emoji together.
+func plainSubject(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case unicode.IsSpace(r):
+			return ' '
+		case unicode.IsControl(r), unicode.Is(unicode.Cf, r) && r != '\u200d':
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+}
 
 // clip cuts s to n characters, marking the cut with "…".
 func clip(s string, n int) string {
