@@ -44,3 +44,15 @@ func TestHostileSubject(t *testing.T) {
 		}
 	}
 }
+
+// A subject with nothing to show leaves no bare %s in the status line.
+func TestInvisibleSubject(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	for _, tag := range []string{"en", "ru"} {
+		b := board{w: lang.For(tag), began: t0}
+		b.observe(ryo.Step{Kind: ryo.StepTool, Tool: "web_search", Args: []byte(`{"query":"x"}`), Doing: "🔎 searching the web for %s", Subject: "\u200b\u202e\x00"})
+		if got := b.text(t0, true); strings.Contains(got, "%") {
+			t.Errorf("%s: the status shows %q", tag, got)
+		}
+	}
+}
