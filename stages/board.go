@@ -47,6 +47,9 @@ func (b *board) observe(s ryo.Step) {
 		b.stage, b.call, b.reply = s.Kind, s.Call, ""
 	case ryo.StepTool, ryo.StepConfirm:
 		b.stage, b.tool, b.args, b.doing = s.Kind, s.Tool, summarize(s.Args), clip(oneLine(b.w.MessageAbout(s.Doing, plainSubject(s.Subject))), maxDoing)
+		if s.Subject != "" && strings.TrimSpace(plainSubject(s.Subject)) == "" {
+			b.doing = "" // nothing of the subject to show: the tool's name and arguments
+		}
 	case ryo.StepToolDone:
 		b.done = append(b.done, toolRun{tool: s.Tool, args: b.argsOf(s.Tool), doing: b.doingOf(s.Tool), status: s.Status, took: s.Took})
 		b.stage, b.tool, b.args, b.doing = ryo.StepThinking, "", "", ""
