@@ -28,3 +28,19 @@ func TestReadyPersonas(t *testing.T) {
 		}
 	}
 }
+
+// A ready persona chosen in one language is marked chosen for a viewer
+// in any other: a group's admins need not speak one language.
+func TestReadyPersonaMarkedInEveryLanguage(t *testing.T) {
+	for _, chooser := range lang.Languages() {
+		for i, r := range readyPersonas(lang.For(chooser.Tag)) {
+			for _, viewer := range lang.Languages() {
+				for j := range readyPersonas(lang.For(viewer.Tag)) {
+					if got := isReadyPersona(lang.For(viewer.Tag), j, r.text); got != (i == j) {
+						t.Errorf("ready persona %d chosen in %s, seen in %s: button %d marked %v", i, chooser.Tag, viewer.Tag, j, got)
+					}
+				}
+			}
+		}
+	}
+}

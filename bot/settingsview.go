@@ -41,7 +41,7 @@ func (b *Bot) settingsPage(ctx context.Context, v memory.View, screen string, vi
 		text += "\n\n" + p.Sprintf("Choose one below, or write your own with /settings persona <text> (up to 1,000 characters): how I come across here. It cannot change how I answer.")
 		var buttons []delivery.Button
 		for i, r := range readyPersonas(p) {
-			buttons = append(buttons, delivery.Button{Text: marked(r.name, s.Persona == r.text), Data: at("P" + strconv.Itoa(i)), Below: i%2 == 0})
+			buttons = append(buttons, delivery.Button{Text: marked(r.name, isReadyPersona(p, i, s.Persona)), Data: at("P" + strconv.Itoa(i)), Below: i%2 == 0})
 		}
 		if s.Persona != "" {
 			buttons = append(buttons, delivery.Button{Text: p.Sprintf("↩ No persona"), Data: at("P-"), Below: true})
@@ -200,6 +200,11 @@ func readyPersonas(p lang.Printer) []readyPersona {
 		{p.Sprintf("😊 Warm and casual"), p.Sprintf("Warm and casual, like a friendly colleague: plain words, a light touch of humour, encouraging.")},
 		{p.Sprintf("👔 Formal"), p.Sprintf("Formal and precise, as in a professional setting: complete sentences, no slang, no emoji.")},
 	}
+}
+
+// isReadyPersona reports whether persona is ready persona i.
+func isReadyPersona(p lang.Printer, i int, persona string) bool {
+	return persona == readyPersonas(p)[i].text
 }
 
 // readyPersonaText is the text of the ready persona whose button data is
