@@ -202,9 +202,16 @@ func readyPersonas(p lang.Printer) []readyPersona {
 	}
 }
 
-// isReadyPersona reports whether persona is ready persona i.
+// isReadyPersona reports whether persona is ready persona i, in p's words
+// or those of any language: whoever chose it may speak another than the
+// viewer.
 func isReadyPersona(p lang.Printer, i int, persona string) bool {
-	return persona == readyPersonas(p)[i].text
+	if persona == readyPersonas(p)[i].text {
+		return true
+	}
+	return slices.ContainsFunc(lang.Languages(), func(l lang.Language) bool {
+		return persona == readyPersonas(lang.For(l.Tag))[i].text
+	})
 }
 
 // readyPersonaText is the text of the ready persona whose button data is
