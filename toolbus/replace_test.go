@@ -140,3 +140,25 @@ func TestReplaceWhileRunning(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A tool replaced by one whose status line for a call reads otherwise
+// has changed: the person sees it.
+func TestReplacedStatusLineIsAChange(t *testing.T) {
+	about := func(line string) toolbus.Spec {
+		s := apiSpec("weather_get_forecast", "Get the daily weather forecast.")
+		s.Doing, s.DoingAbout = "🌦 reading the forecast", line
+		s.DoingWith = func(json.RawMessage) string { return "Oslo" }
+		return s
+	}
+	r := toolbus.NewRegistry()
+	if err := r.Register(about("🌦 reading the forecast for %s")); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := r.Replace("weather", []toolbus.Spec{about("🌦 reading the radar over %s")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ch.Changed, []string{"weather_get_forecast"}) {
+		t.Errorf("change %+v", ch)
+	}
+}
