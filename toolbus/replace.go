@@ -91,7 +91,7 @@ func (r *Registry) Replace(c Category, specs []Spec) (Change, error) {
 // replaced tool's always differ, so the document's words decide.
 func sameSpec(a, b Spec) bool {
 	return a.Description == b.Description && a.Effect == b.Effect && a.Timeout == b.Timeout &&
-		a.MaxResult == b.MaxResult && a.Doing == b.Doing && slices.Equal(a.Tags, b.Tags) &&
+		a.MaxResult == b.MaxResult && a.Doing == b.Doing && a.DoingAbout == b.DoingAbout && slices.Equal(a.Tags, b.Tags) &&
 		sameJSON(a.Schema, b.Schema) && slices.EqualFunc(a.Examples, b.Examples, func(x, y Example) bool {
 		return x.Question == y.Question && sameJSON(x.Arguments, y.Arguments)
 	})
