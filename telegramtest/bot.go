@@ -36,14 +36,3 @@ func (s *Server) getMe(*request) (any, error) {
 		CanJoinGroups: true, CanReadAllGroupMessages: s.opts.CanReadAllGroupMessages,
 	}, nil
 }
-
-// deleteWebhook succeeds: the fake only does long polling.
-func (s *Server) deleteWebhook(*request) (any, error) { return true, nil }
-
-func (s *Server) getWebhookInfo(*request) (any, error) {
-	return struct {
-		URL                  string `json:"url"`
-		HasCustomCertificate bool   `json:"has_custom_certificate"`
-		PendingUpdateCount   int    `json:"pending_update_count"`
-	}{PendingUpdateCount: len(s.queue.items)}, nil
-}

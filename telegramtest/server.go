@@ -55,6 +55,7 @@ type Server struct {
 	people   map[int64]bool
 	queries  map[string]*callbackQuery // button presses delivered, by id
 	queue    updateQueue
+	hook     webhook // set by setWebhook; while set, getUpdates is refused
 	commands map[string][]BotCommand
 	flood    *limiter // nil without Options.Limits
 
@@ -124,6 +125,7 @@ func endpoints(api botAPI) map[string]endpoint {
 		{name: "getUpdates", handle: (*Server).getUpdates},
 		{name: "deleteWebhook", handle: (*Server).deleteWebhook},
 		{name: "getWebhookInfo", handle: (*Server).getWebhookInfo},
+		{name: "setWebhook", handle: (*Server).setWebhook},
 		{name: "getChat", handle: (*Server).getChat},
 		{name: "getChatMember", handle: (*Server).getChatMember},
 		{name: "sendMessage", handle: (*Server).sendMessage},

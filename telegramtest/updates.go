@@ -118,6 +118,9 @@ func (s *Server) getUpdates(r *request) (any, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	if s.hook.url != "" {
+		return nil, webhookActive()
+	}
 	s.kickPoller()
 	if s.queue.confirm(q.offset) {
 		s.notify()
