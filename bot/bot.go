@@ -67,6 +67,11 @@ type Config struct {
 	Quotas *Quotas
 	// Metrics is told what the bot does; nothing is told when nil.
 	Metrics Metrics
+	// WebhookURL, when set, is where Telegram posts updates instead of
+	// the bot polling; the caller serves Webhook at its path.
+	WebhookURL         string
+	WebhookSecret      ryo.Secret // checked on every posted update
+	WebhookConnections int        // Telegram's max_connections; DefaultWebhookConnections when 0
 }
 
 // Answerer answers a turn; *agent.Agent is one.
@@ -101,6 +106,7 @@ type Bot struct {
 	holds      quotaHolds     // the answers of turns running, held against their people's quotas (quota.go)
 	traced     sentTraces     // the traces sent lately, sent once a minute (inspect.go)
 	background sync.WaitGroup // notices sent beside the poller; Run waits for them
+	hook       webhookGate    // open while posted updates are taken (webhook.go)
 }
 
 // New returns a bot; Run starts it.
@@ -186,7 +192,13 @@ func (b *Bot) Run(ctx context.Context) error {
 	go func() { b.sweep(ctx); close(swept) }()
 	go func() { b.rescan(ctx, d); close(rescanned) }()
 	go func() { b.retain(ctx); close(retained) }()
-	b.poll(ctx, d)
+	if b.cfg.WebhookURL != "" {
+		b.hook.set(true)
+		b.takePosts(ctx)
+		b.hook.set(false)
+	} else {
+		b.poll(ctx, d)
+	}
 	<-swept
 	<-rescanned
 	<-retained
@@ -230,8 +242,10 @@ func (b *Bot) introduce(ctx context.Context) error {
 			return fmt.Errorf("start: %w", err)
 		}
 	}
-	if err := b.tg.DeleteWebhook(ctx); err != nil {
-		b.log.Warn("could not remove a webhook; getUpdates may be refused", "err", err)
+	if b.cfg.WebhookURL == "" {
+		if err := b.tg.DeleteWebhook(ctx); err != nil {
+			b.log.Warn("could not remove a webhook; getUpdates may be refused", "err", err)
+		}
 	}
 	for _, l := range lang.Languages() {
 		code := l.Tag // the menu of people whose Telegram speaks l

@@ -396,6 +396,28 @@ func (t *Telegram) DeleteWebhook(ctx context.Context) error {
 	})
 }
 
+// SetWebhook tells Telegram to post updates of the kinds allowed to url,
+// with secret in each request's X-Telegram-Bot-Api-Secret-Token header
+// and at most maxConnections requests at once.
+func (t *Telegram) SetWebhook(ctx context.Context, url string, secret ryo.Secret, allowed []string, maxConnections int) error {
+	return t.global(ctx, "setWebhook", func(ctx context.Context) error {
+		_, err := t.api.SetWebhook(ctx, &tg.SetWebhookParams{URL: url, SecretToken: secret.Reveal(), AllowedUpdates: allowed,
+			MaxConnections: maxConnections})
+		return err
+	})
+}
+
+// WebhookInfo asks Telegram about the bot's webhook.
+func (t *Telegram) WebhookInfo(ctx context.Context) (*models.WebhookInfo, error) {
+	var info *models.WebhookInfo
+	err := t.global(ctx, "getWebhookInfo", func(ctx context.Context) error {
+		var err error
+		info, err = t.api.GetWebhookInfo(ctx)
+		return err
+	})
+	return info, err
+}
+
 // Administers reports whether Telegram lists user as an administrator (or
 // the creator) of chat. A chat whose members the bot cannot see, or a user
 // who is not in it, administers nothing.

@@ -19,8 +19,11 @@ import (
 	"github.com/ryo-bot/ryo/memory"
 )
 
-// allowedUpdates are the kinds of update the bot asks Telegram for.
-var allowedUpdates = []string{"message", "edited_message", "callback_query", "my_chat_member"}
+// AllowedUpdates are the kinds of update the bot asks Telegram for, by
+// polling or by webhook.
+func AllowedUpdates() []string {
+	return []string{"message", "edited_message", "callback_query", "my_chat_member"}
+}
 
 // Poller long-polls getUpdates and confirms a batch only after it is
 // kept: the offset that confirms a batch is sent with the next call, which
@@ -118,7 +121,7 @@ func (e *apiError) Error() string { return fmt.Sprintf("telegram: %d %s", e.Code
 // for some to arrive.
 func (p *Poller) fetch(ctx context.Context, offset int64) (Batch, error) {
 	body, _ := json.Marshal(map[string]any{
-		"offset": offset, "timeout": int(p.timeout.Seconds()), "allowed_updates": allowedUpdates,
+		"offset": offset, "timeout": int(p.timeout.Seconds()), "allowed_updates": AllowedUpdates(),
 	})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
 	if err != nil {
