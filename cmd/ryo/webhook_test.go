@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ryo-bot/ryo/ollamatest"
+)
+
+// TestWebhookMode starts ryo with a webhook: Telegram posts updates to it
+// with the secret, and they are answered; a post without the secret is
+// refused, a replayed update is answered once; restarted without the
+// webhook, ryo removes it and polls.
+func TestWebhookMode(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_WEBHOOK_URL"] = "https://bot.example.com/telegram/hook"
+	h.start()
+	h.waitFor("setWebhook", func() bool { return len(h.tg.Calls("setWebhook")) == 1 })
+	hookURL, secret := h.tg.Webhook()
+	if hookURL != "https://bot.example.com/telegram/hook" || len(secret) < 32 {
+		t.Fatalf("webhook = %q with a secret of %d characters; want the URL and a generated secret", hookURL, len(secret))
+	}
+	set := h.tg.Calls("setWebhook")[0].Params
+	if set["allowed_updates"] != `["message","edited_message","callback_query","my_chat_member"]` || set["max_connections"] != "40" {
+		t.Errorf("setWebhook = %v; want polling's allowed updates and 40 connections", set)
+	}
+	if n := len(h.tg.Calls("getUpdates")) + len(h.tg.Calls("deleteWebhook")); n != 0 {
+		t.Errorf("%d getUpdates/deleteWebhook calls in webhook mode; want none", n)
+	}
+	if strings.Contains(h.logs.String(), secret) {
+		t.Error("the webhook secret was logged")
+	}
+	base := "http://" + h.main.HTTPAddr.String()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	// A stranger who found the URL posts an update without the secret.
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/telegram/hook",
+		strings.NewReader(`{"update_id":1,"message":{"message_id":1,"date":1,"chat":{"id":7123456789,"type":"private"},"text":"/start"}}`))
+	req.Header.Set("X-Telegram-Bot-Api-Secret-Token", "guessed")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("a post with a wrong secret = %v, %v; want 401", resp, err)
+	}
+
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Hello Alice.")}, ollamatest.Reply{Content: envelope("Second.")})
+	q := h.tg.SendText(dm, alice, "hi")
+	if n, err := h.tg.DeliverWebhook(ctx, base); n != 1 || err != nil {
+		t.Fatalf("delivered %d, %v; want the message taken", n, err)
+	}
+	h.answer(dm, q.ID, "Hello Alice.")
+	// Telegram sends the same update again, as after a lost answer.
+	h.tg.PushUpdate(map[string]any{"update_id": h.tg.ConfirmedUpdateID(), "message": map[string]any{
+		"message_id": q.ID, "date": time.Now().Unix(), "chat": map[string]any{"id": dm.ID, "type": "private", "first_name": "Alice"},
+		"from": map[string]any{"id": alice.ID, "is_bot": false, "first_name": "Alice"}, "text": "hi"}})
+	if n, err := h.tg.DeliverWebhook(ctx, base); n != 1 || err != nil {
+		t.Fatalf("replay delivered %d, %v; want it answered 200", n, err)
+	}
+	q2 := h.tg.SendText(dm, alice, "again")
+	if _, err := h.tg.DeliverWebhook(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+	h.answer(dm, q2.ID, "Second.")
+	for _, m := range h.tg.BotMessages(dm.ID) {
+		if m.ReplyTo == q.ID && strings.Contains(m.Text, "Second.") {
+			t.Fatalf("the replayed update was answered again: %q", m.Text)
+		}
+	}
+
+	h.stopMain()
+	delete(h.env, "RYO_WEBHOOK_URL")
+	h.start()
+	h.waitFor("deleteWebhook and a poll", func() bool {
+		return len(h.tg.Calls("deleteWebhook")) == 1 && len(h.tg.Calls("getUpdates")) > 0
+	})
+	if u, _ := h.tg.Webhook(); u != "" {
+		t.Fatalf("webhook %q still set after a start without RYO_WEBHOOK_URL", u)
+	}
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Polled.")})
+	q3 := h.tg.SendText(dm, alice, "polled?")
+	h.answer(dm, q3.ID, "Polled.")
+}
