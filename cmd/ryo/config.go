@@ -19,6 +19,7 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/bot"
+	"github.com/ryo-bot/ryo/bot/intake"
 	"github.com/ryo-bot/ryo/stt"
 	"github.com/ryo-bot/ryo/toolbus"
 )
@@ -94,6 +95,12 @@ type Config struct {
 	RetainContext time.Duration // group messages kept as context only
 	RetainFiles   time.Duration // the text of files people sent the bot to read
 	RetainUsage   time.Duration // what each answered turn cost (/stats, quotas)
+
+	// WebhookURL, when set, is where Telegram posts updates instead of
+	// ryo polling; its path is served on HTTPAddr.
+	WebhookURL         *url.URL
+	WebhookSecret      ryo.Secret // generated at start when unset
+	WebhookConnections int        // Telegram's max_connections
 }
 
 // Settings names every variable ryo reads, in the order .env.example lists
@@ -112,6 +119,7 @@ var settingNames = []string{
 	"RYO_PERSON_RATE", "RYO_PERSON_BURST", "RYO_TIERS", "RYO_DEFAULT_TIER", "RYO_QUOTA", "RYO_QUOTA_ADMINS", "RYO_APIS", "RYO_APIS_REFRESH",
 	"RYO_RETAIN_UPDATES", "RYO_RETAIN_VIEWS", "RYO_RETAIN_ACTIONS", "RYO_RETAIN_CONTEXT",
 	"RYO_RETAIN_FILES", "RYO_RETAIN_USAGE",
+	"RYO_WEBHOOK_URL", "RYO_WEBHOOK_SECRET", "RYO_WEBHOOK_CONNECTIONS",
 }
 
 // ConfigError is a missing or malformed setting. Its text is one line that
@@ -196,6 +204,13 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		RetainContext: r.retention("RYO_RETAIN_CONTEXT", 30*day, time.Minute),
 		RetainFiles:   r.retention("RYO_RETAIN_FILES", 30*day, time.Minute),
 		RetainUsage:   r.retention("RYO_RETAIN_USAGE", 90*day, day), // /stats looks 30 days back
+
+		WebhookURL:         r.webhookURL("RYO_WEBHOOK_URL"),
+		WebhookSecret:      ryo.Secret(r.webhookSecret("RYO_WEBHOOK_SECRET")),
+		WebhookConnections: r.between("RYO_WEBHOOK_CONNECTIONS", bot.DefaultWebhookConnections, 1, 100),
+	}
+	if c.WebhookURL != nil && c.HTTPAddr == "" {
+		r.fail("RYO_WEBHOOK_URL", "needs RYO_HTTP_ADDR, where the webhook is served; it is off")
 	}
 	if c.SearxNGURL != nil && c.BraveAPIKey != "" {
 		r.fail("RYO_BRAVE_API_KEY", "set one web search provider: RYO_SEARXNG_URL or RYO_BRAVE_API_KEY, not both")
@@ -332,6 +347,40 @@ func (r *reader) ids(name string) []int64 {
 		ids = append(ids, id)
 	}
 	return ids
+}
+
+// webhookURL reads the https URL Telegram posts updates to; nil when
+// unset, and ryo polls.
+func (r *reader) webhookURL(name string) *url.URL {
+	v, ok := r.get(name)
+	if !ok {
+		return nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || u.Scheme != "https" || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		r.fail(name, "want an https URL without a query, such as https://bot.example.com/telegram/hook, got %q", v)
+		return nil
+	}
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	if strings.ContainsAny(u.Path, "{}") {
+		r.fail(name, "its path may not hold { or }")
+	}
+	if u.Path == "/healthz" || u.Path == "/metrics" {
+		r.fail(name, "its path %s is taken by ryo itself: choose another, such as /telegram/hook", u.Path)
+	}
+	return u
+}
+
+// webhookSecret reads the secret_token: Telegram takes 1–256 characters
+// of A–Z, a–z, 0–9, _ and -. The value is not quoted back.
+func (r *reader) webhookSecret(name string) string {
+	v, ok := r.get(name)
+	if ok && !intake.ValidWebhookSecret(v) {
+		r.fail(name, "want 1–256 characters of A–Z, a–z, 0–9, _ and -, as Telegram takes; or leave it unset and one is made at each start")
+	}
+	return v
 }
 
 func (r *reader) addr(name, def string) string {

@@ -89,7 +89,23 @@ func doctorTelegram(ctx context.Context, cfg Config) (string, error) {
 	if privacy {
 		detail += "; group privacy mode is on, so in groups only replies and commands reach the bot (turn it off in @BotFather: /setprivacy)"
 	}
-	return detail, nil
+	hook, err := bot.WebhookInfo(ctx, bot.Config{Token: cfg.Token, APIURL: cfg.TelegramAPIURL, CallTimeout: cfg.TelegramTimeout})
+	if err != nil {
+		return "", err
+	}
+	return detail + webhookDetail(hook), nil
+}
+
+// webhookDetail tells what Telegram says of the webhook, if one is set.
+func webhookDetail(h bot.WebhookStatus) string {
+	if h.URL == "" {
+		return "; no webhook set (ryo polls)"
+	}
+	d := fmt.Sprintf("; webhook %s, %d update(s) pending", h.URL, h.Pending)
+	if h.LastErrorDate != 0 {
+		d += fmt.Sprintf(", last error at %s: %s", time.Unix(h.LastErrorDate, 0).UTC().Format(time.RFC3339), h.LastError)
+	}
+	return d
 }
 
 // doctorSTT sends the transcription server half a second of silence: a

@@ -18,6 +18,7 @@ import (
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
 	"github.com/ryo-bot/ryo/bot"
+	"github.com/ryo-bot/ryo/bot/intake"
 	"github.com/ryo-bot/ryo/fetch"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/ollama"
@@ -146,6 +147,13 @@ func (m *Main) Ready() <-chan struct{} { return m.ready }
 // Run connects everything and runs the bot until ctx ends.
 func (m *Main) Run(ctx context.Context) error {
 	cfg, log := m.Config, m.Log
+	if cfg.WebhookURL != nil && cfg.WebhookSecret == "" {
+		secret, err := intake.NewWebhookSecret()
+		if err != nil {
+			return fmt.Errorf("make a webhook secret: %w", err)
+		}
+		cfg.WebhookSecret = ryo.Secret(secret)
+	}
 	db, err := openDB(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -219,11 +227,12 @@ func (m *Main) Run(ctx context.Context) error {
 		Documents: bot.DocumentConfig{MaxBytes: cfg.DocumentBytes, Budget: cfg.DocumentBudget},
 		Retention: memory.Retention{Updates: cfg.RetainUpdates, Views: cfg.RetainViews, Actions: cfg.RetainActions, Context: cfg.RetainContext,
 			Files: cfg.RetainFiles, Usage: cfg.RetainUsage},
+		WebhookURL: webhookURL(cfg), WebhookSecret: cfg.WebhookSecret, WebhookConnections: cfg.WebhookConnections,
 	}, log, db, answerer, cfg.Model)
 	if err != nil {
 		return err
 	}
-	stopHTTP, err := m.serveHTTP(ctx, db, metricsHandler(reg, log))
+	stopHTTP, err := m.serveHTTP(ctx, db, metricsHandler(reg, log), webhookRoute(cfg, b))
 	if err != nil {
 		return err
 	}
@@ -373,9 +382,31 @@ func listener(cfg Config, log *slog.Logger) bot.Listener {
 		Limits: stt.Limits{MaxDuration: cfg.STTMaxDuration}})
 }
 
-// serveHTTP serves /healthz and /metrics on the configured address until
-// stop is called.
-func (m *Main) serveHTTP(ctx context.Context, db *memory.DB, metrics http.Handler) (stop func(), err error) {
+// route is a handler and the path it is served at.
+type route struct {
+	path    string
+	handler http.Handler
+}
+
+// webhookURL is the webhook's URL as Telegram is given it; "" when ryo polls.
+func webhookURL(cfg Config) string {
+	if cfg.WebhookURL == nil {
+		return ""
+	}
+	return cfg.WebhookURL.String()
+}
+
+// webhookRoute is where Telegram's posts are taken; none when ryo polls.
+func webhookRoute(cfg Config, b *bot.Bot) []route {
+	if cfg.WebhookURL == nil {
+		return nil
+	}
+	return []route{{path: cfg.WebhookURL.Path, handler: b.Webhook()}}
+}
+
+// serveHTTP serves /healthz, /metrics and the webhook, if any, on the
+// configured address until stop is called.
+func (m *Main) serveHTTP(ctx context.Context, db *memory.DB, metrics http.Handler, routes []route) (stop func(), err error) {
 	if m.Config.HTTPAddr == "" {
 		return func() {}, nil
 	}
@@ -393,6 +424,9 @@ func (m *Main) serveHTTP(ctx context.Context, db *memory.DB, metrics http.Handle
 		fmt.Fprintln(w, "ok")
 	})
 	mux.Handle("GET /metrics", metrics)
+	for _, r := range routes {
+		mux.Handle(r.path, r.handler)
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(l)
 	return func() {
