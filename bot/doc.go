@@ -11,6 +11,12 @@
 // with /deadletter (cmd_deadletter.go), and updates retried from the command
 // line are picked up by a rescan of the inbox every few seconds.
 //
+// With Config.WebhookURL the bot sets the webhook at start instead of
+// polling (webhook.go), and Webhook, served by main, stores each posted
+// update the same way before it answers 200; while the bot starts or stops
+// posts are answered 500 and Telegram sends them again. Without it the bot
+// deletes any webhook at start, keeping its updates, and polls.
+//
 // The dispatcher (dispatch.go) runs the updates of one chat strictly in order,
 // one at a time, and different chats in parallel on a bounded pool. Each
 // update is claimed in the inbox before it runs and marked done after; one

@@ -12,8 +12,13 @@
 // as they came; an update without an id that can be read cannot be ordered
 // nor confirmed on its own, and is handed on apart, for the dead letter.
 //
+// The Webhook is the second way in, when Telegram posts updates instead:
+// it checks the secret_token header in constant time, reads the one update
+// a request holds (bounded to 1 MB), and hands it on as the same Batch; it
+// answers 200 only once the batch was kept, 500 otherwise, so that
+// Telegram posts it again.
+//
 // What is here is transport: how updates arrive. Ordering, claiming and
 // running them is the bot's (its dispatcher), since that is where a turn
-// starts; a webhook, when it comes, is a second way in beside the Poller,
-// handing on the same Batch.
+// starts.
 package intake

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"github.com/ryo-bot/ryo/bot"
 	"log/slog"
 	"os"
 	"slices"
@@ -96,6 +97,11 @@ func TestConfigErrorsNameTheSettingAndHideSecrets(t *testing.T) {
 		{"bad days", "RYO_RETAIN_CONTEXT", "-3d", `RYO_RETAIN_CONTEXT: want a number of days`},
 		{"days beyond a century", "RYO_RETAIN_ACTIONS", "99999999d", `RYO_RETAIN_ACTIONS: want a number of days`},
 		{"bad retention", "RYO_RETAIN_VIEWS", "never", `RYO_RETAIN_VIEWS: want a number of days`},
+		{"webhook over http", "RYO_WEBHOOK_URL", "http://bot.example.com/hook", `RYO_WEBHOOK_URL: want an https URL`},
+		{"webhook on healthz", "RYO_WEBHOOK_URL", "https://bot.example.com/healthz", `RYO_WEBHOOK_URL: its path /healthz is taken`},
+		{"webhook secret with a space", "RYO_WEBHOOK_SECRET", "my secret", `RYO_WEBHOOK_SECRET: want 1–256 characters`},
+		{"webhook secret too long", "RYO_WEBHOOK_SECRET", strings.Repeat("s", 257), `RYO_WEBHOOK_SECRET: want 1–256 characters`},
+		{"webhook connections", "RYO_WEBHOOK_CONNECTIONS", "101", `RYO_WEBHOOK_CONNECTIONS: want`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -363,6 +369,36 @@ func TestConfigSpeechToText(t *testing.T) {
 		_, err := LoadConfig(env(vars), true)
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) || strings.Contains(err.Error(), "sk-sttsecret1") {
 			t.Errorf("%v: %v; want %q", tt.vars, err, tt.want)
+		}
+	}
+}
+
+func TestConfigWebhook(t *testing.T) {
+	vars := minimal()
+	cfg, err := LoadConfig(env(vars), true)
+	if err != nil || cfg.WebhookURL != nil || cfg.WebhookConnections != 40 {
+		t.Fatalf("defaults = %v, %d, %v; want polling", cfg.WebhookURL, cfg.WebhookConnections, err)
+	}
+	vars["RYO_WEBHOOK_URL"] = "https://bot.example.com/telegram/hook"
+	vars["RYO_WEBHOOK_SECRET"] = "Abc_123-xyz"
+	if cfg, err = LoadConfig(env(vars), true); err != nil || cfg.WebhookURL.Path != "/telegram/hook" || cfg.WebhookSecret != "Abc_123-xyz" {
+		t.Fatalf("webhook = %v, %v", cfg.WebhookURL, err)
+	}
+	vars["RYO_HTTP_ADDR"] = "off"
+	if _, err := LoadConfig(env(vars), true); err == nil || !strings.HasPrefix(err.Error(), "RYO_WEBHOOK_URL: needs RYO_HTTP_ADDR") {
+		t.Fatalf("webhook without an HTTP address = %v", err)
+	}
+}
+
+func TestDoctorWebhookDetail(t *testing.T) {
+	if got := webhookDetail(bot.WebhookStatus{}); !strings.Contains(got, "no webhook") {
+		t.Errorf("no webhook: %q", got)
+	}
+	got := webhookDetail(bot.WebhookStatus{URL: "https://bot.example.com/hook", Pending: 3, LastErrorDate: 1795651200,
+		LastError: "Wrong response from the webhook: 500 Internal Server Error"})
+	for _, want := range []string{"https://bot.example.com/hook", "3 update(s) pending", "2026-11-26T00:00:00Z", "500 Internal Server Error"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("doctor says %q; want %q in it", got, want)
 		}
 	}
 }

@@ -18,4 +18,6 @@
 // too, against the fake Telegram and a real or scripted Ollama). It builds
 // the metrics on a registry of its own, hands them to the tool bus, the bot
 // and the model, and serves them on /metrics beside /healthz (metrics.go).
+// With RYO_WEBHOOK_URL it serves the bot's webhook there too, at the URL's
+// path, and makes the webhook's secret at start when none is set.
 package main
