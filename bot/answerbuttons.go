@@ -2,7 +2,6 @@ package bot
 
 import (
 	"encoding/json"
-	"strconv"
 	"strings"
 
 	"github.com/ryo-bot/ryo/stages"
@@ -42,23 +41,13 @@ func (b *Bot) answerButtons(t talk, about answerAbout) []stages.Button {
 // regenerateData is the data of the regenerate button of turn update in
 // chat.
 func regenerateData(update, chat int64) string {
-	return regeneratePrefix + strconv.FormatInt(update, 10) + ":" + strconv.FormatInt(chat, 10)
+	return turnData(regeneratePrefix, update, chat)
 }
 
 // parseRegenerate reads a regenerate button's data, in the one form
-// regenerateData writes (as parseStop does).
+// regenerateData writes (parseTurnData).
 func parseRegenerate(data string) (update, chat int64, ok bool) {
-	rest, found := strings.CutPrefix(data, regeneratePrefix)
-	u, c, two := strings.Cut(rest, ":")
-	if !found || !two {
-		return 0, 0, false
-	}
-	update, err1 := strconv.ParseInt(u, 10, 64)
-	chat, err2 := strconv.ParseInt(c, 10, 64)
-	if err1 != nil || err2 != nil || update <= 0 || chat == 0 || regenerateData(update, chat) != data {
-		return 0, 0, false
-	}
-	return update, chat, true
+	return parseTurnData(regeneratePrefix, data)
 }
 
 // shownButton is a button under an answer, as its metadata keeps it.

@@ -50,25 +50,13 @@ const (
 
 // inspectData is the data of the inspector button of turn update in chat.
 func inspectData(update, chat int64) string {
-	return inspectPrefix + strconv.FormatInt(update, 10) + ":" + strconv.FormatInt(chat, 10)
+	return turnData(inspectPrefix, update, chat)
 }
 
-// parseInspect reads an inspector button's data. Only the form
-// inspectData writes is read: decimal numbers without signs or leading
-// zeros that are not needed, a positive update id and a chat id other
-// than zero.
+// parseInspect reads an inspector button's data, in the one form
+// inspectData writes (parseTurnData).
 func parseInspect(data string) (update, chat int64, ok bool) {
-	rest, found := strings.CutPrefix(data, inspectPrefix)
-	u, c, two := strings.Cut(rest, ":")
-	if !found || !two {
-		return 0, 0, false
-	}
-	update, err1 := strconv.ParseInt(u, 10, 64)
-	chat, err2 := strconv.ParseInt(c, 10, 64)
-	if err1 != nil || err2 != nil || update <= 0 || chat == 0 || inspectData(update, chat) != data {
-		return 0, 0, false
-	}
-	return update, chat, true
+	return parseTurnData(inspectPrefix, data)
 }
 
 // inspectButton is the 🔍 of turn t's answer when it used tools — or

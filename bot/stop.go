@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -67,24 +66,13 @@ var errStopped = errors.New("the turn was stopped")
 
 // stopData is the data of the stop button of turn update in chat.
 func stopData(update, chat int64) string {
-	return stopPrefix + strconv.FormatInt(update, 10) + ":" + strconv.FormatInt(chat, 10)
+	return turnData(stopPrefix, update, chat)
 }
 
-// parseStop reads a stop button's data. Only the form stopData writes is
-// read: decimal numbers without signs or leading zeros that are not
-// needed, a positive update id and a chat id other than zero.
+// parseStop reads a stop button's data, in the one form stopData writes
+// (parseTurnData).
 func parseStop(data string) (update, chat int64, ok bool) {
-	rest, found := strings.CutPrefix(data, stopPrefix)
-	u, c, two := strings.Cut(rest, ":")
-	if !found || !two {
-		return 0, 0, false
-	}
-	update, err1 := strconv.ParseInt(u, 10, 64)
-	chat, err2 := strconv.ParseInt(c, 10, 64)
-	if err1 != nil || err2 != nil || update <= 0 || chat == 0 || stopData(update, chat) != data {
-		return 0, 0, false
-	}
-	return update, chat, true
+	return parseTurnData(stopPrefix, data)
 }
 
 // stopButton is the button of turn t's status message.
