@@ -113,3 +113,24 @@ func TestValidWebhookSecret(t *testing.T) {
 		t.Errorf("NewWebhookSecret() = %q, %v; want a valid secret of at least 32 characters", s, err)
 	}
 }
+
+// TestWebhookOddBodies posts what no Telegram update is: only a JSON
+// object is taken, and a body of exactly the limit still is.
+func TestWebhookOddBodies(t *testing.T) {
+	in := &inbox{ids: map[int64]int{}}
+	h := NewWebhook(hookSecret, in.keep, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	exact := `{"update_id":1,"x":"`
+	exact += strings.Repeat("a", maxWebhookBody-len(exact)-2) + `"}`
+	for body, want := range map[string]int{
+		`null`: http.StatusBadRequest, `[]`: http.StatusBadRequest, `[` + hookUpdate + `]`: http.StatusBadRequest,
+		`"x"`: http.StatusBadRequest, `1`: http.StatusBadRequest, ``: http.StatusBadRequest,
+		exact: http.StatusOK, exact + " ": http.StatusRequestEntityTooLarge,
+	} {
+		if got := post(h, http.MethodPost, hookSecret, body).Code; got != want {
+			t.Errorf("body %.40q (%d bytes): status %d; want %d", body, len(body), got, want)
+		}
+	}
+	if in.unreadable != 0 || len(in.ids) != 1 {
+		t.Errorf("kept %v and %d unreadable; want only the update of exactly the limit", in.ids, in.unreadable)
+	}
+}
