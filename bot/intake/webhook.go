@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/ryo-bot/ryo/memory"
 )
@@ -26,6 +27,8 @@ type Webhook struct {
 	secret []byte
 	keep   Keep
 	log    *slog.Logger
+
+	readTimeout time.Duration // how long a request may take to arrive
 }
 
 // NewWebhook returns a webhook that takes only requests carrying secret

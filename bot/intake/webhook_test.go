@@ -3,13 +3,16 @@ package intake
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // inbox is a state-based stand-in for the bot's store: it keeps each
@@ -132,5 +135,29 @@ func TestWebhookOddBodies(t *testing.T) {
 	}
 	if in.unreadable != 0 || len(in.ids) != 1 {
 		t.Errorf("kept %v and %d unreadable; want only the update of exactly the limit", in.ids, in.unreadable)
+	}
+}
+
+// TestWebhookSlowBodyIsCutOff sends a chunked body that never ends, as a
+// stranger holding connections open would: the server must not wait for
+// it forever, with or without the secret.
+func TestWebhookSlowBodyIsCutOff(t *testing.T) {
+	in := &inbox{ids: map[int64]int{}}
+	h := NewWebhook(hookSecret, in.keep, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h.readTimeout = 200 * time.Millisecond
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	for _, secret := range []string{"wrong", hookSecret} {
+		c, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "POST /telegram/hook HTTP/1.1\r\nHost: x\r\n%s: %s\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n", SecretHeader, secret)
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, err = io.ReadAll(c) // the body never ends: only the server can end this
+		c.Close()
+		if err != nil {
+			t.Errorf("secret %q: the server still waits for a body that never ends: %v", secret, err)
+		}
 	}
 }
