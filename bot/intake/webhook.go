@@ -75,7 +75,7 @@ func readWebhook(w http.ResponseWriter, r *http.Request) (Batch, int, error) {
 		return Batch{}, http.StatusBadRequest, err
 	}
 	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil {
+	if err := json.Unmarshal(data, &fields); err != nil || fields == nil { // null leaves fields nil
 		return Batch{}, http.StatusBadRequest, errors.New("body is no JSON object")
 	}
 	if u, ok := Read(data); ok {
