@@ -20,6 +20,11 @@ const SecretHeader = "X-Telegram-Bot-Api-Secret-Token"
 // far smaller; anything bigger is not Telegram's.
 const maxWebhookBody = 1 << 20
 
+// webhookReadTimeout bounds how long one request may take to arrive:
+// Telegram sends its small updates at once, while a stranger dripping a
+// body that never ends would otherwise hold a connection forever.
+const webhookReadTimeout = 10 * time.Second
+
 // Webhook takes the updates Telegram posts to the bot. It answers 200 only
 // once keep has stored the update, as the poller confirms a batch only
 // once it is kept: any other answer makes Telegram send it again.
@@ -34,10 +39,13 @@ type Webhook struct {
 // NewWebhook returns a webhook that takes only requests carrying secret
 // and hands each update to keep.
 func NewWebhook(secret string, keep Keep, log *slog.Logger) *Webhook {
-	return &Webhook{secret: []byte(secret), keep: keep, log: log}
+	return &Webhook{secret: []byte(secret), keep: keep, log: log, readTimeout: webhookReadTimeout}
 }
 
 func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Also bounds the server's draining of a refused request's body.
+	// A recorder in tests cannot take a deadline; a server always can.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.readTimeout))
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "POST only", http.StatusMethodNotAllowed)
