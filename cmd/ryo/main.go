@@ -117,6 +117,10 @@ type Main struct {
 	// database to let go of it (a killed one's connection takes a moment).
 	LockWait time.Duration
 
+	// HTTPReadTimeout bounds how long one request to RYO_HTTP_ADDR may
+	// take to arrive, its body included.
+	HTTPReadTimeout time.Duration
+
 	// Tools are tools beyond the built-in ones, registered at start.
 	Tools []toolbus.Spec
 

@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -81,4 +84,29 @@ func TestWebhookMode(t *testing.T) {
 	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Polled.")})
 	q3 := h.tg.SendText(dm, alice, "polled?")
 	h.answer(dm, q3.ID, "Polled.")
+}
+
+// TestHTTPSlowBodyIsCutOff drips a chunked body that never ends to
+// /metrics and to a path nobody serves, as a stranger holding connections
+// open would: the server must cut each off rather than wait forever.
+func TestHTTPSlowBodyIsCutOff(t *testing.T) {
+	m := &Main{Config: Config{HTTPAddr: "127.0.0.1:0"}, HTTPReadTimeout: 200 * time.Millisecond}
+	stop, err := m.serveHTTP(context.Background(), nil, http.NotFoundHandler(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	for _, line := range []string{"GET /metrics", "POST /nothing/here"} {
+		c, err := net.Dial("tcp", m.HTTPAddr.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "%s HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n", line)
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, err = io.ReadAll(c) // the body never ends: only the server can end this
+		c.Close()
+		if err != nil {
+			t.Errorf("%s: the server still waits for a body that never ends: %v", line, err)
+		}
+	}
 }
