@@ -142,7 +142,7 @@ type Main struct {
 
 // NewMain returns a program that has not started.
 func NewMain(cfg Config, log *slog.Logger) *Main {
-	return &Main{Config: cfg, Log: log, LockWait: 10 * time.Second, Clock: ryo.SystemClock{}, ready: make(chan struct{})}
+	return &Main{Config: cfg, Log: log, LockWait: 10 * time.Second, HTTPReadTimeout: 30 * time.Second, Clock: ryo.SystemClock{}, ready: make(chan struct{})}
 }
 
 // Ready is closed once Run has opened the database and started its parts.
@@ -431,7 +431,7 @@ func (m *Main) serveHTTP(ctx context.Context, db *memory.DB, metrics http.Handle
 	for _, r := range routes {
 		mux.Handle(r.path, r.handler)
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: m.HTTPReadTimeout}
 	go srv.Serve(l)
 	return func() {
 		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
