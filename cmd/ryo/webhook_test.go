@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -108,5 +109,62 @@ func TestHTTPSlowBodyIsCutOff(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s: the server still waits for a body that never ends: %v", line, err)
 		}
+	}
+}
+
+// TestWebhookSameUpdateAtOnce posts one update 50 times at once, as a
+// Telegram retrying over many connections might: it is answered once.
+func TestWebhookSameUpdateAtOnce(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_WEBHOOK_URL"] = "https://bot.example.com/telegram/hook"
+	h.start()
+	h.waitFor("setWebhook", func() bool { return len(h.tg.Calls("setWebhook")) == 1 })
+	_, secret := h.tg.Webhook()
+	base := "http://" + h.main.HTTPAddr.String()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Warm.")}, ollamatest.Reply{Content: envelope("Once.")},
+		ollamatest.Reply{Content: envelope("Next.")})
+	w := h.tg.SendText(dm, alice, "warm up")
+	if _, err := h.tg.DeliverWebhook(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+	h.answer(dm, w.ID, "Warm.")
+	q := h.tg.SendText(dm, alice, "hi") // queued with the next update_id, posted below first
+	body := `{"update_id":` + fmt.Sprint(h.tg.ConfirmedUpdateID()+1) + `,"message":{"message_id":` + fmt.Sprint(q.ID) +
+		`,"date":` + fmt.Sprint(time.Now().Unix()) + `,"chat":{"id":` + fmt.Sprint(dm.ID) + `,"type":"private","first_name":"Alice"},"from":{"id":` +
+		fmt.Sprint(alice.ID) + `,"is_bot":false,"first_name":"Alice"},"text":"hi"}}`
+	var wg sync.WaitGroup
+	codes := make([]int, 50)
+	for i := range codes {
+		wg.Go(func() {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/telegram/hook", strings.NewReader(body))
+			req.Header.Set("X-Telegram-Bot-Api-Secret-Token", secret)
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				codes[i] = resp.StatusCode
+				resp.Body.Close()
+			}
+		})
+	}
+	wg.Wait()
+	for i, c := range codes {
+		if c != http.StatusOK {
+			t.Errorf("post %d: status %d; want 200", i, c)
+		}
+	}
+	h.answer(dm, q.ID, "Once.")
+	n := h.tg.SendText(dm, alice, "next")
+	if _, err := h.tg.DeliverWebhook(ctx, base); err != nil { // Telegram's own copy, then the next
+		t.Fatal(err)
+	}
+	h.answer(dm, n.ID, "Next.")
+	answers := 0
+	for _, m := range h.tg.BotMessages(dm.ID) {
+		if m.ReplyTo == q.ID {
+			answers++
+		}
+	}
+	if answers != 1 {
+		t.Fatalf("the update posted 51 times was answered %d times; want once", answers)
 	}
 }
