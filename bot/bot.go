@@ -72,6 +72,9 @@ type Config struct {
 	WebhookURL         string
 	WebhookSecret      ryo.Secret // checked on every posted update
 	WebhookConnections int        // Telegram's max_connections; DefaultWebhookConnections when 0
+	// ReplicaID names this process among the replicas sharing the
+	// database (replica.go); a random name when empty.
+	ReplicaID string
 }
 
 // Answerer answers a turn; *agent.Agent is one.
@@ -107,6 +110,7 @@ type Bot struct {
 	traced     sentTraces     // the traces sent lately, sent once a minute (inspect.go)
 	background sync.WaitGroup // notices sent beside the poller; Run waits for them
 	hook       webhookGate    // open while posted updates are taken (webhook.go)
+	leases     leases         // the chats this replica holds (replica.go)
 }
 
 // New returns a bot; Run starts it.
@@ -178,16 +182,29 @@ func (b *Bot) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopWork()
-	d := newDispatcher(work, b.cfg.Clock, b.cfg.Workers, b.process)
-	b.queue = d
-	if err := b.resume(ctx, d); err != nil {
+	if err := b.join(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while starting
 		}
 		return err
 	}
+	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWork()
+	defer b.leases.r.Leave(work) // the others take this one's chats at once
+	d := newDispatcher(work, b.cfg.Clock, b.cfg.Workers, b.process)
+	d.idle = func(chat int64) { b.chatIdle(work, d, chat) }
+	b.queue = d
+	if n := b.sweepInbox(ctx, d); n > 0 {
+		b.log.Info("resuming unfinished updates", "count", n)
+	}
+	life, endLife := context.WithCancel(work)
+	present := make(chan struct{})
+	var lead func(context.Context)
+	if b.cfg.WebhookURL == "" {
+		lead = func(ctx context.Context) { b.poll(ctx, d) }
+	}
+	go func() { b.stayPresent(ctx, life, d, lead); close(present) }()
+	defer func() { endLife(); <-present }()
 	swept, rescanned, retained := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go func() { b.sweep(ctx); close(swept) }()
 	go func() { b.rescan(ctx, d); close(rescanned) }()
@@ -197,7 +214,7 @@ func (b *Bot) Run(ctx context.Context) error {
 		b.takePosts(ctx)
 		b.hook.set(false)
 	} else {
-		b.poll(ctx, d)
+		<-ctx.Done() // the leader among the replicas polls (stayPresent)
 	}
 	<-swept
 	<-rescanned
@@ -276,34 +293,12 @@ func (b *Bot) getMe(ctx context.Context) (ryo.User, error) {
 	return userOf(me), nil
 }
 
-// resume queues the updates a previous run left unfinished.
-func (b *Bot) resume(ctx context.Context, d *dispatcher) error {
-	var unfinished []memory.InboxUpdate
-	err := b.retry(ctx, "list unfinished updates", func() error {
-		var err error
-		unfinished, err = b.db.Unfinished(ctx)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if len(unfinished) > 0 {
-		b.log.Info("resuming unfinished updates", "count", len(unfinished))
-	}
-	for _, u := range unfinished {
-		b.dispatch(d, u)
-	}
-	return nil
-}
-
 // poll fetches updates until ctx ends, and dispatches each batch once it
 // is stored, before the next fetch confirms it to Telegram.
 func (b *Bot) poll(ctx context.Context, d *dispatcher) {
 	b.poller.Run(ctx, func(ctx context.Context, got intake.Batch) error {
 		stored, err := b.store(ctx, got)
-		for _, u := range stored {
-			b.dispatch(d, u)
-		}
+		b.offerStored(ctx, d, stored)
 		return err
 	})
 }

@@ -49,15 +49,6 @@ const rescanEvery = 5 * time.Second
 // already queued or running are not queued twice.
 func (b *Bot) rescan(ctx context.Context, d *dispatcher) {
 	for ryo.Sleep(ctx, b.cfg.Clock, rescanEvery) {
-		unfinished, err := b.db.Unfinished(ctx)
-		if err != nil {
-			if ctx.Err() == nil {
-				b.log.Warn("could not look for unfinished updates; will try again", "err", err)
-			}
-			continue
-		}
-		for _, u := range unfinished {
-			b.dispatch(d, u)
-		}
+		b.sweepInbox(ctx, d)
 	}
 }

@@ -49,8 +49,13 @@ type dispatcher struct {
 	presses slots // for button presses
 	process func(ctx context.Context, j *job) afterRun
 
+	// idle is told, from the lane's goroutine, when a chat's last lane
+	// ended: nothing of the chat waits or runs here any more. It may be nil.
+	idle func(chat int64)
+
 	mu     sync.Mutex
 	queues map[lane][]*job // waiting jobs; a key exists while the lane's goroutine runs
+	lanes  map[int64]int   // how many lanes of each chat have a goroutine
 	queued map[int64]bool  // update ids waiting or running
 	closed bool
 	wg     sync.WaitGroup
@@ -64,6 +69,7 @@ func newDispatcher(ctx context.Context, clock ryo.Clock, workers int, process fu
 		presses: make(slots, workers),
 		process: process,
 		queues:  map[lane][]*job{},
+		lanes:   map[int64]int{},
 		queued:  map[int64]bool{},
 	}
 }
@@ -100,6 +106,7 @@ func (d *dispatcher) push(l lane, j *job) {
 	q, running := d.queues[l]
 	d.queues[l] = append(q, j)
 	if !running {
+		d.lanes[l.chat]++
 		d.wg.Add(1)
 		go d.run(l)
 	}
@@ -108,8 +115,11 @@ func (d *dispatcher) push(l lane, j *job) {
 func (d *dispatcher) run(l lane) {
 	defer d.wg.Done()
 	for {
-		j, ok := d.next(l)
+		j, ok, last := d.next(l)
 		if !ok {
+			if last && d.idle != nil {
+				d.idle(l.chat)
+			}
 			return
 		}
 		out, ok := d.runJob(j)
@@ -194,17 +204,30 @@ func (d *dispatcher) isClosed() bool {
 	return d.closed
 }
 
-// next takes the lane's next update, or ends the lane's goroutine.
-func (d *dispatcher) next(l lane) (*job, bool) {
+// next takes the lane's next update, or ends the lane's goroutine; last
+// says then that it was the chat's last lane.
+func (d *dispatcher) next(l lane) (j *job, ok, last bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	q := d.queues[l]
 	if len(q) == 0 || d.closed {
 		delete(d.queues, l)
-		return nil, false
+		d.lanes[l.chat]--
+		if d.lanes[l.chat] == 0 {
+			delete(d.lanes, l.chat)
+			return nil, false, true
+		}
+		return nil, false, false
 	}
 	d.queues[l] = q[1:]
-	return q[0], true
+	return q[0], true, false
+}
+
+// busy reports whether any update of chat waits or runs here.
+func (d *dispatcher) busy(chat int64) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.lanes[chat] > 0
 }
 
 // close stops starting updates, and retrying those that wait; they stay

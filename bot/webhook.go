@@ -49,9 +49,7 @@ func (b *Bot) keepPosted(ctx context.Context, got intake.Batch) error {
 		return errNotTaking
 	}
 	stored, err := b.store(ctx, got)
-	for _, u := range stored {
-		b.dispatch(b.queue, u)
-	}
+	b.offerStored(ctx, b.queue, stored)
 	return err
 }
 

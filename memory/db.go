@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -28,6 +29,19 @@ type DB struct {
 	// Clock is the time every statement writes and compares with; tests
 	// replace it.
 	Clock ryo.Clock
+	// replica is this process's name among the replicas, once it joined
+	// them: the inbox then claims and finishes only updates of the chats
+	// whose lease it holds.
+	replica atomic.Pointer[string]
+}
+
+// fence is the replica whose lease claims and finishes must hold; "" for
+// none.
+func (db *DB) fence() string {
+	if id := db.replica.Load(); id != nil {
+		return *id
+	}
+	return ""
 }
 
 // Now is the time on db's clock.

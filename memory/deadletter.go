@@ -76,10 +76,16 @@ func (db *DB) FailUpdate(ctx context.Context, id int64, reason string) error {
 	reason = storableText(reason)
 	return db.tx(ctx, "fail update", func(tx pgx.Tx) error {
 		now := db.Now()
-		tag, err := tx.Exec(ctx, `update updates set state = 'failed', error = $2, finished_at = $3
-			where update_id = $1 and state in ('pending', 'processing')`, id, reason, now)
-		if err != nil || tag.RowsAffected() == 0 {
+		tag, err := tx.Exec(ctx, `update updates set state = 'failed', error = $2, finished_at = $4
+			where update_id = $1 and state in ('pending', 'processing') and `+leaseHeld, id, reason, db.fence(), now)
+		if err != nil {
 			return err
+		}
+		if tag.RowsAffected() == 0 {
+			if db.fence() == "" {
+				return nil
+			}
+			return stillUnfinished(ctx, tx, id)
 		}
 		_, err = tx.Exec(ctx, `insert into dead_letters (update_id, chat_id, kind, raw, stage, error, attempts, died_at)
 			select update_id, chat_id, kind, convert_to(raw::text, 'UTF8'), 'process', $2, attempts, $3

@@ -62,6 +62,7 @@ func (db *DB) StoreUpdates(ctx context.Context, batch []InboxUpdate) ([]Refused,
 		for _, u := range batch {
 			rows.Queue(insertUpdate, u.ID, u.ChatID, storableText(u.Kind), storable(u.Raw), db.Now(), u.Sender)
 		}
+		db.announce(rows, batch)
 		return tx.SendBatch(ctx, rows).Close()
 	})
 	if err == nil || transient(err) {
@@ -82,6 +83,22 @@ func (db *DB) StoreUpdates(ctx context.Context, batch []InboxUpdate) ([]Refused,
 		return nil
 	})
 	return refused, err
+}
+
+// announce tells the other replicas, once the batch is stored, which chats
+// have new updates. A process that did not join the replicas tells none.
+func (db *DB) announce(rows *pgx.Batch, batch []InboxUpdate) {
+	from := db.fence()
+	if from == "" {
+		return
+	}
+	told := map[int64]bool{}
+	for _, u := range batch {
+		if !told[u.ChatID] {
+			told[u.ChatID] = true
+			rows.Queue(`select pg_notify('`+updatesChannel+`', current_schema() || ' ' || $1::text || ' ' || $2::bigint)`, from, u.ChatID)
+		}
+	}
 }
 
 const insertUpdate = `insert into updates (update_id, chat_id, kind, raw, received_at, sender_id)
@@ -234,14 +251,15 @@ func (db *DB) OthersWaiting(ctx context.Context, chat, sender, id int64, limit i
 
 // ClaimUpdate marks an update as being processed and counts the attempt. It
 // returns ok false when the update is already done or failed, so a finished
-// update is never processed twice.
+// update is never processed twice; and, once this process joined the
+// replicas, when another replica holds the update's chat.
 func (db *DB) ClaimUpdate(ctx context.Context, id int64) (c Claim, ok bool, err error) {
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
 	err = db.pool.QueryRow(ctx, `update updates
 		set state = 'processing', attempts = attempts + 1, started_at = $2
-		where update_id = $1 and state in ('pending', 'processing')
-		returning raw, attempts`, id, db.Now()).Scan(&c.Raw, &c.Attempts)
+		where update_id = $1 and state in ('pending', 'processing') and `+leaseHeld+`
+		returning raw, attempts`, id, db.Now(), db.fence()).Scan(&c.Raw, &c.Attempts)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Claim{}, false, nil
 	}
@@ -255,13 +273,38 @@ func (db *DB) ClaimUpdate(ctx context.Context, id int64) (c Claim, ok bool, err 
 // changes only an update still being processed.
 func (db *DB) FinishUpdate(ctx context.Context, id int64, state UpdateState, reason string) error {
 	return db.tx(ctx, "finish update", func(tx pgx.Tx) error {
-		return finishUpdate(ctx, tx, id, state, reason, db.Now())
+		return db.finishUpdate(ctx, tx, id, state, reason)
 	})
 }
 
-func finishUpdate(ctx context.Context, tx pgx.Tx, id int64, state UpdateState, reason string, now any) error {
-	_, err := tx.Exec(ctx, `update updates set state = $2, error = $3, finished_at = $4
-		where update_id = $1 and state in ('pending', 'processing')`, id, state, storableText(reason), now)
+// ErrLeaseLost is returned when an update is finished by a replica that
+// no longer holds its chat: another one took the chat over, and runs the
+// update again; what this one did is not kept.
+var ErrLeaseLost = errors.New("another replica took over the chat; the update runs there")
+
+// leaseHeld is the condition, on a row of updates, that the replica named
+// by the statement's third parameter holds its chat's lease ("" for a
+// process that did not join the replicas).
+const leaseHeld = `($3::text = '' or exists (select 1 from chat_leases l
+	where l.chat_id = coalesce(updates.chat_id, 0) and l.replica = $3::text))`
+
+func (db *DB) finishUpdate(ctx context.Context, tx pgx.Tx, id int64, state UpdateState, reason string) error {
+	tag, err := tx.Exec(ctx, `update updates set state = $2, error = $4, finished_at = $5
+		where update_id = $1 and state in ('pending', 'processing') and `+leaseHeld, id, state, db.fence(), storableText(reason), db.Now())
+	if err != nil || tag.RowsAffected() > 0 || db.fence() == "" {
+		return err
+	}
+	return stillUnfinished(ctx, tx, id)
+}
+
+// stillUnfinished returns ErrLeaseLost when update id was not finished for
+// want of its chat's lease, rather than because it was finished already.
+func stillUnfinished(ctx context.Context, tx pgx.Tx, id int64) error {
+	var unfinished bool
+	err := tx.QueryRow(ctx, `select exists (select 1 from updates where update_id = $1 and state in ('pending', 'processing'))`, id).Scan(&unfinished)
+	if err == nil && unfinished {
+		return ErrLeaseLost
+	}
 	return err
 }
 

@@ -87,7 +87,7 @@ func (db *DB) FinishReplacing(ctx context.Context, answer ryo.Message, tags []st
 		if answer, err = saveAnswer(ctx, tx, answer, tags, db.Now()); err != nil {
 			return err
 		}
-		return finishUpdate(ctx, tx, answer.UpdateID, StateDone, "", db.Now())
+		return db.finishUpdate(ctx, tx, answer.UpdateID, StateDone, "")
 	})
 	return answer, err
 }

@@ -106,7 +106,7 @@ func (db *DB) FinishTurn(ctx context.Context, answer ryo.Message, tags []string)
 		if answer, err = saveAnswer(ctx, tx, answer, tags, db.Now()); err != nil {
 			return err
 		}
-		return finishUpdate(ctx, tx, answer.UpdateID, StateDone, "", db.Now())
+		return db.finishUpdate(ctx, tx, answer.UpdateID, StateDone, "")
 	})
 	return answer, err
 }

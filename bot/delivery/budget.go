@@ -161,3 +161,24 @@ func (w *window) empty(now time.Time) bool {
 	w.forget(now)
 	return len(w.calls) == 0
 }
+
+// share makes this process's bot-wide budget its part of the limit when
+// replicas processes send for the same bot: together they never send more
+// than one would.
+func (s *schedule) share(replicas int) {
+	s.global.n = max(1, s.limits.PerSecond/max(1, replicas))
+}
+
+// inherit starts chat's budget as if it had just been spent: another
+// process wrote in the chat until a moment ago, and its calls still count
+// with Telegram. A group's minute is taken as filled by calls at its
+// steady rate, the oldest leaving first.
+func (s *schedule) inherit(chat int64, now time.Time) {
+	c := s.chat(chat)
+	c.bucket.tokens, c.bucket.at = 0, now
+	if c.minute.n > 0 {
+		for i := range c.minute.n {
+			c.minute.calls = append(c.minute.calls, &counted{until: now.Add(time.Duration(i+1) * c.minute.per / time.Duration(c.minute.n))})
+		}
+	}
+}

@@ -520,3 +520,20 @@ func Scrub(err error, token string) error {
 	}
 	return &scrubbed{err: err, msg: strings.ReplaceAll(strings.ReplaceAll(msg, token, "***"), secret, "***")}
 }
+
+// ShareBudget divides the bot-wide budget of calls a second among
+// replicas processes sending for the same bot; 1 gives this one all of it.
+func (t *Telegram) ShareBudget(replicas int) {
+	t.e.mu.Lock()
+	t.e.s.share(replicas)
+	t.e.mu.Unlock()
+	t.e.poke()
+}
+
+// Inherit starts chat's budget as just spent: another process wrote in it
+// until a moment ago.
+func (t *Telegram) Inherit(chat int64) {
+	t.e.mu.Lock()
+	t.e.s.inherit(chat, t.e.clock.Now())
+	t.e.mu.Unlock()
+}

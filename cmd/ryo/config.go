@@ -99,8 +99,12 @@ type Config struct {
 	// WebhookURL, when set, is where Telegram posts updates instead of
 	// ryo polling; its path is served on HTTPAddr.
 	WebhookURL         *url.URL
-	WebhookSecret      ryo.Secret // generated at start when unset
+	WebhookSecret      ryo.Secret // derived from the token at start when unset
 	WebhookConnections int        // Telegram's max_connections
+
+	// ReplicaID names this process among the replicas sharing the
+	// database; a random name when empty.
+	ReplicaID string
 }
 
 // Settings names every variable ryo reads, in the order .env.example lists
@@ -120,6 +124,7 @@ var settingNames = []string{
 	"RYO_RETAIN_UPDATES", "RYO_RETAIN_VIEWS", "RYO_RETAIN_ACTIONS", "RYO_RETAIN_CONTEXT",
 	"RYO_RETAIN_FILES", "RYO_RETAIN_USAGE",
 	"RYO_WEBHOOK_URL", "RYO_WEBHOOK_SECRET", "RYO_WEBHOOK_CONNECTIONS",
+	"RYO_REPLICA_ID",
 }
 
 // ConfigError is a missing or malformed setting. Its text is one line that
@@ -208,6 +213,8 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		WebhookURL:         r.webhookURL("RYO_WEBHOOK_URL"),
 		WebhookSecret:      ryo.Secret(r.webhookSecret("RYO_WEBHOOK_SECRET")),
 		WebhookConnections: r.between("RYO_WEBHOOK_CONNECTIONS", bot.DefaultWebhookConnections, 1, 100),
+
+		ReplicaID: r.replicaID("RYO_REPLICA_ID"),
 	}
 	if c.WebhookURL != nil && c.HTTPAddr == "" {
 		r.fail("RYO_WEBHOOK_URL", "needs RYO_HTTP_ADDR, where the webhook is served; it is off")
@@ -234,6 +241,18 @@ func (r *reader) fail(name, format string, args ...any) {
 	if r.err == nil {
 		r.err = &ConfigError{Name: name, Problem: fmt.Sprintf(format, args...)}
 	}
+}
+
+// replicaID reads a replica's name: up to 64 letters, digits and . _ -.
+func (r *reader) replicaID(name string) string {
+	v := r.str(name, "")
+	if len(v) > 64 || strings.IndexFunc(v, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-')
+	}) >= 0 {
+		r.fail(name, "want up to 64 letters, digits, dots, dashes or underscores")
+		return ""
+	}
+	return v
 }
 
 func (r *reader) str(name, def string) string {

@@ -113,10 +113,6 @@ type Main struct {
 	Config Config
 	Log    *slog.Logger
 
-	// LockWait is how long Run waits for a previous instance on the same
-	// database to let go of it (a killed one's connection takes a moment).
-	LockWait time.Duration
-
 	// HTTPReadTimeout bounds how long one request to RYO_HTTP_ADDR may
 	// take to arrive, its body included.
 	HTTPReadTimeout time.Duration
@@ -142,7 +138,7 @@ type Main struct {
 
 // NewMain returns a program that has not started.
 func NewMain(cfg Config, log *slog.Logger) *Main {
-	return &Main{Config: cfg, Log: log, LockWait: 10 * time.Second, HTTPReadTimeout: 30 * time.Second, Clock: ryo.SystemClock{}, ready: make(chan struct{})}
+	return &Main{Config: cfg, Log: log, HTTPReadTimeout: 30 * time.Second, Clock: ryo.SystemClock{}, ready: make(chan struct{})}
 }
 
 // Ready is closed once Run has opened the database and started its parts.
@@ -151,12 +147,8 @@ func (m *Main) Ready() <-chan struct{} { return m.ready }
 // Run connects everything and runs the bot until ctx ends.
 func (m *Main) Run(ctx context.Context) error {
 	cfg, log := m.Config, m.Log
-	if cfg.WebhookURL != nil && cfg.WebhookSecret == "" {
-		secret, err := intake.NewWebhookSecret()
-		if err != nil {
-			return fmt.Errorf("make a webhook secret: %w", err)
-		}
-		cfg.WebhookSecret = ryo.Secret(secret)
+	if cfg.WebhookURL != nil && cfg.WebhookSecret == "" { // the same in every replica of the bot
+		cfg.WebhookSecret = ryo.Secret(intake.DerivedWebhookSecret(cfg.Token.Reveal()))
 	}
 	db, err := openDB(ctx, cfg, log)
 	if err != nil {
@@ -164,11 +156,6 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	defer db.Close()
 	db.Clock = m.Clock
-	release, err := db.LockInstance(ctx, m.LockWait)
-	if err != nil {
-		return err
-	}
-	defer release()
 	m.DB = db
 	reg, stats := newMetrics(db, log)
 	set, err := prompts.Load()
@@ -231,7 +218,7 @@ func (m *Main) Run(ctx context.Context) error {
 		Documents: bot.DocumentConfig{MaxBytes: cfg.DocumentBytes, Budget: cfg.DocumentBudget},
 		Retention: memory.Retention{Updates: cfg.RetainUpdates, Views: cfg.RetainViews, Actions: cfg.RetainActions, Context: cfg.RetainContext,
 			Files: cfg.RetainFiles, Usage: cfg.RetainUsage},
-		WebhookURL: webhookURL(cfg), WebhookSecret: cfg.WebhookSecret, WebhookConnections: cfg.WebhookConnections,
+		WebhookURL: webhookURL(cfg), WebhookSecret: cfg.WebhookSecret, WebhookConnections: cfg.WebhookConnections, ReplicaID: cfg.ReplicaID,
 	}, log, db, answerer, cfg.Model)
 	if err != nil {
 		return err

@@ -435,14 +435,29 @@ func TestRejectedTokenStopsStart(t *testing.T) {
 	}
 }
 
-func TestSecondInstanceRefusesToRun(t *testing.T) {
+func TestSecondReplicaRunsBesideTheFirst(t *testing.T) {
 	h := newHarness(t)
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Answered once.")})
 	h.start()
 	cfg, _ := LoadConfig(env(h.env), true)
 	second := NewMain(cfg, h.quietLogger())
-	second.LockWait = 0
-	err := second.Run(bg(t))
-	if err == nil || !strings.Contains(err.Error(), "another ryo is already running on this database") {
-		t.Fatalf("second Run = %v; want a refusal", err)
+	ctx, cancel := context.WithCancel(bg(t))
+	ended := make(chan error, 1)
+	go func() { ended <- second.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-ended; err != nil {
+			t.Errorf("second Run = %v", err)
+		}
+	}()
+	select {
+	case <-second.Ready():
+	case err := <-ended:
+		ended <- err
+		t.Fatalf("the second ryo ended at start: %v", err)
+	}
+	q := h.tg.SendText(dm, alice, "hello, both of you")
+	if msgs := h.answer(dm, q.ID, "Answered once."); len(msgs) != 1 {
+		t.Fatalf("the chat shows %d bot messages: %+v; want one", len(msgs), msgs)
 	}
 }

@@ -1,0 +1,368 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/ollamatest"
+	"github.com/ryo-bot/ryo/telegramtest"
+)
+
+// Three ryo processes share one database under load: many chats, groups
+// among them, each asking several questions in a row, with the fake
+// Telegram enforcing Telegram's flood limits. One replica is killed with
+// SIGKILL in the middle of a turn, another stopped with SIGTERM in the
+// middle of one; the last one standing finishes their work. Every question
+// is answered exactly once, each chat's answers in the order asked, and
+// Telegram never answers 429.
+func TestThreeReplicasUnderLoadOneKilledOneStopped(t *testing.T) {
+	bin := builtBinary(t)
+	h := newHarness(t, floodControl)
+	h.env["RYO_LOG_LEVEL"] = "info"
+	slow := newSlowQuestions()
+	h.llm.Handle(slow.reply)
+	procs := map[string]*exec.Cmd{}
+	for _, id := range []string{"r1", "r2", "r3"} {
+		procs[id] = h.startReplica(bin, id)
+	}
+	h.waitForReplicas(3)
+
+	const chats, turns = 24, 3
+	var wg sync.WaitGroup
+	asked := make([]telegramtest.Chat, chats)
+	for i := range chats {
+		user := telegramtest.NewUser(fmt.Sprintf("P%d", i), "")
+		chat, mention := telegramtest.PrivateChat(user), ""
+		if i%6 == 0 {
+			chat, mention = telegramtest.NewSupergroup(fmt.Sprintf("G%d", i)), "@ryo_test_bot "
+		}
+		asked[i] = chat
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 1; n <= turns; n++ {
+				key := fmt.Sprintf("q%d.%d", chat.ID, n)
+				h.tg.SendText(chat, user, mention+"please answer "+key)
+				h.waitFor("the answer to "+key, func() bool { return answersTo(h.tg, chat.ID, key) > 0 })
+			}
+		}()
+	}
+
+	// A slow turn is cut by SIGKILL: its replica dies with it.
+	killed := h.slowTurn(slow, "k", procs)
+	if err := procs[killed].Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cut := time.Now()
+	procs[killed].Wait()
+	delete(procs, killed)
+	h.waitFor("the killed turn answered elsewhere", func() bool { return answersTo(h.tg, slow.chat("k").ID, slow.key("k")) == 1 })
+	t.Logf("a turn cut by SIGKILL was answered by another replica %v later", time.Since(cut).Round(time.Millisecond))
+	// Another slow turn is cut by SIGTERM (no grace): it resumes elsewhere.
+	stopped := h.slowTurn(slow, "s", procs)
+	procs[stopped].Process.Signal(syscall.SIGTERM)
+	cut = time.Now()
+	if err := procs[stopped].Wait(); err != nil {
+		t.Fatalf("the replica stopped with SIGTERM: %v; want a clean exit", err)
+	}
+	delete(procs, stopped)
+	h.waitFor("the stopped turn answered elsewhere", func() bool { return answersTo(h.tg, slow.chat("s").ID, slow.key("s")) == 1 })
+	t.Logf("a turn cut by SIGTERM was answered by another replica %v later", time.Since(cut).Round(time.Millisecond))
+	slow.release()
+	wg.Wait()
+
+	for _, chat := range append(asked, slow.chat("k"), slow.chat("s")) {
+		checkAnsweredOnceInOrder(t, h.tg, chat.ID)
+	}
+	if refused := h.tg.Refused(); len(refused) > 0 {
+		t.Errorf("Telegram refused %d calls with 429, the first %s in chat %s", len(refused), refused[0].Method, refused[0].Params["chat_id"])
+	}
+	h.waitFor("every update done", func() bool { return unfinishedUpdates(t, h.db()) == 0 })
+	if !strings.Contains(h.logs.String(), "took over a chat from another replica") {
+		t.Error("no replica said it took over a chat")
+	}
+	t.Logf("killed %s, stopped %s; %d Telegram calls", killed, stopped, len(h.tg.Calls("")))
+}
+
+// Polling fails over: when the replica that polls is killed, the other one
+// polls within five seconds, and answers.
+func TestPollingFailsOverWhenTheLeaderIsKilled(t *testing.T) {
+	bin := builtBinary(t)
+	h := newHarness(t)
+	first := h.startReplica(bin, "first")
+	h.waitForLeader("first")
+	second := h.startReplica(bin, "second")
+	h.waitForReplicas(2)
+	if err := first.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	first.Wait()
+	polls := len(h.tg.Calls("getUpdates"))
+	h.waitWithin(5*time.Second, "the standby polling", func() bool { return len(h.tg.Calls("getUpdates")) > polls })
+	t.Logf("the standby polled %v after the leader was killed", time.Since(killed).Round(time.Millisecond))
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Still here.")})
+	q := h.tg.SendText(dm, alice, "anyone there?")
+	h.answer(dm, q.ID, "Still here.")
+	second.Process.Signal(syscall.SIGTERM)
+	if err := second.Wait(); err != nil {
+		t.Fatalf("ryo after SIGTERM: %v; want a clean exit", err)
+	}
+}
+
+// Two replicas take webhook posts, both with the secret they made from the
+// token: updates posted to either are answered once, in order.
+func TestWebhookWithTwoReplicas(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_WEBHOOK_URL"] = "https://bot.example.com/telegram/hook"
+	h.start()
+	second := h.startMain()
+	h.waitFor("setWebhook by both", func() bool { return len(h.tg.Calls("setWebhook")) == 2 })
+	secrets := map[string]bool{}
+	for _, c := range h.tg.Calls("setWebhook") {
+		secrets[c.Params["secret_token"]] = true
+	}
+	if len(secrets) != 1 {
+		t.Fatalf("the replicas gave Telegram %d different secrets; want one", len(secrets))
+	}
+	h.llm.Handle(func(r ollamatest.Request) ollamatest.Reply {
+		return ollamatest.Reply{Content: envelope("Answer to " + questionKey.FindString(r.Messages[len(r.Messages)-1].Content))}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	bases := []string{"http://" + h.main.HTTPAddr.String(), "http://" + second.HTTPAddr.String()}
+	for n := 1; n <= 4; n++ { // each person waits for the answer before asking again
+		for i, c := range []telegramtest.Chat{dm, bobDM} {
+			from := alice
+			if c.ID == bobDM.ID {
+				from = bob
+			}
+			h.tg.SendText(c, from, fmt.Sprintf("please answer q%d.%d", c.ID, n))
+			if got, err := h.tg.DeliverWebhook(ctx, bases[(n+i)%2]); got != 1 || err != nil {
+				t.Fatalf("delivered %d, %v; want the message taken", got, err)
+			}
+		}
+		for _, c := range []telegramtest.Chat{dm, bobDM} {
+			key := fmt.Sprintf("q%d.%d", c.ID, n)
+			h.waitFor("the answer to "+key, func() bool { return answersTo(h.tg, c.ID, key) == 1 })
+		}
+	}
+	for _, c := range []telegramtest.Chat{dm, bobDM} {
+		checkAnsweredOnceInOrder(t, h.tg, c.ID)
+	}
+}
+
+// startReplica runs the built ryo as the replica named id.
+func (h *harness) startReplica(bin, id string) *exec.Cmd {
+	h.t.Helper()
+	h.env["RYO_REPLICA_ID"] = id
+	defer delete(h.env, "RYO_REPLICA_ID")
+	return h.startBinary(bin)
+}
+
+// startMain runs another Main on the harness's settings, in this process,
+// until the test ends.
+func (h *harness) startMain() *Main {
+	h.t.Helper()
+	cfg, err := LoadConfig(env(h.env), true)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	m := NewMain(cfg, h.quietLogger())
+	ctx, cancel := context.WithCancel(context.Background())
+	ended := make(chan error, 1)
+	go func() { ended <- m.Run(ctx) }()
+	h.t.Cleanup(func() {
+		cancel()
+		if err := <-ended; err != nil {
+			h.t.Errorf("Main.Run: %v", err)
+		}
+	})
+	select {
+	case <-m.Ready():
+	case err := <-ended:
+		ended <- err
+		h.t.Fatalf("Main.Run ended at start: %v", err)
+	}
+	return m
+}
+
+// waitForReplicas waits until n replicas live.
+func (h *harness) waitForReplicas(n int) {
+	h.t.Helper()
+	h.waitUntil(fmt.Sprintf("%d replicas", n), func(live []memory.LiveReplica) bool { return len(live) == n })
+}
+
+// waitForLeader waits until the replica named id polls.
+func (h *harness) waitForLeader(id string) {
+	h.t.Helper()
+	h.waitUntil(id+" leading", func(live []memory.LiveReplica) bool {
+		for _, r := range live {
+			if r.ID == id && r.Leading {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// waitUntil waits until the live replicas are as cond wants them; they
+// change with their heartbeats, which the fake Telegram does not see, so
+// it looks every beat.
+func (h *harness) waitUntil(what string, cond func([]memory.LiveReplica) bool) {
+	h.t.Helper()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	timeout := time.After(30 * time.Second)
+	for {
+		live, err := h.db().Replicas(context.Background())
+		if err == nil && cond(live) {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-timeout:
+			h.t.Fatalf("waiting for %s: replicas %+v, %v", what, live, err)
+		}
+	}
+}
+
+// slowTurn asks a question in a chat of its own (named by tag) that the
+// model holds, waits until a replica runs it, and returns that replica,
+// which must be one of procs.
+func (h *harness) slowTurn(slow *slowQuestions, tag string, procs map[string]*exec.Cmd) string {
+	h.t.Helper()
+	chat := slow.chat(tag)
+	h.tg.SendText(chat, telegramtest.NewUser("Slow "+tag, ""), "please answer "+slow.key(tag))
+	if err := h.llm.Wait(context.Background(), func() bool { return slow.asked(tag) }); err != nil {
+		h.t.Fatal(err)
+	}
+	h.waitFor("the slow turn's status message remembered", func() bool { return len(h.tg.BotMessages(chat.ID)) == 1 })
+	var holder string
+	h.waitUntil("the slow chat's holder", func([]memory.LiveReplica) bool {
+		holder = leaseHolder(h.t, h.db(), chat.ID)
+		return procs[holder] != nil
+	})
+	return holder
+}
+
+// slowQuestions is a model that answers every question at once, but the
+// first asking of the first question in each of its chats, which it holds
+// until release.
+type slowQuestions struct {
+	mu    sync.Mutex
+	seen  map[string]int // by key
+	hold  chan struct{}
+	chats map[string]telegramtest.Chat
+}
+
+func newSlowQuestions() *slowQuestions {
+	return &slowQuestions{seen: map[string]int{}, hold: make(chan struct{}), chats: map[string]telegramtest.Chat{
+		"k": telegramtest.PrivateChat(telegramtest.NewUser("Slow k", "")),
+		"s": telegramtest.PrivateChat(telegramtest.NewUser("Slow s", "")),
+	}}
+}
+
+// key is the question asked in the slow chat named by tag.
+func (s *slowQuestions) key(tag string) string { return fmt.Sprintf("q%d.1", s.chats[tag].ID) }
+
+func (s *slowQuestions) reply(r ollamatest.Request) ollamatest.Reply {
+	key := questionKey.FindString(r.Messages[len(r.Messages)-1].Content)
+	answer := ollamatest.Reply{Content: envelope("Answer to " + key)}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for tag := range s.chats {
+		if key == s.key(tag) {
+			s.seen[key]++
+			if s.seen[key] == 1 {
+				answer.Hold = s.hold
+			}
+		}
+	}
+	return answer
+}
+
+func (s *slowQuestions) asked(tag string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seen[s.key(tag)] > 0
+}
+
+func (s *slowQuestions) chat(tag string) telegramtest.Chat { return s.chats[tag] }
+
+func (s *slowQuestions) release() { close(s.hold) }
+
+// answersTo counts the bot's messages in chat that answer key.
+func answersTo(tg *telegramtest.Server, chat int64, key string) int {
+	n := 0
+	for _, m := range tg.BotMessages(chat) {
+		if strings.Contains(m.Text, "Answer to "+strings.TrimPrefix(key, "Answer to ")) {
+			n++
+		}
+	}
+	return n
+}
+
+// checkAnsweredOnceInOrder fails the test unless each question asked in
+// chat was answered by exactly one message, the answers in the order asked.
+func checkAnsweredOnceInOrder(t *testing.T, tg *telegramtest.Server, chat int64) {
+	t.Helper()
+	asked, answered := map[string]int{}, map[string]int{}
+	var order []string
+	for _, m := range tg.Messages(chat) {
+		key := questionKey.FindString(m.Text)
+		switch {
+		case key == "":
+		case m.From.ID != testBotID:
+			asked[key]++
+		case strings.Contains(m.Text, "Answer to "+key):
+			answered[key]++
+			order = append(order, key)
+		}
+	}
+	for key := range asked {
+		if answered[key] != 1 {
+			t.Errorf("chat %d: %s answered %d times; want once", chat, key, answered[key])
+		}
+	}
+	for i := 1; i < len(order); i++ {
+		if turnOf(order[i]) < turnOf(order[i-1]) {
+			t.Errorf("chat %d: answers in the order %v; want the order asked", chat, order)
+			break
+		}
+	}
+}
+
+func turnOf(key string) int {
+	var chat int64
+	var n int
+	fmt.Sscanf(strings.TrimPrefix(key, "q"), "%d.%d", &chat, &n)
+	return n
+}
+
+// leaseHolder is the replica that holds chat's lease now; "" for none.
+func leaseHolder(t testing.TB, db *memory.DB, chat int64) string {
+	t.Helper()
+	holder, err := db.ChatHolder(context.Background(), chat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return holder
+}
+
+// unfinishedUpdates counts the updates pending or being processed.
+func unfinishedUpdates(t testing.TB, db *memory.DB) int {
+	t.Helper()
+	all, err := db.Unfinished(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(all)
+}
