@@ -24,12 +24,20 @@ import (
 const beatEvery = time.Second
 
 // sweepChats is how many chats one sweep may take.
-const sweepChats = 200
+const sweepChats = 1000
 
 // leases is this replica's part in the sharing of chats.
 type leases struct {
-	r  *memory.Replica
-	mu sync.Mutex // one chat is taken or let go at a time, so that a take never crosses a release
+	r *memory.Replica
+	// A chat is taken or let go under its stripe's lock, so that a take
+	// never crosses a release; other chats go on meanwhile.
+	stripes [64]sync.Mutex
+}
+
+func (l *leases) lock(chat int64) *sync.Mutex {
+	mu := &l.stripes[uint64(chat)%uint64(len(l.stripes))]
+	mu.Lock()
+	return mu
 }
 
 // join makes this process a replica, retrying while the database is away.
@@ -48,8 +56,7 @@ func (b *Bot) join(ctx context.Context) error {
 // updates waiting, in order. stored are updates of chat just stored here:
 // when the chat already runs here they are queued as they are.
 func (b *Bot) offer(ctx context.Context, d *dispatcher, chat int64, stored []memory.InboxUpdate) int {
-	b.leases.mu.Lock()
-	defer b.leases.mu.Unlock()
+	defer b.leases.lock(chat).Unlock()
 	if len(stored) > 0 && d.busy(chat) {
 		for _, u := range stored {
 			b.dispatch(d, u)
@@ -85,7 +92,7 @@ func (b *Bot) offer(ctx context.Context, d *dispatcher, chat int64, stored []mem
 	return len(waiting)
 }
 
-// release lets chat's lease go. b.leases.mu is held.
+// release lets chat's lease go. The chat's stripe is locked.
 func (b *Bot) release(ctx context.Context, chat int64) {
 	if err := b.leases.r.ReleaseChat(ctx, chat); err != nil && ctx.Err() == nil {
 		b.log.Warn("could not let a chat go; it is free once its lease runs out", "chat_id", chat, "err", err)
@@ -95,13 +102,13 @@ func (b *Bot) release(ctx context.Context, chat int64) {
 // chatIdle lets chat go once nothing of it waits or runs here, and looks
 // again for updates that were stored meanwhile.
 func (b *Bot) chatIdle(ctx context.Context, d *dispatcher, chat int64) {
-	b.leases.mu.Lock()
+	mu := b.leases.lock(chat)
 	if d.busy(chat) {
-		b.leases.mu.Unlock()
+		mu.Unlock()
 		return
 	}
 	b.release(ctx, chat)
-	b.leases.mu.Unlock()
+	mu.Unlock()
 	if d.isClosed() {
 		return
 	}
@@ -139,7 +146,9 @@ func (b *Bot) sweepInbox(ctx context.Context, d *dispatcher) int {
 	}
 	n := 0
 	for _, chat := range chats {
-		n += b.offer(ctx, d, chat, nil)
+		if !d.busy(chat) { // what waits in a chat that runs here is queued when it is stored or announced, or when its queue drains
+			n += b.offer(ctx, d, chat, nil)
+		}
 	}
 	return n
 }

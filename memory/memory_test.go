@@ -259,24 +259,6 @@ func TestSaveUserKeepsRoleAndStart(t *testing.T) {
 	}
 }
 
-func TestOneInstancePerDatabase(t *testing.T) {
-	url := memorytest.URL(t)
-	first, second := memorytest.OpenURL(t, url), memorytest.OpenURL(t, url)
-	release, err := first.LockInstance(ctx(t), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := second.LockInstance(ctx(t), 0); !errors.Is(err, memory.ErrAnotherInstance) {
-		t.Fatalf("second LockInstance = %v; want ErrAnotherInstance", err)
-	}
-	release()
-	release2, err := second.LockInstance(ctx(t), time.Second)
-	if err != nil {
-		t.Fatalf("LockInstance after release = %v", err)
-	}
-	release2()
-}
-
 func TestToolResultsRunOncePerKey(t *testing.T) {
 	db := memorytest.Open(t)
 	c := ctx(t)

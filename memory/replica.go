@@ -135,7 +135,7 @@ func (r *Replica) TryLead(ctx context.Context) (bool, error) {
 	ctx, cancel := r.db.deadline(ctx)
 	defer cancel()
 	var ok bool
-	if err := r.conn.QueryRow(ctx, "select pg_try_advisory_lock($1, hashtext(current_schema()))", instanceLock).Scan(&ok); err != nil {
+	if err := r.conn.QueryRow(ctx, "select pg_try_advisory_lock($1, hashtext(current_schema()))", leaderLock).Scan(&ok); err != nil {
 		return false, r.db.fail("take the leadership", err)
 	}
 	r.leading = ok
@@ -149,7 +149,7 @@ func (r *Replica) Resign(ctx context.Context) {
 	}
 	ctx, cancel := r.db.deadline(ctx)
 	defer cancel()
-	r.conn.Exec(ctx, "select pg_advisory_unlock($1, hashtext(current_schema()))", instanceLock)
+	r.conn.Exec(ctx, "select pg_advisory_unlock($1, hashtext(current_schema()))", leaderLock)
 	r.leading = false
 }
 

@@ -1,0 +1,132 @@
+package memory_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/memory/memorytest"
+)
+
+// twoReplicas returns two processes' stores on one schema, each joined as
+// a replica, and the schema's URL.
+func twoReplicas(t *testing.T) (a, b *memory.DB, ra, rb *memory.Replica, url string) {
+	t.Helper()
+	url = memorytest.URL(t)
+	a, b = memorytest.OpenURL(t, url), memorytest.OpenURL(t, url)
+	ra, err := a.Join(ctx(t), "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ra.Leave(context.Background()) })
+	rb, err = b.Join(ctx(t), "r2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rb.Leave(context.Background()) })
+	return a, b, ra, rb, url
+}
+
+func TestOnlyTheChatsHolderClaimsAndFinishesItsUpdates(t *testing.T) {
+	a, b, ra, rb, _ := twoReplicas(t)
+	c := ctx(t)
+	chat := int64(-1001234567890)
+	store(t, a, memory.InboxUpdate{ID: 9000000001, ChatID: chat, Kind: "message", Raw: []byte(`{"update_id":9000000001}`)})
+	if ok, from, err := ra.TakeChat(c, chat); !ok || from != "" || err != nil {
+		t.Fatalf("r1 TakeChat = %v, %q, %v; want the free chat", ok, from, err)
+	}
+	if ok, _, err := rb.TakeChat(c, chat); ok || err != nil {
+		t.Fatalf("r2 TakeChat = %v, %v; want it refused while r1 lives and holds it", ok, err)
+	}
+	if _, ok, err := b.ClaimUpdate(c, 9000000001); ok || err != nil {
+		t.Fatalf("r2 ClaimUpdate = %v, %v; want it fenced off", ok, err)
+	}
+	if _, ok, err := a.ClaimUpdate(c, 9000000001); !ok || err != nil {
+		t.Fatalf("r1 ClaimUpdate = %v, %v", ok, err)
+	}
+	if err := ra.ReleaseChat(c, chat); err != nil {
+		t.Fatal(err)
+	}
+	if ok, from, err := rb.TakeChat(c, chat); !ok || from != "r1" || err != nil {
+		t.Fatalf("r2 TakeChat after the release = %v, %q, %v; want it, from r1", ok, from, err)
+	}
+	if err := a.FinishUpdate(c, 9000000001, memory.StateDone, ""); !errors.Is(err, memory.ErrLeaseLost) {
+		t.Fatalf("r1 FinishUpdate after losing the chat = %v; want ErrLeaseLost", err)
+	}
+	if err := b.FinishUpdate(c, 9000000001, memory.StateDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.FinishUpdate(c, 9000000001, memory.StateDone, ""); err != nil {
+		t.Fatalf("FinishUpdate of a finished update = %v; want nothing done, no error", err)
+	}
+}
+
+func TestAGoneReplicasChatsAreTakenAtOnce(t *testing.T) {
+	_, _, ra, rb, url := twoReplicas(t)
+	c := ctx(t)
+	chat := int64(7123456789)
+	if ok, _, err := ra.TakeChat(c, chat); !ok || err != nil {
+		t.Fatalf("r1 TakeChat = %v, %v", ok, err)
+	}
+	// r1's connection drops, as when its process is killed: its lease has
+	// seconds left, but r1 is gone.
+	memorytest.Exec(t, url, `select pg_terminate_backend(l.pid) from pg_locks l join replicas r
+		on l.locktype = 'advisory' and l.objsubid = 1 and l.classid = (r.lock_key >> 32)::oid
+		and l.objid = (r.lock_key & 4294967295)::oid where r.id = 'r1'`)
+	if ok, from, err := rb.TakeChat(c, chat); !ok || from != "r1" || err != nil {
+		t.Fatalf("r2 TakeChat = %v, %q, %v; want the chat of the gone r1", ok, from, err)
+	}
+	if chats, err := rb.Claimable(c, 10); err != nil || len(chats) != 0 {
+		t.Fatalf("Claimable = %v, %v; want none (nothing waits)", chats, err)
+	}
+	if _, err := ra.Beat(c); err == nil {
+		t.Fatal("r1 Beat on its dropped connection succeeded")
+	}
+	if err := ra.Reconnect(c); err != nil {
+		t.Fatal(err)
+	}
+	if live, err := ra.Beat(c); live != 2 || err != nil {
+		t.Fatalf("Beat after Reconnect = %d, %v; want 2 replicas", live, err)
+	}
+}
+
+func TestOneReplicaLeads(t *testing.T) {
+	_, _, ra, rb, _ := twoReplicas(t)
+	c := ctx(t)
+	if ok, err := ra.TryLead(c); !ok || err != nil {
+		t.Fatalf("r1 TryLead = %v, %v", ok, err)
+	}
+	if ok, err := rb.TryLead(c); ok || err != nil {
+		t.Fatalf("r2 TryLead = %v, %v; want no while r1 leads", ok, err)
+	}
+	ra.Resign(c)
+	if ok, err := rb.TryLead(c); !ok || err != nil {
+		t.Fatalf("r2 TryLead after r1 resigned = %v, %v", ok, err)
+	}
+}
+
+func TestAStoredUpdateIsAnnouncedToTheOtherReplicas(t *testing.T) {
+	a, _, ra, rb, _ := twoReplicas(t)
+	chat := int64(-1009876543210)
+	store(t, a, memory.InboxUpdate{ID: 9000000002, ChatID: chat, Kind: "message", Raw: []byte(`{"update_id":9000000002}`)})
+	c, cancel := context.WithTimeout(ctx(t), 10*time.Second)
+	defer cancel()
+	got, err := rb.Wait(c)
+	if err != nil || len(got) != 1 || got[0].Chat != chat {
+		t.Fatalf("r2 heard %+v, %v; want chat %d", got, err, chat)
+	}
+	short, cancelShort := context.WithTimeout(ctx(t), 50*time.Millisecond)
+	defer cancelShort()
+	if got, err := ra.Wait(short); len(got) != 0 || err != nil {
+		t.Fatalf("r1 heard its own announcement: %+v, %v", got, err)
+	}
+}
+
+func store(t *testing.T, db *memory.DB, u memory.InboxUpdate) {
+	t.Helper()
+	if refused, err := db.StoreUpdates(ctx(t), []memory.InboxUpdate{u}); err != nil || len(refused) > 0 {
+		t.Fatalf("StoreUpdates = %+v, %v", refused, err)
+	}
+}
