@@ -19,6 +19,10 @@ import (
 // process dies loses them at once: its connection closes.)
 const LeaseTTL = 5 * time.Second
 
+// beatTimeout bounds a heartbeat: a leader whose database does not answer
+// for this long stops polling, well before its leases run out.
+const beatTimeout = 2 * time.Second
+
 // updatesChannel is where a stored update is announced, to every replica
 // listening: the payload is the schema, the storing replica and the chat.
 const updatesChannel = "ryo_updates"
@@ -113,7 +117,7 @@ func (r *Replica) Beat(ctx context.Context) (live int, err error) {
 	if r.conn == nil {
 		return 0, r.db.fail("heartbeat", errors.New("no connection"))
 	}
-	ctx, cancel := r.db.deadline(ctx)
+	ctx, cancel := context.WithTimeout(ctx, beatTimeout)
 	defer cancel()
 	err = r.conn.QueryRow(ctx, `with seen as (update replicas set seen_at = now(), leader = $2 where id = $1),
 			renewed as (update chat_leases set until = now() + $3::interval where replica = $1),

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/ryo-bot/ryo/bot"
@@ -56,7 +57,28 @@ func doctorDatabase(ctx context.Context, cfg Config) (string, error) {
 	case applied > known:
 		return "", fmt.Errorf("schema at %04d is newer than this ryo (%04d): run a newer ryo", applied, known)
 	}
-	return fmt.Sprintf("reachable; schema up to date (%04d); %s", applied, deadSummary(ctx, db)), nil
+	return fmt.Sprintf("reachable; schema up to date (%04d); %s; %s", applied, deadSummary(ctx, db), replicaSummary(ctx, db)), nil
+}
+
+// replicaSummary names the ryo processes running on the database, and the
+// one that polls.
+func replicaSummary(ctx context.Context, db *memory.DB) string {
+	live, err := db.Replicas(ctx)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("replicas unreadable: %v", err)
+	case len(live) == 0:
+		return "no ryo runs on it"
+	}
+	names := make([]string, len(live))
+	for i, r := range live {
+		names[i] = fmt.Sprintf("%s (%d chats, up %s", r.ID, r.Chats, time.Since(r.StartedAt).Round(time.Second))
+		if r.Leading {
+			names[i] += ", polls"
+		}
+		names[i] += ")"
+	}
+	return fmt.Sprintf("%d running: %s", len(live), strings.Join(names, ", "))
 }
 
 // deadSummary says how many updates wait in the dead letter.

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -100,6 +102,12 @@ func TestPollingFailsOverWhenTheLeaderIsKilled(t *testing.T) {
 	h.waitForLeader("first")
 	second := h.startReplica(bin, "second")
 	h.waitForReplicas(2)
+	var doctor bytes.Buffer
+	cfg, _ := LoadConfig(env(h.env), true)
+	doctorDatabaseLine(t, cfg, &doctor)
+	if !regexp.MustCompile(`2 running: first \(\d+ chats, up [^)]*, polls\), second \(`).MatchString(doctor.String()) {
+		t.Errorf("doctor says %q; want both replicas, the first polling", doctor.String())
+	}
 	if err := first.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
