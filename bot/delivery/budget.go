@@ -166,7 +166,9 @@ func (w *window) empty(now time.Time) bool {
 // replicas processes send for the same bot: together they never send more
 // than one would.
 func (s *schedule) share(replicas int) {
-	s.global.n = max(1, s.limits.PerSecond/max(1, replicas))
+	if s.limits.PerSecond > 0 { // none when the limits are lifted
+		s.global.n = max(1, s.limits.PerSecond/max(1, replicas))
+	}
 }
 
 // inherit starts chat's budget as if it had just been spent: another

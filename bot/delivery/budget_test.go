@@ -40,3 +40,14 @@ func TestInheritedChatStartsSpent(t *testing.T) {
 		t.Fatalf("order = %v; want %v", got, want)
 	}
 }
+
+func TestLiftedLimitsStayLiftedWhenShared(t *testing.T) {
+	f := newFixture(t, limits{})
+	f.s.share(3)
+	for i := range 40 {
+		f.add(alicePM+int64(i), urgent, fmt.Sprint("send", i), "")
+	}
+	if got := len(f.order(t0, t0)); got != 40 {
+		t.Fatalf("%d calls went at once without limits, shared by 3; want all 40", got)
+	}
+}
