@@ -2,6 +2,8 @@ package bot
 
 import (
 	"context"
+	"fmt"
+	"hash/fnv"
 	"sync"
 	"time"
 
@@ -26,12 +28,46 @@ const beatEvery = time.Second
 // sweepChats is how many chats one sweep may take.
 const sweepChats = 1000
 
+// forceAfter is how long an update may wait for its chat's home replica
+// before any replica takes the chat.
+const forceAfter = 3 * time.Second
+
 // leases is this replica's part in the sharing of chats.
 type leases struct {
 	r *memory.Replica
 	// A chat is taken or let go under its stripe's lock, so that a take
 	// never crosses a release; other chats go on meanwhile.
 	stripes [64]sync.Mutex
+
+	mu     sync.Mutex
+	live   []string            // the replicas alive at the last beat
+	recent map[int64]time.Time // chats this replica let go, and when
+
+	// The replicas the bot-wide budget is shared by: more at once when
+	// one comes, fewer only once the one gone has been gone a while, as
+	// Telegram still counts its last calls.
+	sharedBy int
+	fewer    time.Time // when fewer replicas were first seen alive; zero when not
+}
+
+// shareGone is how long a replica gone still counts in the sharing of the
+// bot-wide budget: Telegram counts calls over a second.
+const shareGone = 2 * time.Second
+
+// share returns how many replicas the bot-wide budget is to be shared by,
+// with n alive now.
+func (l *leases) share(n int, now time.Time) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case n >= l.sharedBy:
+		l.sharedBy, l.fewer = n, time.Time{}
+	case l.fewer.IsZero():
+		l.fewer = now
+	case now.Sub(l.fewer) >= shareGone:
+		l.sharedBy, l.fewer = n, time.Time{}
+	}
+	return l.sharedBy
 }
 
 func (l *leases) lock(chat int64) *sync.Mutex {
@@ -40,22 +76,89 @@ func (l *leases) lock(chat int64) *sync.Mutex {
 	return mu
 }
 
+// ours reports whether this replica should take chat when it is free: it
+// answered it within memory.Affinity, or the chat's home is here. A chat's
+// home is the live replica that ranks it highest (rendezvous hashing):
+// every replica computes the same, and when one comes or goes only the
+// chats that were or become its own move.
+func (l *leases) ours(chat int64, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if at, ok := l.recent[chat]; ok && now.Sub(at) < memory.Affinity {
+		return true
+	}
+	if len(l.live) <= 1 {
+		return true
+	}
+	home, best := "", uint64(0)
+	for _, id := range l.live {
+		h := fnv.New64a()
+		fmt.Fprintf(h, "%s/%d", id, chat)
+		if v := h.Sum64(); home == "" || v > best {
+			home, best = id, v
+		}
+	}
+	return home == l.r.ID
+}
+
+// letGo notes that this replica let chat go at now.
+func (l *leases) letGo(chat int64, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.recent == nil {
+		l.recent = map[int64]time.Time{}
+	}
+	l.recent[chat] = now
+}
+
+// seen notes the replicas alive now, and forgets chats let go long ago.
+func (l *leases) seen(live []string, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.live = live
+	for chat, at := range l.recent {
+		if now.Sub(at) >= memory.Affinity {
+			delete(l.recent, chat)
+		}
+	}
+}
+
 // join makes this process a replica, retrying while the database is away.
+// When others run already it waits two beats before it answers, so that
+// they learn of it and share the bot-wide budget with it first.
 func (b *Bot) join(ctx context.Context) error {
-	return b.retry(ctx, "join the replicas", func() error {
+	err := b.retry(ctx, "join the replicas", func() error {
 		r, err := b.db.Join(ctx, b.cfg.ReplicaID)
 		if err == nil {
 			b.leases.r = r
-			b.log.Info("joined the replicas sharing the database", "replica", r.ID)
 		}
 		return err
 	})
+	if err != nil {
+		return err
+	}
+	var live []string
+	err = b.retry(ctx, "say this replica lives", func() error {
+		live, err = b.leases.r.Beat(ctx)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	b.leases.seen(live, b.cfg.Clock.Now())
+	b.tg.ShareBudget(b.leases.share(len(live), b.cfg.Clock.Now()))
+	b.log.Info("joined the replicas sharing the database", "replica", b.leases.r.ID, "replicas", len(live))
+	if len(live) > 1 { // two beats: theirs may come late
+		ryo.Sleep(ctx, b.cfg.Clock, 2*beatEvery)
+	}
+	return nil
 }
 
-// offer takes chat, when no other live replica holds it, and queues its
-// updates waiting, in order. stored are updates of chat just stored here:
-// when the chat already runs here they are queued as they are.
-func (b *Bot) offer(ctx context.Context, d *dispatcher, chat int64, stored []memory.InboxUpdate) int {
+// offer takes chat, when no other live replica holds it and it is ours
+// (or force says to take it anyway), and queues its updates waiting, in
+// order. stored are updates of chat just stored here: when the chat
+// already runs here they are queued as they are.
+func (b *Bot) offer(ctx context.Context, d *dispatcher, chat int64, stored []memory.InboxUpdate, force bool) int {
 	defer b.leases.lock(chat).Unlock()
 	if len(stored) > 0 && d.busy(chat) {
 		for _, u := range stored {
@@ -63,7 +166,10 @@ func (b *Bot) offer(ctx context.Context, d *dispatcher, chat int64, stored []mem
 		}
 		return len(stored)
 	}
-	ok, from, err := b.leases.r.TakeChat(ctx, chat)
+	if !force && !d.busy(chat) && !b.leases.ours(chat, b.cfg.Clock.Now()) {
+		return 0 // its home replica takes it; the sweep does, should it not
+	}
+	ok, last, err := b.leases.r.TakeChat(ctx, chat, force)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.log.Warn("could not take a chat; the sweep tries again", "chat_id", chat, "err", err)
@@ -73,9 +179,9 @@ func (b *Bot) offer(ctx context.Context, d *dispatcher, chat int64, stored []mem
 	if !ok {
 		return 0 // another replica answers it
 	}
-	if from != "" {
-		b.tg.Inherit(chat)
-		b.log.Info("took over a chat from another replica", "chat_id", chat, "from", from)
+	if last.From != "" {
+		b.tg.Inherit(chat, last.Idle)
+		b.log.Info("took over a chat from another replica", "chat_id", chat, "from", last.From, "idle", last.Idle)
 	}
 	waiting, err := b.db.ChatUnfinished(ctx, chat)
 	if err != nil {
@@ -108,13 +214,14 @@ func (b *Bot) chatIdle(ctx context.Context, d *dispatcher, chat int64) {
 		return
 	}
 	b.release(ctx, chat)
+	b.leases.letGo(chat, b.cfg.Clock.Now())
 	mu.Unlock()
 	if d.isClosed() {
 		return
 	}
 	waiting, err := b.db.ChatUnfinished(ctx, chat)
 	if err == nil && len(waiting) > 0 {
-		b.offer(ctx, d, chat, nil)
+		b.offer(ctx, d, chat, nil, false)
 	}
 }
 
@@ -129,7 +236,7 @@ func (b *Bot) offerStored(ctx context.Context, d *dispatcher, stored []memory.In
 		byChat[u.ChatID] = append(byChat[u.ChatID], u)
 	}
 	for _, chat := range chats {
-		b.offer(ctx, d, chat, byChat[chat])
+		b.offer(ctx, d, chat, byChat[chat], false)
 	}
 }
 
@@ -145,9 +252,9 @@ func (b *Bot) sweepInbox(ctx context.Context, d *dispatcher) int {
 		return 0
 	}
 	n := 0
-	for _, chat := range chats {
-		if !d.busy(chat) { // what waits in a chat that runs here is queued when it is stored or announced, or when its queue drains
-			n += b.offer(ctx, d, chat, nil)
+	for _, w := range chats {
+		if !d.busy(w.Chat) { // what waits in a chat that runs here is queued when it is stored or announced, or when its queue drains
+			n += b.offer(ctx, d, w.Chat, nil, w.Orphaned || w.Waited >= forceAfter)
 		}
 	}
 	return n
@@ -180,10 +287,11 @@ func (b *Bot) stayPresent(serve, life context.Context, d *dispatcher, lead func(
 			}
 			continue
 		}
-		b.tg.ShareBudget(live)
+		b.leases.seen(live, b.cfg.Clock.Now())
+		b.tg.ShareBudget(b.leases.share(len(live), b.cfg.Clock.Now()))
 		if lead != nil && serve.Err() == nil && !leader.running() {
 			if ok, err := r.TryLead(life); err == nil && ok {
-				b.log.Info("this replica polls Telegram now", "replica", r.ID, "replicas", live)
+				b.log.Info("this replica polls Telegram now", "replica", r.ID, "replicas", len(live))
 				leader.start(serve, lead)
 			}
 		}
@@ -192,7 +300,7 @@ func (b *Bot) stayPresent(serve, life context.Context, d *dispatcher, lead func(
 		}
 		for _, n := range b.announced(serve, life) {
 			if serve.Err() == nil {
-				b.offer(life, d, n.Chat, nil)
+				b.offer(life, d, n.Chat, nil, false)
 			}
 		}
 	}

@@ -111,23 +111,25 @@ func (r *Replica) Reconnect(ctx context.Context) error {
 	return r.connect(ctx)
 }
 
-// Beat says the replica lives and renews its leases. It returns how many
-// replicas live, this one included.
-func (r *Replica) Beat(ctx context.Context) (live int, err error) {
+// Beat says the replica lives and renews its leases (not those it let go,
+// nor those that ran out). It returns the names
+// of the replicas that live, this one included, in order.
+func (r *Replica) Beat(ctx context.Context) (live []string, err error) {
 	if r.conn == nil {
-		return 0, r.db.fail("heartbeat", errors.New("no connection"))
+		return nil, r.db.fail("heartbeat", errors.New("no connection"))
 	}
 	ctx, cancel := context.WithTimeout(ctx, beatTimeout)
 	defer cancel()
 	err = r.conn.QueryRow(ctx, `with seen as (update replicas set seen_at = now(), leader = $2 where id = $1),
-			renewed as (update chat_leases set until = now() + $3::interval where replica = $1),
+			renewed as (update chat_leases set until = now() + $3::interval where replica = $1 and until > now()),
 			forgotten as (delete from replicas where seen_at < now() - interval '1 day')
-		select count(*) from replicas where id <> $1 and seen_at > now() - $3::interval`,
+		select coalesce(array_agg(id order by id), '{}') from replicas
+		where id <> $1 and seen_at > now() - $3::interval and replica_alive(lock_key)`,
 		r.ID, r.leading, LeaseTTL.String()).Scan(&live)
 	if err != nil {
-		return 0, r.db.fail("heartbeat", err)
+		return nil, r.db.fail("heartbeat", err)
 	}
-	return live + 1, nil
+	return append(live, r.ID), nil
 }
 
 // TryLead takes the leadership — the one replica that polls Telegram —
@@ -208,28 +210,46 @@ func (r *Replica) Leave(ctx context.Context) {
 	r.leading = false
 }
 
+// Taken is what TakeChat learned of the chat's last holder.
+type Taken struct {
+	// From is the replica that held the chat last, when another one did
+	// within the last minute and may have written in it; "" otherwise.
+	From string
+	// Idle is how long ago From's lease ended: everything From did in the
+	// chat happened before. Zero when its lease had not ended (it died).
+	Idle time.Duration
+}
+
+// Affinity is how long a chat stays with the replica that answered it
+// last, once it let it go: its next update goes there, unless forced.
+const Affinity = time.Minute
+
 // TakeChat takes chat's lease for this replica, unless another live
-// replica holds it. from is the replica that held it last, when another
-// one did within the last minute and may have just written in the chat.
-func (r *Replica) TakeChat(ctx context.Context, chat int64) (ok bool, from string, err error) {
+// replica holds it, or — when not forced — let it go less than Affinity
+// ago.
+func (r *Replica) TakeChat(ctx context.Context, chat int64, force bool) (ok bool, last Taken, err error) {
 	ctx, cancel := r.db.deadline(ctx)
 	defer cancel()
+	var idle float64
 	err = r.db.pool.QueryRow(ctx, `with before as (select replica, until from chat_leases where chat_id = $1::bigint),
 			taken as (insert into chat_leases as l (chat_id, replica, until) values ($1::bigint, $2, now() + $3::interval)
 				on conflict (chat_id) do update set replica = excluded.replica, until = excluded.until
-				where l.replica = excluded.replica or l.until < now()
-					or not replica_alive((select lock_key from replicas where id = l.replica))
+				where l.replica = excluded.replica
+					or lease_orphaned(l.replica, l.until, $3::interval)
+					or l.until < now() and ($4::boolean or l.until < now() - $5::interval)
 				returning 1)
-		select exists (select 1 from taken),
-			coalesce((select replica from before where replica <> $2 and until > now() - interval '1 minute'), '')`,
-		chat, r.ID, LeaseTTL.String()).Scan(&ok, &from)
+		select exists (select 1 from taken), coalesce(b.replica, ''),
+			coalesce(greatest(extract(epoch from now() - b.until), 0)::float8, 0)
+		from (select 1) one left join before b on b.replica <> $2 and b.until > now() - $5::interval`,
+		chat, r.ID, LeaseTTL.String(), force, Affinity.String()).Scan(&ok, &last.From, &idle)
 	if err != nil {
-		return false, "", r.db.fail("take a chat", err)
+		return false, Taken{}, r.db.fail("take a chat", err)
 	}
-	if !ok {
-		from = ""
+	if !ok || last.From == "" {
+		return ok, Taken{}, nil
 	}
-	return ok, from, nil
+	last.Idle = time.Duration(idle * float64(time.Second))
+	return ok, last, nil
 }
 
 // ReleaseChat lets chat's lease go, as its updates are all done here. The
@@ -245,22 +265,37 @@ func (r *Replica) ReleaseChat(ctx context.Context, chat int64) error {
 	return nil
 }
 
+// Waiting is a chat with updates waiting that no live replica holds.
+type Waiting struct {
+	Chat     int64
+	Waited   time.Duration // since its oldest update waiting arrived
+	Orphaned bool          // the replica that held it is gone
+}
+
 // Claimable returns chats with updates waiting that this replica may take:
 // their lease is free, run out, held by a replica that is gone, or its own;
 // the chats waiting longest first, at most limit.
-func (r *Replica) Claimable(ctx context.Context, limit int) ([]int64, error) {
+func (r *Replica) Claimable(ctx context.Context, limit int) ([]Waiting, error) {
 	ctx, cancel := r.db.deadline(ctx)
 	defer cancel()
-	rows, err := r.db.pool.Query(ctx, `select c.chat from (select coalesce(chat_id, 0) as chat, min(update_id) as first
+	rows, err := r.db.pool.Query(ctx, `select c.chat, greatest(extract(epoch from now() - c.since), 0)::float8,
+			l.chat_id is not null and l.replica <> $1 and lease_orphaned(l.replica, l.until, $3::interval)
+		from (select coalesce(chat_id, 0) as chat, min(update_id) as first, min(received_at) as since
 			from updates where state in ('pending', 'processing') group by 1) c
 		left join chat_leases l on l.chat_id = c.chat
 		where l.chat_id is null or l.replica = $1 or l.until < now()
-			or not replica_alive((select lock_key from replicas where id = l.replica))
-		order by c.first limit $2::bigint`, r.ID, limit)
+			or lease_orphaned(l.replica, l.until, $3::interval)
+		order by c.first limit $2::bigint`, r.ID, limit, LeaseTTL.String())
 	if err != nil {
 		return nil, r.db.fail("claimable chats", err)
 	}
-	chats, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	chats, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Waiting, error) {
+		var w Waiting
+		var waited float64
+		err := row.Scan(&w.Chat, &waited, &w.Orphaned)
+		w.Waited = time.Duration(waited * float64(time.Second))
+		return w, err
+	})
 	if err != nil {
 		return nil, r.db.fail("claimable chats", err)
 	}

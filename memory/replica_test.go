@@ -34,10 +34,10 @@ func TestOnlyTheChatsHolderClaimsAndFinishesItsUpdates(t *testing.T) {
 	c := ctx(t)
 	chat := int64(-1001234567890)
 	store(t, a, memory.InboxUpdate{ID: 9000000001, ChatID: chat, Kind: "message", Raw: []byte(`{"update_id":9000000001}`)})
-	if ok, from, err := ra.TakeChat(c, chat); !ok || from != "" || err != nil {
-		t.Fatalf("r1 TakeChat = %v, %q, %v; want the free chat", ok, from, err)
+	if ok, last, err := ra.TakeChat(c, chat, false); !ok || last.From != "" || err != nil {
+		t.Fatalf("r1 TakeChat = %v, %+v, %v; want the free chat", ok, last, err)
 	}
-	if ok, _, err := rb.TakeChat(c, chat); ok || err != nil {
+	if ok, _, err := rb.TakeChat(c, chat, true); ok || err != nil {
 		t.Fatalf("r2 TakeChat = %v, %v; want it refused while r1 lives and holds it", ok, err)
 	}
 	if _, ok, err := b.ClaimUpdate(c, 9000000001); ok || err != nil {
@@ -49,8 +49,14 @@ func TestOnlyTheChatsHolderClaimsAndFinishesItsUpdates(t *testing.T) {
 	if err := ra.ReleaseChat(c, chat); err != nil {
 		t.Fatal(err)
 	}
-	if ok, from, err := rb.TakeChat(c, chat); !ok || from != "r1" || err != nil {
-		t.Fatalf("r2 TakeChat after the release = %v, %q, %v; want it, from r1", ok, from, err)
+	if _, err := ra.Beat(c); err != nil { // renews what r1 holds, not what it let go
+		t.Fatal(err)
+	}
+	if ok, _, err := rb.TakeChat(c, chat, false); ok || err != nil {
+		t.Fatalf("r2 TakeChat unforced right after r1 let it go = %v, %v; want it left to r1", ok, err)
+	}
+	if ok, last, err := rb.TakeChat(c, chat, true); !ok || last.From != "r1" || last.Idle <= 0 || last.Idle > time.Second || err != nil {
+		t.Fatalf("r2 TakeChat after the release = %v, %+v, %v; want it, from r1, let go a moment ago", ok, last, err)
 	}
 	if err := a.FinishUpdate(c, 9000000001, memory.StateDone, ""); !errors.Is(err, memory.ErrLeaseLost) {
 		t.Fatalf("r1 FinishUpdate after losing the chat = %v; want ErrLeaseLost", err)
@@ -67,16 +73,20 @@ func TestAGoneReplicasChatsAreTakenAtOnce(t *testing.T) {
 	_, _, ra, rb, url := twoReplicas(t)
 	c := ctx(t)
 	chat := int64(7123456789)
-	if ok, _, err := ra.TakeChat(c, chat); !ok || err != nil {
+	if ok, _, err := ra.TakeChat(c, chat, false); !ok || err != nil {
 		t.Fatalf("r1 TakeChat = %v, %v", ok, err)
 	}
-	// r1's connection drops, as when its process is killed: its lease has
-	// seconds left, but r1 is gone.
+	// r1's connection drops, as when its process is killed.
 	memorytest.Exec(t, url, `select pg_terminate_backend(l.pid) from pg_locks l join replicas r
 		on l.locktype = 'advisory' and l.objsubid = 1 and l.classid = (r.lock_key >> 32)::oid
 		and l.objid = (r.lock_key & 4294967295)::oid where r.id = 'r1'`)
-	if ok, from, err := rb.TakeChat(c, chat); !ok || from != "r1" || err != nil {
-		t.Fatalf("r2 TakeChat = %v, %q, %v; want the chat of the gone r1", ok, from, err)
+	if ok, _, err := rb.TakeChat(c, chat, true); ok || err != nil {
+		t.Fatalf("r2 TakeChat right after r1's connection dropped = %v, %v; want it left to r1 for two seconds", ok, err)
+	}
+	// Two seconds without a renewal: r1 is gone, with seconds left on its lease.
+	memorytest.Exec(t, url, `update chat_leases set until = until - interval '2 seconds' where replica = 'r1'`)
+	if ok, last, err := rb.TakeChat(c, chat, false); !ok || last.From != "r1" || last.Idle != 0 || err != nil {
+		t.Fatalf("r2 TakeChat = %v, %+v, %v; want the chat of the gone r1, its lease not run out", ok, last, err)
 	}
 	if chats, err := rb.Claimable(c, 10); err != nil || len(chats) != 0 {
 		t.Fatalf("Claimable = %v, %v; want none (nothing waits)", chats, err)
@@ -87,8 +97,8 @@ func TestAGoneReplicasChatsAreTakenAtOnce(t *testing.T) {
 	if err := ra.Reconnect(c); err != nil {
 		t.Fatal(err)
 	}
-	if live, err := ra.Beat(c); live != 2 || err != nil {
-		t.Fatalf("Beat after Reconnect = %d, %v; want 2 replicas", live, err)
+	if live, err := ra.Beat(c); len(live) != 2 || err != nil {
+		t.Fatalf("Beat after Reconnect = %v, %v; want 2 replicas", live, err)
 	}
 }
 

@@ -27,3 +27,11 @@ create function replica_alive(key bigint) returns boolean language sql stable as
           and database = (select oid from pg_database where datname = current_database())
           and classid = (key >> 32)::oid and objid = (key & 4294967295)::oid)
 $$;
+
+-- Whether a lease's holder is gone: its connection closed and it has not
+-- renewed the lease for two seconds, so that a blip of its connection is
+-- not taken for its death. (ttl is the time a renewal gives a lease.)
+create function lease_orphaned(holder text, until timestamptz, ttl interval) returns boolean language sql stable as $$
+    select until < now() + ttl - interval '2 seconds'
+        and not replica_alive((select lock_key from replicas where id = holder))
+$$;

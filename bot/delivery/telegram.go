@@ -538,10 +538,10 @@ func (t *Telegram) ShareBudget(replicas int) {
 	t.e.poke()
 }
 
-// Inherit starts chat's budget as just spent: another process wrote in it
-// until a moment ago.
-func (t *Telegram) Inherit(chat int64) {
+// Inherit starts chat's budget as spent idle ago: another process wrote
+// in it until then, as much as the budget allowed.
+func (t *Telegram) Inherit(chat int64, idle time.Duration) {
 	t.e.mu.Lock()
-	t.e.s.inherit(chat, t.e.clock.Now())
+	t.e.s.inherit(chat, t.e.clock.Now(), idle)
 	t.e.mu.Unlock()
 }
