@@ -147,10 +147,10 @@ func (b *Bot) join(ctx context.Context) error {
 	}
 	b.leases.seen(live, b.cfg.Clock.Now())
 	b.tg.ShareBudget(b.leases.share(len(live), b.cfg.Clock.Now()))
-	b.log.Info("joined the replicas sharing the database", "replica", b.leases.r.ID, "replicas", len(live))
 	if len(live) > 1 { // two beats: theirs may come late
 		ryo.Sleep(ctx, b.cfg.Clock, 2*beatEvery)
 	}
+	b.log.Info("joined the replicas sharing the database", "replica", b.leases.r.ID, "replicas", len(live))
 	return nil
 }
 

@@ -129,7 +129,9 @@ func TestPollingFailsOverWhenTheLeaderIsKilled(t *testing.T) {
 	first := h.startReplica(bin, "first")
 	h.waitForLeader("first")
 	second := h.startReplica(bin, "second")
-	h.waitForReplicas(2)
+	h.waitFor("the second replica answering", func() bool {
+		return strings.Count(h.logs.String(), "joined the replicas sharing the database") == 2
+	})
 	var doctor bytes.Buffer
 	cfg, _ := LoadConfig(env(h.env), true)
 	doctorDatabaseLine(t, cfg, &doctor)
