@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/ryo-bot/ryo/bot"
@@ -14,20 +15,28 @@ import (
 	"github.com/ryo-bot/ryo/stt"
 )
 
-// doctor checks each thing ryo depends on and prints one line for each.
+// doctor checks each thing ryo depends on and prints one line for each:
+// each model server of OLLAMA_HOST on a line of its own.
 func doctor(ctx context.Context, cfg Config, out io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	fmt.Fprintf(out, "✓ config: model %s at %s, Telegram at %s\n", cfg.Model, cfg.OllamaHost.Redacted(), cfg.TelegramAPIURL)
-	checks := []struct {
+	fmt.Fprintf(out, "✓ config: model %s at %s, Telegram at %s\n", cfg.Model, hostList(cfg.OllamaHosts), cfg.TelegramAPIURL)
+	type check struct {
 		name string
 		run  func(context.Context, Config) (string, error)
-	}{
-		{"database", doctorDatabase},
-		{"ollama", doctorOllama},
-		{"telegram", doctorTelegram},
-		{"transcription", doctorSTT},
 	}
+	checks := []check{{"database", doctorDatabase}}
+	var found ollamaFound
+	for i, h := range cfg.OllamaHosts {
+		name := "ollama"
+		if len(cfg.OllamaHosts) > 1 {
+			name = fmt.Sprintf("ollama %s (%d at once)", h.URL.Redacted(), h.Parallel)
+		}
+		checks = append(checks, check{name, func(ctx context.Context, cfg Config) (string, error) {
+			return found.check(ctx, cfg, i)
+		}})
+	}
+	checks = append(checks, check{"ollama", found.anywhere}, check{"telegram", doctorTelegram}, check{"transcription", doctorSTT})
 	code := exitOK
 	for _, c := range checks {
 		detail, err := c.run(ctx, cfg)
@@ -36,9 +45,20 @@ func doctor(ctx context.Context, cfg Config, out io.Writer) int {
 			code = exitFailed
 			continue
 		}
-		fmt.Fprintf(out, "✓ %s: %s\n", c.name, detail)
+		if detail != "" {
+			fmt.Fprintf(out, "✓ %s: %s\n", c.name, detail)
+		}
 	}
 	return code
+}
+
+// hostList is the servers of OLLAMA_HOST, passwords hidden.
+func hostList(hosts []OllamaServer) string {
+	names := make([]string, len(hosts))
+	for i, h := range hosts {
+		names[i] = h.URL.Redacted()
+	}
+	return strings.Join(names, ", ")
 }
 
 func doctorDatabase(ctx context.Context, cfg Config) (string, error) {
@@ -71,13 +91,59 @@ func deadSummary(ctx context.Context, db *memory.DB) string {
 	return fmt.Sprintf("%d update(s) in the dead letter: see them with `ryo deadletter`, retry with `ryo deadletter retry all` or /deadletter in Telegram", n)
 }
 
-func doctorOllama(ctx context.Context, cfg Config) (string, error) {
-	c := ollama.New(ollama.Config{Host: cfg.OllamaHost, Model: cfg.Model, ConnectTimeout: cfg.ConnectTimeout})
+// ollamaFound is what the doctor learnt of the model servers: how many
+// answered, and whether one of them has the model.
+type ollamaFound struct {
+	up, withModel int
+}
+
+// check asks server i of OLLAMA_HOST for its version, the model and the
+// models it has. With several servers, one that lacks the model is no
+// failure while another has it.
+func (f *ollamaFound) check(ctx context.Context, cfg Config, i int) (string, error) {
+	c := ollama.New(ollama.Config{Host: cfg.OllamaHosts[i].URL, Model: cfg.Model, ConnectTimeout: cfg.ConnectTimeout})
 	version, err := c.Check(ctx)
-	if err != nil {
-		return "", err
+	several := len(cfg.OllamaHosts) > 1
+	if version != "" {
+		f.up++
 	}
-	return fmt.Sprintf("Ollama %s has %s", version, cfg.Model), nil
+	switch {
+	case err != nil && (!several || version == ""):
+		return "", err
+	case err != nil:
+		return fmt.Sprintf("up, Ollama %s, but %v; its requests for other models go to it%s", version, err, modelList(ctx, c)), nil
+	}
+	f.withModel++
+	if several {
+		return fmt.Sprintf("up, Ollama %s has %s%s", version, cfg.Model, modelList(ctx, c)), nil
+	}
+	return fmt.Sprintf("Ollama %s has %s%s", version, cfg.Model, modelList(ctx, c)), nil
+}
+
+// anywhere says, with several servers, whether any that is up has the
+// model; with one, its own line said it all.
+func (f *ollamaFound) anywhere(_ context.Context, cfg Config) (string, error) {
+	switch {
+	case len(cfg.OllamaHosts) == 1:
+		return "", nil
+	case f.up == 0:
+		return "", fmt.Errorf("none of the %d servers answers", len(cfg.OllamaHosts))
+	case f.withModel == 0:
+		return "", fmt.Errorf("no server has the model %q (ollama pull %s)", cfg.Model, cfg.Model)
+	}
+	return fmt.Sprintf("%d of %d servers up, %d with %s", f.up, len(cfg.OllamaHosts), f.withModel, cfg.Model), nil
+}
+
+// modelList names the models a server has, for the doctor's line.
+func modelList(ctx context.Context, c *ollama.Client) string {
+	names, err := c.Models(ctx)
+	switch {
+	case err != nil:
+		return "; its models cannot be listed: " + err.Error()
+	case len(names) == 0:
+		return "; no model installed"
+	}
+	return "; models: " + strings.Join(names, ", ")
 }
 
 func doctorTelegram(ctx context.Context, cfg Config) (string, error) {

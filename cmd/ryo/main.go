@@ -21,7 +21,6 @@ import (
 	"github.com/ryo-bot/ryo/bot/intake"
 	"github.com/ryo-bot/ryo/fetch"
 	"github.com/ryo-bot/ryo/memory"
-	"github.com/ryo-bot/ryo/ollama"
 	"github.com/ryo-bot/ryo/prompts"
 	"github.com/ryo-bot/ryo/stt"
 	"github.com/ryo-bot/ryo/toolbus"
@@ -175,11 +174,8 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	model := ollama.New(ollama.Config{Host: cfg.OllamaHost, Model: cfg.Model, EmbedModel: cfg.EmbedModel, VisionModel: cfg.VisionModel, KeepAlive: cfg.KeepAlive, NumCtx: cfg.NumCtx, NumPredict: cfg.NumPredict,
-		ConnectTimeout: cfg.ConnectTimeout, FirstTokenTimeout: cfg.FirstTokenTimeout, Timeout: cfg.ModelTimeout})
-	checked := make(chan struct{})
-	go func() { checkModel(ctx, model, log); close(checked) }()
-	defer func() { <-checked }()
+	model, stopModels := startModels(ctx, cfg, m.Clock, reg, log)
+	defer stopModels()
 	recall := tools.Recaller{Store: db, Log: log} // without an embedding model: memories by their words alone
 	if cfg.EmbedModel != "" {
 		recall.Embedder = model
@@ -352,25 +348,6 @@ func migrate(ctx context.Context, cfg Config, log *slog.Logger) error {
 	db.Close()
 	log.Info("database schema is up to date")
 	return nil
-}
-
-// checkModel warns at start when Ollama cannot be reached or lacks the
-// model; the bot runs anyway and tells users the same when they ask.
-func checkModel(ctx context.Context, model *ollama.Client, log *slog.Logger) {
-	version, err := model.Check(ctx)
-	if err != nil {
-		log.Warn("model server check failed; turns will fail until it is fixed", "err", err)
-		return
-	}
-	log.Info("model server ready", "ollama_version", version, "model", model.Model())
-	switch vision, err := model.VisionModel(ctx); {
-	case err != nil:
-		log.Warn("cannot tell whether the model reads pictures; it is asked again at the next photo", "err", err)
-	case vision == "":
-		log.Info("no model reads pictures: a photo gets one sentence naming RYO_VISION_MODEL")
-	default:
-		log.Info("photos are read", "vision_model", vision)
-	}
 }
 
 // listener is the transcription server recordings are sent to, or nil
