@@ -16,7 +16,9 @@ func TestTurnsGoToAnotherModelServerWhenOneIsDown(t *testing.T) {
 	t.Cleanup(second.Close)
 	h.env["OLLAMA_HOST"] = h.llm.URL() + "=2," + second.URL()
 	for _, s := range []*ollamatest.Server{h.llm, second} {
-		s.Handle(func(ollamatest.Request) ollamatest.Reply { return ollamatest.Reply{Content: envelope("hello from a server")} })
+		s.Handle(func(ollamatest.Request) ollamatest.Reply {
+			return ollamatest.Reply{Content: envelope("hello from a server")}
+		})
 	}
 	h.llm.SetDown(true)
 	h.start()
