@@ -59,7 +59,7 @@ func (p *Pool) refresh(ctx context.Context, m *member) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	m.setModels(names)
-	p.notifyLocked()
+	p.serveLocked()
 }
 
 func (p *Pool) isHealthy(m *member) bool {
@@ -78,7 +78,7 @@ func (p *Pool) down(m *member, err error) {
 	}
 	m.healthy = false
 	p.log.Warn("model server down; its requests go to the others", "server", m.Name, "err", err)
-	p.notifyLocked()
+	p.serveLocked()
 	p.poke(m)
 }
 
@@ -89,7 +89,7 @@ func (p *Pool) up(m *member) {
 	defer p.mu.Unlock()
 	m.healthy = true
 	p.log.Info("model server back", "server", m.Name)
-	p.notifyLocked()
+	p.serveLocked()
 }
 
 // lacks notes that a server does not have model after all, and has its
@@ -101,6 +101,7 @@ func (p *Pool) lacks(m *member, model string) {
 		delete(m.models, model)
 	}
 	p.poke(m)
+	p.serveLocked()
 }
 
 // poke wakes a server's watcher, without waiting.

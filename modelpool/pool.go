@@ -45,7 +45,8 @@ type Pool struct {
 	members []*member
 
 	mu      sync.Mutex
-	changed chan struct{} // closed and replaced when a slot frees or a server goes up or down
+	line    []*waiter     // requests waiting for a server, first come first
+	changed chan struct{} // closed and replaced whenever the line is served
 }
 
 // New returns a pool of members, each thought up and holding every model
@@ -94,6 +95,7 @@ func (p *Pool) do(ctx context.Context, model string, call func(Server) (started 
 	model = ryo.FullModelName(model)
 	tried := map[*member]bool{}
 	var last error
+	var from *member // the server the request failed on last
 	for {
 		m, err := p.acquire(ctx, model, tried, last != nil)
 		if errors.Is(err, errNoServer) {
@@ -105,6 +107,9 @@ func (p *Pool) do(ctx context.Context, model string, call func(Server) (started 
 		}
 		if err != nil {
 			return err
+		}
+		if from != nil {
+			p.failedOver(from)
 		}
 		started, err := call(m.Server)
 		p.release(m)
@@ -119,8 +124,7 @@ func (p *Pool) do(ctx context.Context, model string, call func(Server) (started 
 		default:
 			return err
 		}
-		tried[m], last = true, err
-		p.failedOver(m)
+		tried[m], last, from = true, err, m
 	}
 }
 
@@ -128,34 +132,6 @@ func (p *Pool) do(ctx context.Context, model string, call func(Server) (started 
 // at fault: out of reach, failing, or too slow.
 func serverFault(err error) bool {
 	return ryo.IsUnavailable(err, ryo.Model) || ryo.ErrorCode(err) == ryo.ETIMEOUT
-}
-
-// acquire takes a slot on the least-loaded healthy server, not yet tried,
-// that has model, waiting while every such server is full. Before any
-// failure, a model no server lists goes to any healthy server, whose
-// answer says the model is missing.
-func (p *Pool) acquire(ctx context.Context, model string, tried map[*member]bool, retry bool) (*member, error) {
-	for {
-		p.mu.Lock()
-		m, some := p.pickLocked(model, tried, retry)
-		if m != nil {
-			m.inFlight++
-			m.requests++
-			p.notifyLocked()
-			p.mu.Unlock()
-			return m, nil
-		}
-		changed := p.changed
-		p.mu.Unlock()
-		if !some {
-			return nil, errNoServer
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return nil, fmt.Errorf("wait for a free model server: %w", context.Cause(ctx))
-		}
-	}
 }
 
 // pickLocked returns the least-loaded server with a free slot among the
@@ -187,7 +163,7 @@ func (p *Pool) release(m *member) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	m.inFlight--
-	p.notifyLocked()
+	p.serveLocked()
 }
 
 func (p *Pool) failedOver(m *member) {
@@ -196,7 +172,7 @@ func (p *Pool) failedOver(m *member) {
 	m.failovers++
 }
 
-// notifyLocked wakes every request waiting for a server. p.mu must be held.
+// notifyLocked wakes whoever waits for the pool to change (tests). p.mu must be held.
 func (p *Pool) notifyLocked() {
 	close(p.changed)
 	p.changed = make(chan struct{})

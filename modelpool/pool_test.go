@@ -358,3 +358,51 @@ func TestChatDoesNotMoveOnFromABadRequest(t *testing.T) {
 		t.Fatalf("servers %+v; want A still up and B not asked", p.Servers())
 	}
 }
+
+// Requests that wait for a server are served in the order they came.
+func TestRequestsWaitInLineFirstComeFirstServed(t *testing.T) {
+	a := fake(t, "llama3.2")
+	p := testPool(t, clocktest.New(time.Unix(0, 0)), 1, a)
+	running(t, p)
+	hold := make(chan struct{})
+	a.Enqueue(ollamatest.Reply{Content: "1", Hold: hold})
+	ctx := ctxFor(t)
+	outs := []<-chan error{chats(p, ctx, hello("1"))}
+	received(t, a, 1)
+	for i, text := range []string{"2", "3", "4"} {
+		outs = append(outs, chats(p, ctx, hello(text)))
+		inLine(t, p, i+1)
+	}
+	close(hold)
+	for _, o := range outs {
+		if err := <-o; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var order []string
+	for _, r := range a.Requests() {
+		order = append(order, r.Messages[0].Content)
+	}
+	if strings.Join(order, "") != "1234" {
+		t.Fatalf("served in the order %q; want 1234", order)
+	}
+}
+
+// inLine waits until n requests wait in line.
+func inLine(t *testing.T, p *Pool, n int) {
+	t.Helper()
+	ctx := ctxFor(t)
+	for {
+		p.mu.Lock()
+		changed, waiting := p.changed, len(p.line)
+		p.mu.Unlock()
+		if waiting == n {
+			return
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("%d in line; want %d", waiting, n)
+		}
+	}
+}
