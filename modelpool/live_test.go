@@ -104,6 +104,9 @@ func TestLiveServerKilledMidLoadLosesNoRequest(t *testing.T) {
 		t.Fatalf("%d answered, %d failed after their first token, %d answered oddly; want %d answered (one at most cut mid-answer)",
 			answered.Load(), failedLate.Load(), twice.Load(), total)
 	}
+	if st[0].Failovers > 1 {
+		t.Errorf("%d requests failed on the killed server; want only the one that found it gone (it answers one at a time)", st[0].Failovers)
+	}
 	if st[0].Healthy || !st[1].Healthy {
 		t.Fatalf("servers %+v; want the killed one down", st)
 	}

@@ -112,16 +112,17 @@ func (p *Pool) do(ctx context.Context, model string, call func(Server) (started 
 			p.failedOver(from)
 		}
 		started, err := call(m.Server)
-		p.release(m)
-		if err == nil || started || ctx.Err() != nil {
-			return err
-		}
+		moveOn := err != nil && !started && ctx.Err() == nil
 		switch {
-		case ryo.ModelMissing(err):
+		case moveOn && ryo.ModelMissing(err):
 			p.lacks(m, model)
-		case serverFault(err):
-			p.down(m, err)
+		case moveOn && serverFault(err):
+			p.down(m, err) // before its slot frees, so that no one else is sent there
 		default:
+			moveOn = false
+		}
+		p.release(m)
+		if !moveOn {
 			return err
 		}
 		tried[m], last, from = true, err, m
