@@ -4,8 +4,8 @@
 // it would to one server. The pool sends it to the least-loaded healthy
 // server that has the model asked for, never to one already answering as
 // many requests as its limit allows (Ollama's OLLAMA_NUM_PARALLEL): when
-// every server that could answer is full, the request waits for a free
-// one, no longer than its context allows.
+// every server that could answer is full, the request waits in line, first
+// come first served, no longer than its context allows.
 //
 // A server that fails before the first token of an answer (refused
 // connection, a 5xx, no first token in time, a stream that ends empty) is
