@@ -406,3 +406,27 @@ func inLine(t *testing.T, p *Pool, n int) {
 		}
 	}
 }
+
+// Embeddings go to a server that has the embedding model.
+func TestEmbedGoesToAServerWithTheEmbeddingModel(t *testing.T) {
+	a, b := fake(t, "llama3.2"), fake(t, "llama3.2")
+	b.Install("embed", ollamatest.Model{Family: "nomic-bert", Capabilities: []string{"embedding"}})
+	p := testPool(t, clocktest.New(time.Unix(0, 0)), 1, a, b)
+	running(t, p)
+	for range 3 {
+		vecs, err := p.Embed(ctxFor(t), []string{"hello", "world"})
+		if err != nil || len(vecs) != 2 {
+			t.Fatalf("vecs %d, err %v", len(vecs), err)
+		}
+	}
+	if s := p.Servers(); s[0].Requests != 0 || s[1].Requests != 3 {
+		t.Fatalf("servers %+v; want the three on B, which has the model", s)
+	}
+	models, err := p.Installed(ctxFor(t))
+	if err != nil || len(models) != 2 {
+		t.Fatalf("installed %+v, %v; want llama3.2 once and embed", models, err)
+	}
+	if _, err := p.Capabilities(ctxFor(t), "embed"); err != nil {
+		t.Fatalf("capabilities of a model on B alone: %v", err)
+	}
+}
