@@ -136,19 +136,24 @@ func serverFault(err error) bool {
 }
 
 // pickLocked returns the least-loaded server with a free slot among the
-// candidates, and whether there are candidates at all.
+// candidates, and whether there are candidates at all. A model that only
+// servers now down have has no candidate: the request fails as the
+// server being out of reach, not as the model missing.
 func (p *Pool) pickLocked(model string, tried map[*member]bool, retry bool) (*member, bool) {
 	var listing, healthy []*member
+	elsewhere := false // a server down, or tried, has it
 	for _, m := range p.members {
-		if !m.healthy || tried[m] {
-			continue
-		}
-		healthy = append(healthy, m)
-		if m.has(model) {
+		switch {
+		case !m.healthy || tried[m]:
+			elsewhere = elsewhere || m.has(model)
+		case m.has(model):
 			listing = append(listing, m)
+			healthy = append(healthy, m)
+		default:
+			healthy = append(healthy, m)
 		}
 	}
-	if len(listing) == 0 && !retry {
+	if len(listing) == 0 && !retry && !elsewhere {
 		listing = healthy
 	}
 	var best *member

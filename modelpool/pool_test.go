@@ -430,3 +430,19 @@ func TestEmbedGoesToAServerWithTheEmbeddingModel(t *testing.T) {
 		t.Fatalf("capabilities of a model on B alone: %v", err)
 	}
 }
+
+// A model that only a server now down has is out of reach, not missing.
+func TestChatForAModelOnlyADownServerHasIsUnavailable(t *testing.T) {
+	a, b := fake(t, "llama3.2", "qwen3:8b"), fake(t, "llama3.2")
+	p := testPool(t, clocktest.New(time.Unix(0, 0)), 1, a, b)
+	running(t, p)
+	a.SetDown(true)
+	p.down(p.members[0], errors.New("test: down"))
+	_, err := p.Chat(ctxFor(t), ryo.ModelRequest{Model: "qwen3:8b", Messages: hello("hi").Messages})
+	if !ryo.IsUnavailable(err, ryo.Model) || ryo.ModelMissing(err) {
+		t.Fatalf("err = %v; want the model server unavailable", err)
+	}
+	if len(b.Requests()) != 0 {
+		t.Fatalf("B, which lacks the model, was asked %d times", len(b.Requests()))
+	}
+}
