@@ -111,7 +111,7 @@ func (f *ollamaFound) check(ctx context.Context, cfg Config, i int) (string, err
 	case err != nil && (!several || version == ""):
 		return "", err
 	case err != nil:
-		return fmt.Sprintf("up, Ollama %s, but %v; its requests for other models go to it%s", version, err, modelList(ctx, c)), nil
+		return fmt.Sprintf("up, Ollama %s, but %v; it still answers for the models it has%s", version, err, modelList(ctx, c)), nil
 	}
 	f.withModel++
 	if several {

@@ -66,6 +66,7 @@ func TestDoctorShowsEachModelServer(t *testing.T) {
 	}
 	var out bytes.Buffer
 	code := doctor(bg(t), cfg, &out)
+	t.Log("\n" + out.String())
 	host := func(s *ollamatest.Server) string { return s.URL() }
 	for _, want := range []string{
 		"✓ ollama " + host(h.llm) + " (4 at once): up, Ollama 0.17.4 has llama3.2; models: ",
