@@ -74,10 +74,11 @@ func TestResetInOneTopicLeavesTheOthers(t *testing.T) {
 	h.answer(team, q.ID, "Pizza, you said.")
 
 	reqs := h.llm.Requests()
-	if after := contents(reqs[2]); strings.Contains(after, "Friday") || strings.Contains(after, "pizza") {
+	// "on Friday", not "Friday": the prompt's date says Friday on Fridays.
+	if after := contents(reqs[2]); strings.Contains(after, "on Friday") || strings.Contains(after, "pizza") {
 		t.Fatalf("after /reset the releases topic's request holds %s", after)
 	}
-	if other := contents(reqs[3]); !strings.Contains(other, "we order pizza") || strings.Contains(other, "Friday") {
+	if other := contents(reqs[3]); !strings.Contains(other, "we order pizza") || strings.Contains(other, "on Friday") {
 		t.Fatalf("the lunch topic's request = %s; want its own history, untouched by /reset in another topic", other)
 	}
 }
