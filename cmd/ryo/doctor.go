@@ -11,6 +11,7 @@ import (
 	"github.com/ryo-bot/ryo/bot"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/ollama"
+	"github.com/ryo-bot/ryo/openai"
 	"github.com/ryo-bot/ryo/stt"
 )
 
@@ -18,16 +19,16 @@ import (
 func doctor(ctx context.Context, cfg Config, out io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	fmt.Fprintf(out, "✓ config: model %s at %s, Telegram at %s\n", cfg.Model, cfg.OllamaHost.Redacted(), cfg.TelegramAPIURL)
-	checks := []struct {
-		name string
-		run  func(context.Context, Config) (string, error)
-	}{
-		{"database", doctorDatabase},
-		{"ollama", doctorOllama},
-		{"telegram", doctorTelegram},
-		{"transcription", doctorSTT},
+	server, modelCheck := cfg.OllamaHost, check{"ollama", doctorOllama}
+	if cfg.OpenAIURL != nil {
+		server, modelCheck = cfg.OpenAIURL, check{"openai", doctorOpenAI}
 	}
+	fmt.Fprintf(out, "✓ config: model %s at %s, Telegram at %s\n", cfg.Model, server.Redacted(), cfg.TelegramAPIURL)
+	checks := []check{{"database", doctorDatabase}, modelCheck}
+	if cfg.OpenAIURL != nil && cfg.EmbedModel != "" {
+		checks = append(checks, check{"ollama (embeddings)", doctorEmbeddings})
+	}
+	checks = append(checks, check{"telegram", doctorTelegram}, check{"transcription", doctorSTT})
 	code := exitOK
 	for _, c := range checks {
 		detail, err := c.run(ctx, cfg)
@@ -69,6 +70,32 @@ func deadSummary(ctx context.Context, db *memory.DB) string {
 		return "no update in the dead letter"
 	}
 	return fmt.Sprintf("%d update(s) in the dead letter: see them with `ryo deadletter`, retry with `ryo deadletter retry all` or /deadletter in Telegram", n)
+}
+
+// check is one line of the doctor's report.
+type check struct {
+	name string
+	run  func(context.Context, Config) (string, error)
+}
+
+func doctorOpenAI(ctx context.Context, cfg Config) (string, error) {
+	c := openai.New(openai.Config{URL: cfg.OpenAIURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Model, VisionModel: cfg.VisionModel, ConnectTimeout: cfg.ConnectTimeout})
+	found, err := c.Check(ctx)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s, %s among them", found, cfg.Model), nil
+}
+
+// doctorEmbeddings checks the Ollama server that embeds while an
+// OpenAI-compatible server answers.
+func doctorEmbeddings(ctx context.Context, cfg Config) (string, error) {
+	c := ollama.New(ollama.Config{Host: cfg.OllamaHost, Model: cfg.EmbedModel, ConnectTimeout: cfg.ConnectTimeout})
+	version, err := c.Check(ctx)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Ollama %s has %s", version, cfg.EmbedModel), nil
 }
 
 func doctorOllama(ctx context.Context, cfg Config) (string, error) {
