@@ -407,3 +407,27 @@ func TestModelsAndCheck(t *testing.T) {
 		t.Fatalf("Probe of a closed server = %v; want it unavailable", err)
 	}
 }
+
+// BenchmarkChatStream reads an answer of 1,000 chunks from the fake over
+// loopback: the cost of the stream's parsing and of the deltas.
+func BenchmarkChatStream(b *testing.B) {
+	srv := openaitest.NewServer(model)
+	defer srv.Close()
+	chunks := make([]string, 1000)
+	for i := range chunks {
+		chunks[i] = "слово "
+	}
+	srv.Handle(func(openaitest.Request) openaitest.Reply { return openaitest.Reply{Chunks: chunks} })
+	u, _ := url.Parse(srv.URL())
+	c := openai.New(openai.Config{URL: u, Model: model, ConnectTimeout: time.Second, FirstTokenTimeout: time.Minute, Timeout: time.Minute})
+	req := hello()
+	n := 0
+	req.OnDelta = func(string) { n++ }
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Chat(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)/float64(b.N), "deltas/op")
+}
