@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -102,5 +103,32 @@ func TestOpenAICompatibleServerDown(t *testing.T) {
 	}
 	if all := strings.Join(asked, "|"); !strings.Contains(all, "what is the capital of Mongolia?") {
 		t.Fatalf("the model was asked %q; want the first question kept in the conversation", all)
+	}
+}
+
+// ryo doctor asks the OpenAI-compatible server for its models, and Ollama
+// only for the embedding model.
+func TestDoctorOpenAICompatibleServer(t *testing.T) {
+	h, _, _ := openAIHarness(t)
+	h.env["RYO_EMBED_MODEL"] = "llama3.2"
+	cfg, err := LoadConfig(env(h.env), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if code := doctor(bg(t), cfg, &out); code != exitOK {
+		t.Fatalf("doctor = %d:\n%s", code, out.String())
+	}
+	for _, want := range []string{"✓ openai: 2 models served, " + servedModel + " among them", "✓ ollama (embeddings): Ollama 0.17.4 has llama3.2"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out.String())
+		}
+	}
+	h.env["RYO_MODEL"] = "absent"
+	h.env["RYO_OPENAI_API_KEY"] = "sk-wrong-key-123"
+	cfg, _ = LoadConfig(env(h.env), true)
+	out.Reset()
+	if code := doctor(bg(t), cfg, &out); code != exitFailed || !strings.Contains(out.String(), "✗ openai:") || strings.Contains(out.String(), "sk-wrong-key-123") {
+		t.Fatalf("doctor with a wrong key = %d:\n%s", code, out.String())
 	}
 }
