@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/imagetest"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/openaitest"
 )
@@ -130,5 +132,30 @@ func TestDoctorOpenAICompatibleServer(t *testing.T) {
 	out.Reset()
 	if code := doctor(bg(t), cfg, &out); code != exitFailed || !strings.Contains(out.String(), "✗ openai:") || strings.Contains(out.String(), "sk-wrong-key-123") {
 		t.Fatalf("doctor with a wrong key = %d:\n%s", code, out.String())
+	}
+}
+
+// A photo goes to the vision model RYO_VISION_MODEL names on the
+// OpenAI-compatible server, as a data: URL beside the question.
+func TestOpenAICompatibleServerReadsPhotos(t *testing.T) {
+	h, srv, _ := openAIHarness(t)
+	h.env["RYO_VISION_MODEL"] = "llava-hf/llava-1.5-7b-hf"
+	h.env["RYO_DRAFTS"] = "off"
+	srv.Enqueue(openaitest.Reply{Content: envelope("A receipt for 42.50.")})
+	h.start()
+	receipt := imagetest.Picture(640, 480, "jpeg")
+	q := h.tg.SendPhoto(dm, alice, receipt, "what is this?")
+	h.answer(dm, q.ID, "A receipt for 42.50.")
+	req := srv.Requests()[0]
+	var shown []string
+	text := ""
+	for _, m := range req.Messages {
+		if len(m.Images) > 0 {
+			shown, text = m.Images, m.Content
+		}
+	}
+	want := "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(receipt)
+	if req.Model != "llava-hf/llava-1.5-7b-hf" || len(shown) != 1 || shown[0] != want || !strings.Contains(text, "what is this?") {
+		t.Fatalf("the model %q was shown %d pictures with %q; want the photo as a JPEG data URL to the vision model", req.Model, len(shown), text)
 	}
 }
