@@ -103,6 +103,12 @@ type Config struct {
 	WebhookURL         *url.URL
 	WebhookSecret      ryo.Secret // generated at start when unset
 	WebhookConnections int        // Telegram's max_connections
+
+	// TelegramPacing is false when Telegram's flood limits are lifted, for
+	// a Bot API server that has none (a test's).
+	TelegramPacing bool
+	// Pprof serves Go's runtime profiles at /debug/pprof/ on HTTPAddr.
+	Pprof bool
 }
 
 // Settings names every variable ryo reads, in the order .env.example lists
@@ -122,6 +128,7 @@ var settingNames = []string{
 	"RYO_RETAIN_UPDATES", "RYO_RETAIN_VIEWS", "RYO_RETAIN_ACTIONS", "RYO_RETAIN_CONTEXT",
 	"RYO_RETAIN_FILES", "RYO_RETAIN_USAGE",
 	"RYO_WEBHOOK_URL", "RYO_WEBHOOK_SECRET", "RYO_WEBHOOK_CONNECTIONS",
+	"RYO_TELEGRAM_PACING", "RYO_PPROF",
 }
 
 // ConfigError is a missing or malformed setting. Its text is one line that
@@ -212,6 +219,12 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		WebhookURL:         r.webhookURL("RYO_WEBHOOK_URL"),
 		WebhookSecret:      ryo.Secret(r.webhookSecret("RYO_WEBHOOK_SECRET")),
 		WebhookConnections: r.between("RYO_WEBHOOK_CONNECTIONS", bot.DefaultWebhookConnections, 1, 100),
+
+		TelegramPacing: r.oneOf("RYO_TELEGRAM_PACING", "telegram", "telegram", "off") == "telegram",
+		Pprof:          r.oneOf("RYO_PPROF", "off", "on", "off") == "on",
+	}
+	if c.Pprof && c.HTTPAddr == "" {
+		r.fail("RYO_PPROF", "needs RYO_HTTP_ADDR, where the profiles are served; it is off")
 	}
 	if c.WebhookURL != nil && c.HTTPAddr == "" {
 		r.fail("RYO_WEBHOOK_URL", "needs RYO_HTTP_ADDR, where the webhook is served; it is off")
