@@ -91,7 +91,9 @@ func (c *Client) Model() string { return c.cfg.Model }
 func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	firstToken := c.watch(ctx, cancel, !req.Whole)
+	stopFirst := c.watch(ctx, cancel, !req.Whole)
+	var firstAt time.Time
+	firstToken := func() { stopFirst(); firstAt = c.cfg.Clock.Now() }
 	body, err := c.body(req)
 	if err != nil {
 		return ryo.ModelReply{}, err
@@ -114,7 +116,7 @@ func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply
 	} else {
 		reply, err = c.readStream(resp.Body, req.OnDelta, firstToken)
 	}
-	c.timed(&reply.Usage, began)
+	c.timed(&reply.Usage, began, firstAt)
 	if err != nil {
 		return reply, c.explain(ctx, c.modelOf(req), err)
 	}
@@ -145,11 +147,22 @@ func (c *Client) watch(ctx context.Context, cancel context.CancelCauseFunc, stre
 	return func() { stopFirst() }
 }
 
-// timed fills in the durations the server did not report: the whole
-// call as this client saw it.
-func (c *Client) timed(u *ryo.Usage, began time.Time) {
+// timed fills in the durations the server did not report, as this
+// client saw them: the whole call; until the first token (the prompt);
+// from it to the end (the reply).
+func (c *Client) timed(u *ryo.Usage, began, firstAt time.Time) {
+	now := c.cfg.Clock.Now()
 	if u.TotalDuration <= 0 {
-		u.TotalDuration = c.cfg.Clock.Now().Sub(began)
+		u.TotalDuration = now.Sub(began)
+	}
+	if firstAt.IsZero() {
+		return
+	}
+	if u.PromptDuration <= 0 {
+		u.PromptDuration = firstAt.Sub(began)
+	}
+	if u.ReplyDuration <= 0 {
+		u.ReplyDuration = now.Sub(firstAt)
 	}
 }
 

@@ -431,3 +431,27 @@ func BenchmarkChatStream(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)/float64(b.N), "deltas/op")
 }
+
+// Without the server's own figures, the durations are the client's, on
+// its clock: until the first token, and in all.
+func TestChatTimesTheAnswer(t *testing.T) {
+	hold := make(chan struct{})
+	srv := openaitest.NewServer(model)
+	defer srv.Close()
+	srv.Enqueue(openaitest.Reply{HoldAfterRole: hold, Content: "late"})
+	start := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	clock := clocktest.New(start)
+	c := client(t, srv.URL(), func(c *openai.Config) { c.Clock = clock })
+	go func() {
+		srv.Wait(context.Background(), func() bool { return len(srv.Requests()) == 1 })
+		clock.Advance(3 * time.Second)
+		close(hold)
+	}()
+	reply, err := c.Chat(context.Background(), hello())
+	if err != nil || reply.Content != "late" {
+		t.Fatalf("Chat = %+v, %v", reply, err)
+	}
+	if u := reply.Usage; u.PromptDuration != 3*time.Second || u.TotalDuration != 3*time.Second || u.ReplyDuration != 0 {
+		t.Fatalf("usage = %+v; want 3s to the first token and in all", u)
+	}
+}
