@@ -370,8 +370,8 @@ type modelServer interface {
 }
 
 // modelServer is the OpenAI-compatible server when one is set, else
-// Ollama.
-func (m *Main) modelServer(local *ollama.Client) modelServer {
+// local (Ollama).
+func (m *Main) modelServer(local modelServer) modelServer {
 	cfg := m.Config
 	if cfg.OpenAIURL == nil {
 		return local
