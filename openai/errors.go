@@ -80,8 +80,9 @@ func (c *Client) explain(ctx context.Context, model string, err error) error {
 
 // statusError explains an answer other than 200. Overload, rate limits and
 // the server's own failures are the server being out of reach for now;
-// a model it does not serve is ryo.ModelMissing; any other refusal is
-// the server's word on what was asked.
+// a model it does not serve (a 404 that names it: a 404 that does not is
+// a wrong address) is ryo.ModelMissing; any other refusal is the server's
+// word on what was asked.
 func (c *Client) statusError(model string, se statusError) error {
 	if key := c.cfg.APIKey.Reveal(); key != "" { // a server may quote what it was sent
 		se.message = strings.ReplaceAll(se.message, key, "[redacted]")
@@ -91,7 +92,7 @@ func (c *Client) statusError(model string, se statusError) error {
 	case se.code == http.StatusUnauthorized || se.code == http.StatusForbidden:
 		return &ryo.Error{Code: ryo.EINVALID, Of: ryo.Model, Err: err,
 			Message: "The model server does not accept ryo's key. An admin should check RYO_OPENAI_API_KEY."}
-	case se.code == http.StatusNotFound && strings.Contains(strings.ToLower(se.message), "model"):
+	case se.code == http.StatusNotFound && model != "" && strings.Contains(strings.ToLower(se.message), strings.ToLower(model)):
 		return &ryo.Error{Code: ryo.ENOTFOUND, Of: ryo.Model, Err: err,
 			Message: fmt.Sprintf("The model %q is not served by the model server. /model lists those it serves.", model)}
 	case se.code == http.StatusTooManyRequests || se.code >= 500 || se.code == http.StatusNotFound || se.code == http.StatusRequestTimeout:

@@ -455,3 +455,14 @@ func TestChatTimesTheAnswer(t *testing.T) {
 		t.Fatalf("usage = %+v; want 3s to the first token and in all", u)
 	}
 }
+
+// A 404 that does not name the model is a wrong address, not a model
+// missing: a chosen model must not be passed over for it.
+func TestWrongAddressIsNoMissingModel(t *testing.T) {
+	srv := openaitest.NewServer(model)
+	defer srv.Close()
+	_, err := client(t, srv.URL()+"/api/openai", nil).Chat(context.Background(), hello())
+	if ryo.ModelMissing(err) || !ryo.IsUnavailable(err, ryo.Model) || !strings.Contains(err.Error(), "HTTP 404") {
+		t.Fatalf("err = %v; want the server unavailable with its 404, not the model missing", err)
+	}
+}
