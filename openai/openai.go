@@ -36,6 +36,9 @@ type Config struct {
 	Clock             ryo.Clock     // the deadlines' and durations' clock; the system's when nil
 }
 
+// DefaultTimeout bounds a whole answer when Config.Timeout does not.
+const DefaultTimeout = 5 * time.Minute
+
 // Client talks to one OpenAI-compatible server. It is safe for concurrent
 // use.
 type Client struct {
@@ -54,6 +57,12 @@ var (
 func New(cfg Config) *Client {
 	if cfg.Clock == nil {
 		cfg.Clock = ryo.SystemClock{}
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.FirstTokenTimeout <= 0 {
+		cfg.FirstTokenTimeout = cfg.Timeout
 	}
 	transport := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
@@ -108,8 +117,11 @@ func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply
 		return ryo.ModelReply{}, c.explain(ctx, c.modelOf(req), statusOf(resp))
 	}
 	var reply ryo.ModelReply
-	if req.Whole {
+	if req.Whole || !isStream(resp) { // a server may answer in one piece though asked to stream
 		reply, err = readWhole(resp.Body)
+		if err == nil {
+			firstToken()
+		}
 		if err == nil && req.OnDelta != nil {
 			req.OnDelta(reply.Content)
 		}
@@ -121,6 +133,11 @@ func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply
 		return reply, c.explain(ctx, c.modelOf(req), err)
 	}
 	return reply, nil
+}
+
+// isStream reports whether resp carries server-sent events.
+func isStream(resp *http.Response) bool {
+	return strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream")
 }
 
 // watch cancels ctx when the whole answer's deadline passes, or, when

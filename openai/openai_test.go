@@ -466,3 +466,18 @@ func TestWrongAddressIsNoMissingModel(t *testing.T) {
 		t.Fatalf("err = %v; want the server unavailable with its 404, not the model missing", err)
 	}
 }
+
+// A server that answers in one piece though asked to stream is read all
+// the same.
+func TestChatTakesAnAnswerInOnePiece(t *testing.T) {
+	srv := openaitest.NewServer(model)
+	defer srv.Close()
+	srv.Enqueue(openaitest.Reply{Content: "whole", Unstreamed: true})
+	var deltas []string
+	req := hello()
+	req.OnDelta = func(d string) { deltas = append(deltas, d) }
+	reply, err := client(t, srv.URL(), nil).Chat(context.Background(), req)
+	if err != nil || reply.Content != "whole" || strings.Join(deltas, "|") != "whole" || reply.Usage.ReplyTokens == 0 {
+		t.Fatalf("Chat = %+v, %v, deltas %q", reply, err, deltas)
+	}
+}

@@ -36,6 +36,9 @@ type Reply struct {
 	// CutOff sends the chunks, then drops the connection without a
 	// finish_reason or [DONE].
 	CutOff bool
+	// Unstreamed answers in one piece though the request asked for a
+	// stream, as some servers do.
+	Unstreamed bool
 	// Fragmented writes every event in pieces of a few bytes, each
 	// flushed on its own, so that a character of several bytes arrives
 	// split across reads.
@@ -126,7 +129,7 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, req Request, rep 
 		u.CompletionTokens = len(chunks) + len(rep.Reasoning)
 	}
 	u.TotalTokens = u.PromptTokens + u.CompletionTokens
-	if !req.Stream {
+	if !req.Stream || rep.Unstreamed {
 		if rep.MidStreamError || rep.CutOff {
 			writeJSON(w, http.StatusInternalServerError, errorBody(orText(rep.Error, "The server had an error while processing your request."), "server_error", nil))
 			return
