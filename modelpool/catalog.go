@@ -136,3 +136,28 @@ func (p *Pool) holding(name string) []*member {
 	}
 	return append(listing, unknown...)
 }
+
+// Check reads every server's models: it says how many servers are up and
+// have the model, or why none can answer it.
+func (p *Pool) Check(ctx context.Context) (string, error) {
+	up, with := 0, 0
+	var last error
+	for _, m := range p.members {
+		names, err := m.Server.Models(ctx)
+		if err != nil {
+			last = fmt.Errorf("%s: %w", m.Name, err)
+			continue
+		}
+		up++
+		if slices.ContainsFunc(names, func(n string) bool { return ryo.SameModel(n, p.cfg.Model) }) {
+			with++
+		}
+	}
+	switch {
+	case up == 0:
+		return "", fmt.Errorf("none of the %d model servers answers; the last said: %w", len(p.members), last)
+	case with == 0:
+		return "", fmt.Errorf("model %q is not installed on any of the %d servers up (ollama pull %s)", p.cfg.Model, up, p.cfg.Model)
+	}
+	return fmt.Sprintf("%d of %d servers up, %d with %s", up, len(p.members), with, p.cfg.Model), nil
+}

@@ -446,3 +446,20 @@ func TestChatForAModelOnlyADownServerHasIsUnavailable(t *testing.T) {
 		t.Fatalf("B, which lacks the model, was asked %d times", len(b.Requests()))
 	}
 }
+
+// Check says how many servers are up and have the model.
+func TestCheckCountsTheServersUpWithTheModel(t *testing.T) {
+	a, b := fake(t, "llama3.2"), fake(t, "qwen3:8b")
+	p := testPool(t, clocktest.New(time.Unix(0, 0)), 1, a, b)
+	if got, err := p.Check(ctxFor(t)); err != nil || got != "2 of 2 servers up, 1 with llama3.2" {
+		t.Fatalf("Check = %q, %v", got, err)
+	}
+	a.SetDown(true)
+	if _, err := p.Check(ctxFor(t)); err == nil || !strings.Contains(err.Error(), `model "llama3.2" is not installed on any of the 1 servers up`) {
+		t.Fatalf("Check with the model's server down = %v", err)
+	}
+	b.SetDown(true)
+	if _, err := p.Check(ctxFor(t)); err == nil || !strings.Contains(err.Error(), "none of the 2 model servers answers") {
+		t.Fatalf("Check with every server down = %v", err)
+	}
+}

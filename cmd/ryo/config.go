@@ -31,6 +31,8 @@ type Config struct {
 	TelegramAPIURL string
 	DatabaseURL    ryo.Secret     // may hold a password
 	OllamaHosts    []OllamaServer // one or more; see ollamaHosts
+	OpenAIURL      *url.URL       // an OpenAI-compatible server that answers instead of Ollama; nil: Ollama answers
+	OpenAIAPIKey   ryo.Secret     // that server's key; "" for none
 	Model          string
 	AdminIDs       []int64
 	HTTPAddr       string // "" when switched off
@@ -112,7 +114,7 @@ type Config struct {
 // Settings names every variable ryo reads, in the order .env.example lists
 // them.
 var settingNames = []string{
-	"TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "DATABASE_URL", "OLLAMA_HOST", "RYO_OLLAMA_PARALLEL", "RYO_MODEL", "RYO_ADMIN_IDS",
+	"TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "DATABASE_URL", "OLLAMA_HOST", "RYO_OLLAMA_PARALLEL", "RYO_OPENAI_URL", "RYO_OPENAI_API_KEY", "RYO_MODEL", "RYO_ADMIN_IDS",
 	"RYO_HTTP_ADDR", "RYO_LOG_LEVEL", "RYO_LOG_FORMAT", "RYO_TIMEZONE", "RYO_WORKERS", "RYO_HISTORY_MESSAGES",
 	"RYO_MAX_ATTEMPTS", "RYO_POLL_TIMEOUT", "RYO_TELEGRAM_TIMEOUT", "RYO_SHUTDOWN_GRACE", "RYO_MODEL_KEEP_ALIVE",
 	"RYO_MODEL_NUM_CTX", "RYO_MODEL_NUM_PREDICT", "RYO_MODEL_CONNECT_TIMEOUT", "RYO_MODEL_FIRST_TOKEN_TIMEOUT", "RYO_MODEL_TIMEOUT",
@@ -148,6 +150,8 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		TelegramAPIURL: r.httpURL("TELEGRAM_API_URL", "https://api.telegram.org").String(),
 		DatabaseURL:    ryo.Secret(r.database("DATABASE_URL")),
 		OllamaHosts:    r.ollamaHosts("OLLAMA_HOST", "http://127.0.0.1:11434", r.between("RYO_OLLAMA_PARALLEL", 1, 1, maxParallel)),
+		OpenAIURL:      r.optionalURL("RYO_OPENAI_URL", "http://127.0.0.1:8000"),
+		OpenAIAPIKey:   ryo.Secret(r.key("RYO_OPENAI_API_KEY")),
 		Model:          r.str("RYO_MODEL", "qwen2.5:3b"),
 		AdminIDs:       r.ids("RYO_ADMIN_IDS"),
 		HTTPAddr:       r.addr("RYO_HTTP_ADDR", ":8080"),
@@ -224,6 +228,9 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 	}
 	if c.WebhookURL != nil && c.HTTPAddr == "" {
 		r.fail("RYO_WEBHOOK_URL", "needs RYO_HTTP_ADDR, where the webhook is served; it is off")
+	}
+	if c.OpenAIAPIKey != "" && c.OpenAIURL == nil {
+		r.fail("RYO_OPENAI_API_KEY", "is set but RYO_OPENAI_URL is not: name the server the key is for")
 	}
 	if c.SearxNGURL != nil && c.BraveAPIKey != "" {
 		r.fail("RYO_BRAVE_API_KEY", "set one web search provider: RYO_SEARXNG_URL or RYO_BRAVE_API_KEY, not both")

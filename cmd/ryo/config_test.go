@@ -434,3 +434,35 @@ func TestDoctorWebhookDetail(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigOpenAICompatibleServer(t *testing.T) {
+	c, err := LoadConfig(env(minimal()), true)
+	if err != nil || c.OpenAIURL != nil || c.OpenAIAPIKey != "" {
+		t.Fatalf("defaults: %+v, %v; want Ollama to answer", c, err)
+	}
+	vars := minimal()
+	vars["RYO_OPENAI_URL"] = "http://vllm:8000/v1"
+	vars["RYO_OPENAI_API_KEY"] = "sk-openaisecret1"
+	c, err = LoadConfig(env(vars), true)
+	if err != nil || c.OpenAIURL.String() != "http://vllm:8000/v1" || c.OpenAIAPIKey.Reveal() != "sk-openaisecret1" {
+		t.Fatalf("values: %+v, %v", c, err)
+	}
+	for _, tt := range []struct {
+		vars map[string]string
+		want string
+	}{
+		{map[string]string{"RYO_OPENAI_URL": "vllm:8000"}, "RYO_OPENAI_URL: want an http(s) URL such as http://127.0.0.1:8000"},
+		{map[string]string{"RYO_OPENAI_URL": "ftp://u:sk-openaisecret1@vllm"}, "RYO_OPENAI_URL: want an http(s) URL"},
+		{map[string]string{"RYO_OPENAI_URL": "http://vllm:8000", "RYO_OPENAI_API_KEY": "sk-openaisecret1 extra"}, "RYO_OPENAI_API_KEY: has a space"},
+		{map[string]string{"RYO_OPENAI_API_KEY": "sk-openaisecret1"}, "RYO_OPENAI_API_KEY: is set but RYO_OPENAI_URL is not"},
+	} {
+		vars := minimal()
+		for k, v := range tt.vars {
+			vars[k] = v
+		}
+		_, err := LoadConfig(env(vars), true)
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) || strings.Contains(err.Error(), "sk-openaisecret1") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: %v; want %q", tt.vars, err, tt.want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/ryo-bot/ryo/bot"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/ollama"
+	"github.com/ryo-bot/ryo/openai"
 	"github.com/ryo-bot/ryo/stt"
 )
 
@@ -20,23 +21,19 @@ import (
 func doctor(ctx context.Context, cfg Config, out io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	fmt.Fprintf(out, "✓ config: model %s at %s, Telegram at %s\n", cfg.Model, hostList(cfg.OllamaHosts), cfg.TelegramAPIURL)
-	type check struct {
-		name string
-		run  func(context.Context, Config) (string, error)
-	}
+	server := hostList(cfg.OllamaHosts)
 	checks := []check{{"database", doctorDatabase}}
-	var found ollamaFound
-	for i, h := range cfg.OllamaHosts {
-		name := "ollama"
-		if len(cfg.OllamaHosts) > 1 {
-			name = fmt.Sprintf("ollama %s (%d at once)", h.URL.Redacted(), h.Parallel)
+	if cfg.OpenAIURL == nil {
+		checks = append(checks, ollamaChecks(cfg)...)
+	} else {
+		server = cfg.OpenAIURL.Redacted()
+		checks = append(checks, check{"openai", doctorOpenAI})
+		if cfg.EmbedModel != "" {
+			checks = append(checks, check{"ollama (embeddings)", doctorEmbeddings})
 		}
-		checks = append(checks, check{name, func(ctx context.Context, cfg Config) (string, error) {
-			return found.check(ctx, cfg, i)
-		}})
 	}
-	checks = append(checks, check{"ollama", found.anywhere}, check{"telegram", doctorTelegram}, check{"transcription", doctorSTT})
+	fmt.Fprintf(out, "✓ config: model %s at %s, Telegram at %s\n", cfg.Model, server, cfg.TelegramAPIURL)
+	checks = append(checks, check{"telegram", doctorTelegram}, check{"transcription", doctorSTT})
 	code := exitOK
 	for _, c := range checks {
 		detail, err := c.run(ctx, cfg)
@@ -45,9 +42,7 @@ func doctor(ctx context.Context, cfg Config, out io.Writer) int {
 			code = exitFailed
 			continue
 		}
-		if detail != "" {
-			fmt.Fprintf(out, "✓ %s: %s\n", c.name, detail)
-		}
+		fmt.Fprintf(out, "✓ %s: %s\n", c.name, detail)
 	}
 	return code
 }
@@ -91,6 +86,59 @@ func deadSummary(ctx context.Context, db *memory.DB) string {
 	return fmt.Sprintf("%d update(s) in the dead letter: see them with `ryo deadletter`, retry with `ryo deadletter retry all` or /deadletter in Telegram", n)
 }
 
+// check is one line of the doctor's report.
+type check struct {
+	name string
+	run  func(context.Context, Config) (string, error)
+}
+
+func doctorOpenAI(ctx context.Context, cfg Config) (string, error) {
+	c := openai.New(openai.Config{URL: cfg.OpenAIURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Model, VisionModel: cfg.VisionModel, ConnectTimeout: cfg.ConnectTimeout})
+	found, err := c.Check(ctx)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s, %s among them", found, cfg.Model), nil
+}
+
+// doctorEmbeddings checks that an Ollama server of OLLAMA_HOST has the
+// embedding model while an OpenAI-compatible server answers.
+func doctorEmbeddings(ctx context.Context, cfg Config) (string, error) {
+	var last error
+	for _, h := range cfg.OllamaHosts {
+		c := ollama.New(ollama.Config{Host: h.URL, Model: cfg.EmbedModel, ConnectTimeout: cfg.ConnectTimeout})
+		version, err := c.Check(ctx)
+		switch {
+		case err == nil && len(cfg.OllamaHosts) > 1:
+			return fmt.Sprintf("Ollama %s has %s at %s", version, cfg.EmbedModel, h.URL.Redacted()), nil
+		case err == nil:
+			return fmt.Sprintf("Ollama %s has %s", version, cfg.EmbedModel), nil
+		}
+		last = err
+	}
+	return "", last
+}
+
+// ollamaChecks are the doctor's lines of the Ollama servers: one a server,
+// and with several, one that says whether any has the model.
+func ollamaChecks(cfg Config) []check {
+	var found ollamaFound
+	var checks []check
+	for i, h := range cfg.OllamaHosts {
+		name := "ollama"
+		if len(cfg.OllamaHosts) > 1 {
+			name = fmt.Sprintf("ollama %s (%d at once)", h.URL.Redacted(), h.Parallel)
+		}
+		checks = append(checks, check{name, func(ctx context.Context, cfg Config) (string, error) {
+			return found.check(ctx, cfg, i)
+		}})
+	}
+	if len(cfg.OllamaHosts) > 1 {
+		checks = append(checks, check{"ollama", found.anywhere})
+	}
+	return checks
+}
+
 // ollamaFound is what the doctor learnt of the model servers: how many
 // answered, and whether one of them has the model.
 type ollamaFound struct {
@@ -121,11 +169,9 @@ func (f *ollamaFound) check(ctx context.Context, cfg Config, i int) (string, err
 }
 
 // anywhere says, with several servers, whether any that is up has the
-// model; with one, its own line said it all.
+// model.
 func (f *ollamaFound) anywhere(_ context.Context, cfg Config) (string, error) {
 	switch {
-	case len(cfg.OllamaHosts) == 1:
-		return "", nil
 	case f.up == 0:
 		return "", fmt.Errorf("none of the %d servers answers", len(cfg.OllamaHosts))
 	case f.withModel == 0:
