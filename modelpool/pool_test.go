@@ -463,3 +463,24 @@ func TestCheckCountsTheServersUpWithTheModel(t *testing.T) {
 		t.Fatalf("Check with every server down = %v", err)
 	}
 }
+
+// A server that gives no first token in time is marked down and the
+// request goes on to another.
+func TestChatMovesOnWhenNoFirstTokenComesInTime(t *testing.T) {
+	a, b := fake(t, "llama3.2"), fake(t, "llama3.2")
+	hold := make(chan struct{})
+	defer close(hold)
+	a.Enqueue(ollamatest.Reply{Content: "late", Hold: hold})
+	u, _ := url.Parse(a.URL())
+	slow := ollama.New(ollama.Config{Host: u, Model: "llama3.2", ConnectTimeout: 5 * time.Second,
+		FirstTokenTimeout: 100 * time.Millisecond, Timeout: time.Minute})
+	p := New(Config{Model: "llama3.2", Clock: clocktest.New(time.Unix(0, 0))}, slog.New(slog.DiscardHandler),
+		Member{Name: "a", Server: slow, Limit: 1}, Member{Name: "b", Server: client(t, b.URL()), Limit: 1})
+	reply, err := p.Chat(ctxFor(t), hello("hi"))
+	if err != nil || reply.Content != "ok" || len(a.Requests()) != 1 {
+		t.Fatalf("reply %q, err %v, A asked %d times; want B's answer after A's silence", reply.Content, err, len(a.Requests()))
+	}
+	if s := p.Servers(); s[0].Healthy || s[0].Failovers != 1 {
+		t.Fatalf("servers %+v; want A down", s)
+	}
+}
