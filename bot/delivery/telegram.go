@@ -43,6 +43,7 @@ type Options struct {
 	Unpaced bool
 
 	Observer Observer // told of each call on the wire; nil for nobody
+	Ledger   Ledger   // shares calls in groups with other ryo processes; nil for none
 }
 
 // New makes a client of the Bot API o names. Calls wait until Run runs.
@@ -66,7 +67,7 @@ func New(o Options, log *slog.Logger) (*Telegram, error) {
 		l = limits{}
 	}
 	e := newEngine(l, o.CallTimeout, o.Token.Reveal(), log, o.Clock)
-	e.observer = o.Observer
+	e.observer, e.ledger = o.Observer, o.Ledger
 	return &Telegram{api: api, log: log, e: e, files: &http.Client{}}, nil
 }
 
