@@ -181,14 +181,9 @@ func (s *schedule) share(replicas int) {
 
 // inherit starts chat's budget as if it had been spent, all of it, idle
 // before now: another process wrote in the chat until then, and its calls
-// still count with Telegram. A group's minute is full until a minute after
-// that.
+// still count with Telegram. (A group's minute is learnt from the ledger,
+// call by call.)
 func (s *schedule) inherit(chat int64, now time.Time, idle time.Duration) {
 	c := s.chat(chat)
 	c.bucket.tokens, c.bucket.at = 0, now.Add(-idle)
-	if c.minute.n > 0 && idle < c.minute.per {
-		for range c.minute.n - len(c.minute.calls) {
-			c.minute.calls = append(c.minute.calls, &counted{until: now.Add(c.minute.per - idle)})
-		}
-	}
 }

@@ -24,19 +24,18 @@ func TestSharedGlobalBudget(t *testing.T) {
 }
 
 // A chat taken over from a replica that wrote in it a moment ago starts
-// with its budget spent then: a private chat's next call waits out the
-// spacing, a group's the minute.
+// with its budget spent then: its next call waits out the spacing.
 func TestInheritedChatStartsSpent(t *testing.T) {
 	f := newFixture(t, limits{ChatEvery: time.Second, ChatBurst: 3, GroupPerMinute: 4})
 	f.s.inherit(alicePM, t0, 0)
 	f.s.inherit(bobPM, t0, 10*time.Second) // let go ten seconds ago: full again
-	f.s.inherit(team, t0, 20*time.Second)
+	f.s.inherit(team, t0, 500*time.Millisecond)
 	f.add(alicePM, urgent, "dm1", "")
 	f.add(alicePM, urgent, "dm2", "")
 	f.add(bobPM, urgent, "bob", "")
 	f.add(team, urgent, "group1", "")
 	got := f.order(t0, t0.Add(time.Minute))
-	want := []string{"bob@0s", "dm1@1s", "dm2@2s", "group1@40s"}
+	want := []string{"bob@0s", "group1@500ms", "dm1@1s", "dm2@2s"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("order = %v; want %v", got, want)
 	}
