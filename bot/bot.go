@@ -203,9 +203,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	d := newDispatcher(work, b.cfg.Clock, b.cfg.Workers, b.process)
 	d.idle = func(chat int64) { b.chatIdle(work, d, chat) }
 	b.queue = d
-	if n := b.sweepInbox(ctx, d); n > 0 {
-		b.log.Info("resuming unfinished updates", "count", n)
-	}
+	b.sweepInbox(ctx, d)
 	life, endLife := context.WithCancel(work)
 	present := make(chan struct{})
 	var lead func(context.Context)

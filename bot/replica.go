@@ -101,6 +101,13 @@ func (l *leases) ours(chat int64, now time.Time) bool {
 	return home == l.r.ID
 }
 
+// alone reports whether no other replica lived at the last beat.
+func (l *leases) alone() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.live) <= 1
+}
+
 // letGo notes that this replica let chat go at now.
 func (l *leases) letGo(chat int64, now time.Time) {
 	l.mu.Lock()
@@ -257,6 +264,9 @@ func (b *Bot) sweepInbox(ctx context.Context, d *dispatcher) int {
 			n += b.offer(ctx, d, w.Chat, nil, w.Orphaned || w.Waited >= forceAfter)
 		}
 	}
+	if n > 0 {
+		b.log.Info("resuming unfinished updates", "count", n)
+	}
 	return n
 }
 
@@ -280,10 +290,20 @@ func (b *Bot) stayPresent(serve, life context.Context, d *dispatcher, lead func(
 			if life.Err() != nil {
 				return
 			}
-			leader.stop(life, r) // a leader without its connection may have lost the lock: stop polling now
+			if !b.leases.alone() {
+				// Its lock went with the connection: another replica
+				// may poll now, and two pollers must never run.
+				leader.stop(life, r)
+			} // alone, it polls on, storing nothing and confirming nothing, until the database is back
 			b.log.Warn("lost this replica's database connection; reconnecting", "err", err)
 			if err := r.Reconnect(life); err != nil {
 				ryo.Sleep(life, b.cfg.Clock, beatEvery)
+				continue
+			}
+			if leader.running() {
+				if ok, err := r.TryLead(life); err != nil || !ok {
+					leader.stop(life, r) // another replica polls meanwhile
+				}
 			}
 			continue
 		}
