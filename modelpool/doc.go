@@ -14,6 +14,9 @@
 // request's error as it is with one server; the answer is never started
 // twice. A server marked down is probed, from half a second apart and
 // doubling up to 30 s, until it answers, and then takes requests again.
+// The doubling goes on across its returns until it answers a request: a
+// server that answers probes but fails every chat costs one request a
+// failover every 30 s at most, not every half second.
 // When no server is up, the request fails at once with the error of a
 // model server out of reach (ryo.EUNAVAILABLE of ryo.Model).
 //

@@ -121,7 +121,7 @@ func (p *Pool) do(ctx context.Context, model string, call func(Server) (started 
 		default:
 			moveOn = false
 		}
-		p.release(m)
+		p.release(m, err == nil)
 		if !moveOn {
 			return err
 		}
@@ -165,10 +165,14 @@ func (p *Pool) pickLocked(model string, tried map[*member]bool, retry bool) (*me
 	return best, len(listing) > 0
 }
 
-func (p *Pool) release(m *member) {
+// release hands back a slot on m; answered clears its strikes.
+func (p *Pool) release(m *member, answered bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	m.inFlight--
+	if answered {
+		m.strikes = 0
+	}
 	p.serveLocked()
 }
 
