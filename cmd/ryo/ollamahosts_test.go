@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ryo-bot/ryo/clocktest"
+)
+
+// One server written two ways is still one server: a pool of it twice
+// would send it twice its limit.
+func TestConfigRejectsTheSameOllamaServerWrittenTwoWays(t *testing.T) {
+	for name, hosts := range map[string]string{
+		"case":            "gpu1,GPU1",
+		"trailing slash":  "gpu1,http://gpu1:11434/",
+		"default port":    "http://gpu1,http://gpu1:80",
+		"https port":      "https://gpu1,https://gpu1:443",
+		"scheme":          "http://gpu1:11434,https://gpu1:11434",
+		"ipv6":            "http://[::1]:11434=2,[0:0::1]",
+		"path with slash": "http://gpu1:11434/ollama,http://gpu1:11434/ollama/",
+	} {
+		t.Run(name, func(t *testing.T) {
+			vars := minimal()
+			vars["OLLAMA_HOST"] = hosts
+			_, err := LoadConfig(env(vars), true)
+			var ce *ConfigError
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), "is listed twice") {
+				t.Fatalf("LoadConfig(%q) = %v; want the server listed twice", hosts, err)
+			}
+		})
+	}
+}
+
+// A password may hold "=", and spaces may sit around "=N".
+func TestConfigOllamaServerEntriesAsWritten(t *testing.T) {
+	for hosts, want := range map[string][]string{
+		"http://u:p=w@gpu1:11434":        {"http://u:p=w@gpu1:11434 1"},
+		"http://u:p=w@gpu1:11434=3,gpu2": {"http://u:p=w@gpu1:11434 3", "http://gpu2:11434 1"},
+		" gpu1 = 4 , gpu2=2":             {"http://gpu1:11434 4", "http://gpu2:11434 2"},
+		"http://[::1]:11434=2,[::2]":     {"http://[::1]:11434 2", "http://[::2]:11434 1"},
+	} {
+		vars := minimal()
+		vars["OLLAMA_HOST"] = hosts
+		c, err := LoadConfig(env(vars), true)
+		if err != nil {
+			t.Errorf("LoadConfig(%q) = %v", hosts, err)
+			continue
+		}
+		var got []string
+		for _, h := range c.OllamaHosts {
+			got = append(got, h.URL.String()+" "+string(rune('0'+h.Parallel)))
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("LoadConfig(%q) = %q; want %q", hosts, got, want)
+		}
+	}
+}
+
+// Two servers on one host, told apart by their paths (behind one proxy),
+// are two series in the metrics, not one collected twice, and neither
+// name shows a password.
+func TestPoolMetricsTellServersOnOneHostApart(t *testing.T) {
+	vars := minimal()
+	vars["OLLAMA_HOST"] = "http://u:secret@127.0.0.1:1/a,http://u:secret@127.0.0.1:1/b"
+	cfg, err := LoadConfig(env(vars), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnectTimeout = time.Second
+	reg := prometheus.NewRegistry()
+	_, stop := startModels(context.Background(), cfg, clocktest.New(time.Unix(0, 0)), reg, slog.New(slog.DiscardHandler))
+	defer stop()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatalf("gather: %v", err)
+	}
+	names := map[string]bool{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if strings.Contains(l.GetValue(), "secret") {
+					t.Errorf("label %s=%q shows the password", l.GetName(), l.GetValue())
+				}
+				names[l.GetValue()] = true
+			}
+		}
+	}
+	if len(names) != 2 {
+		t.Fatalf("servers in the metrics: %v; want two", names)
+	}
+}
