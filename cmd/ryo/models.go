@@ -41,7 +41,7 @@ func startModels(ctx context.Context, cfg Config, clock ryo.Clock, reg prometheu
 	}
 	members := make([]modelpool.Member, len(clients))
 	for i, c := range clients {
-		members[i] = modelpool.Member{Name: cfg.OllamaHosts[i].URL.Host, Server: c, Limit: cfg.OllamaHosts[i].Parallel}
+		members[i] = modelpool.Member{Name: cfg.OllamaHosts[i].Name(), Server: c, Limit: cfg.OllamaHosts[i].Parallel}
 	}
 	pool := modelpool.New(modelpool.Config{Model: cfg.Model, VisionModel: cfg.VisionModel, EmbedModel: cfg.EmbedModel, Clock: clock},
 		log, members...)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -30,7 +31,10 @@ func (r *reader) ollamaHosts(name, def string, parallel int) []OllamaServer {
 			r.fail(name, "want a host or URL such as http://127.0.0.1:11434, or several separated by commas, each optionally followed by =N requests at once (1–%d)", maxParallel)
 			return []OllamaServer{{URL: &url.URL{}, Parallel: 1}}
 		}
-		key := s.URL.Scheme + "://" + s.URL.Host + s.URL.Path
+		key := strings.ToLower(s.Name())
+		if ip := net.ParseIP(s.URL.Hostname()); ip != nil {
+			key = net.JoinHostPort(ip.String(), s.port()) + s.path()
+		}
 		if seen[key] {
 			r.fail(name, "the server %s is listed twice", s.URL.Redacted())
 			return []OllamaServer{{URL: &url.URL{}, Parallel: 1}}
@@ -41,10 +45,33 @@ func (r *reader) ollamaHosts(name, def string, parallel int) []OllamaServer {
 	return out
 }
 
-// ollamaServer reads one entry of OLLAMA_HOST.
+// Name is the server's host, port and path, without its password: it
+// tells servers apart in the log, the metrics and `ryo doctor`. One server
+// written two ways (a name's case, a port left to its default, a trailing
+// slash) has one name, up to the case of its host.
+func (s OllamaServer) Name() string {
+	return net.JoinHostPort(s.URL.Hostname(), s.port()) + s.path()
+}
+
+// port is the server's port, or its scheme's default.
+func (s OllamaServer) port() string {
+	if p := s.URL.Port(); p != "" {
+		return p
+	}
+	if s.URL.Scheme == "https" {
+		return "443"
+	}
+	return "80"
+}
+
+// path is the server's path without a trailing slash.
+func (s OllamaServer) path() string { return strings.TrimRight(s.URL.Path, "/") }
+
+// ollamaServer reads one entry of OLLAMA_HOST. A last "=" followed by
+// part of a URL (a password holding "=") is no count of requests.
 func ollamaServer(v string, parallel int) (OllamaServer, bool) {
-	if i := strings.LastIndex(v, "="); i >= 0 {
-		n, err := strconv.Atoi(v[i+1:])
+	if i := strings.LastIndex(v, "="); i >= 0 && !strings.ContainsAny(v[i+1:], "@/:[]") {
+		n, err := strconv.Atoi(strings.TrimSpace(v[i+1:]))
 		if err != nil || n < 1 || n > maxParallel {
 			return OllamaServer{}, false
 		}
