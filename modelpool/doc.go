@@ -25,7 +25,8 @@
 // was thought to have is read again. A server whose list is not known
 // yet is thought to have every model.
 //
-// A member is any Server: Chat, Models and Probe. *ollama.Client is one;
+// A member is any Server: Chat, Models and Probe. *ollama.Client is one,
+// and so is an OpenAI-compatible server as openai.Member;
 // a member that also lists its models with their capabilities (Catalog) or
 // embeds texts (Embedder) serves /model, photos and recall by meaning.
 package modelpool
