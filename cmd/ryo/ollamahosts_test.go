@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -10,7 +11,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/clocktest"
+	"github.com/ryo-bot/ryo/openaitest"
 )
 
 // One server written two ways is still one server: a pool of it twice
@@ -74,7 +77,7 @@ func TestPoolMetricsTellServersOnOneHostApart(t *testing.T) {
 	}
 	cfg.ConnectTimeout = time.Second
 	reg := prometheus.NewRegistry()
-	_, stop := startModels(context.Background(), cfg, clocktest.New(time.Unix(0, 0)), reg, slog.New(slog.DiscardHandler))
+	_, _, stop := startModels(context.Background(), cfg, clocktest.New(time.Unix(0, 0)), reg, slog.New(slog.DiscardHandler))
 	defer stop()
 	families, err := reg.Gather()
 	if err != nil {
@@ -93,5 +96,70 @@ func TestPoolMetricsTellServersOnOneHostApart(t *testing.T) {
 	}
 	if len(names) != 2 {
 		t.Fatalf("servers in the metrics: %v; want two", names)
+	}
+}
+
+// RYO_OPENAI_URL may name several OpenAI-compatible servers as OLLAMA_HOST
+// does Ollama servers; one keeps its query, and a server twice is refused.
+func TestConfigSeveralOpenAIServers(t *testing.T) {
+	vars := minimal()
+	vars["RYO_OPENAI_URL"] = "http://vllm1:8000=8, https://vllm2/v1 ,http://k:p=w@lm:1234=2"
+	vars["RYO_OLLAMA_PARALLEL"] = "3"
+	c, err := LoadConfig(env(vars), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range c.OpenAIServers {
+		got = append(got, fmt.Sprintf("%s %d", h.URL, h.Parallel))
+	}
+	if want := "http://vllm1:8000 8,https://vllm2/v1 3,http://k:p=w@lm:1234 2"; strings.Join(got, ",") != want || c.OpenAIURL.String() != "http://vllm1:8000" {
+		t.Fatalf("servers %q, first %v; want %q", got, c.OpenAIURL, want)
+	}
+	vars["RYO_OPENAI_URL"] = "https://example.openai.azure.com/openai?api-version=2024-06-01"
+	if c, err := LoadConfig(env(vars), true); err != nil || len(c.OpenAIServers) != 1 || c.OpenAIURL.RawQuery != "api-version=2024-06-01" {
+		t.Fatalf("one server with a query: %+v, %v", c.OpenAIServers, err)
+	}
+	for _, bad := range []string{"http://vllm1:8000,http://VLLM1:8000/", "vllm1:8000", "http://a:8000,", "http://a:8000=0"} {
+		vars["RYO_OPENAI_URL"] = bad
+		if _, err := LoadConfig(env(vars), true); err == nil || !strings.HasPrefix(err.Error(), "RYO_OPENAI_URL: ") {
+			t.Errorf("RYO_OPENAI_URL=%q: err %v; want it refused", bad, err)
+		}
+	}
+}
+
+// Several OpenAI-compatible servers make a pool that answers the turns,
+// shown in the metrics beside the Ollama servers.
+func TestSeveralOpenAIServersAnswerAsAPool(t *testing.T) {
+	a, b := openaitest.NewServer("llama3.2"), openaitest.NewServer("llama3.2")
+	t.Cleanup(a.Close)
+	t.Cleanup(b.Close)
+	a.Handle(func(openaitest.Request) openaitest.Reply { return openaitest.Reply{Status: 502, Error: "bad gateway"} })
+	vars := minimal()
+	vars["RYO_OPENAI_URL"] = a.URL() + "=2," + b.URL()
+	vars["RYO_MODEL"] = "llama3.2"
+	cfg, err := LoadConfig(env(vars), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	_, answer, stop := startModels(context.Background(), cfg, clocktest.New(time.Unix(0, 0)), reg, slog.New(slog.DiscardHandler))
+	defer stop()
+	reply, err := answer.Chat(context.Background(), ryo.ModelRequest{Messages: []ryo.ModelMessage{{Role: ryo.ModelUser, Content: "hi"}}})
+	if err != nil || reply.Content == "" || len(b.Requests()) != 1 {
+		t.Fatalf("reply %q, err %v, B asked %d times; want B's answer", reply.Content, err, len(b.Requests()))
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers := map[string]bool{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			servers[m.GetLabel()[0].GetValue()] = true
+		}
+	}
+	if !servers[strings.TrimPrefix(a.URL(), "http://")] || !servers[strings.TrimPrefix(b.URL(), "http://")] {
+		t.Fatalf("servers in the metrics %v; want both OpenAI-compatible servers", servers)
 	}
 }
