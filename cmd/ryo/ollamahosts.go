@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// OllamaServer is one Ollama server of OLLAMA_HOST and how many requests
-// ryo sends it at once.
+// OllamaServer is one model server of OLLAMA_HOST (or RYO_OPENAI_URL)
+// and how many requests ryo sends it at once.
 type OllamaServer struct {
 	URL      *url.URL
 	Parallel int
@@ -23,12 +23,31 @@ const maxParallel = 256
 // "=N", the requests it answers at once (else parallel, from
 // RYO_OLLAMA_PARALLEL): "http://gpu1:11434=4,gpu2".
 func (r *reader) ollamaHosts(name, def string, parallel int) []OllamaServer {
+	return r.modelHosts(name, r.str(name, def), parallel, ollamaServer,
+		"want a host or URL such as http://127.0.0.1:11434, or several separated by commas, each optionally followed by =N requests at once (1–%d)")
+}
+
+// openAIServers reads RYO_OPENAI_URL: none, one OpenAI-compatible server,
+// or several that share the turns as OLLAMA_HOST's do, each an http(s)
+// URL optionally followed by "=N".
+func (r *reader) openAIServers(name string, parallel int) []OllamaServer {
+	v := r.str(name, "")
+	if v == "" {
+		return nil
+	}
+	return r.modelHosts(name, v, parallel, openAIServer,
+		"want an http(s) URL such as http://127.0.0.1:8000, or several separated by commas, each optionally followed by =N requests at once (1–%d)")
+}
+
+// modelHosts reads a list of model servers, refusing one listed twice
+// however it is written.
+func (r *reader) modelHosts(name, v string, parallel int, read func(string, int) (OllamaServer, bool), want string) []OllamaServer {
 	var out []OllamaServer
 	seen := map[string]bool{}
-	for entry := range strings.SplitSeq(r.str(name, def), ",") {
-		s, ok := ollamaServer(strings.TrimSpace(entry), parallel)
+	for entry := range strings.SplitSeq(v, ",") {
+		s, ok := read(strings.TrimSpace(entry), parallel)
 		if !ok {
-			r.fail(name, "want a host or URL such as http://127.0.0.1:11434, or several separated by commas, each optionally followed by =N requests at once (1–%d)", maxParallel)
+			r.fail(name, want, maxParallel)
 			return []OllamaServer{{URL: &url.URL{}, Parallel: 1}}
 		}
 		key := strings.ToLower(s.Name())
@@ -67,15 +86,39 @@ func (s OllamaServer) port() string {
 // path is the server's path without a trailing slash.
 func (s OllamaServer) path() string { return strings.TrimRight(s.URL.Path, "/") }
 
-// ollamaServer reads one entry of OLLAMA_HOST. A last "=" followed by
-// part of a URL (a password holding "=") is no count of requests.
+// atOnce splits "=N" off an entry: the entry without it, and N, else
+// parallel. A last "=" followed by part of a URL (a password holding
+// "="), or in its query, is no count of requests.
+func atOnce(v string, parallel int) (string, int, bool) {
+	i := strings.LastIndex(v, "=")
+	if i < 0 || strings.ContainsAny(v[i+1:], "@/:[]") || strings.Contains(v[:i], "?") {
+		return v, parallel, true
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v[i+1:]))
+	if err != nil || n < 1 || n > maxParallel {
+		return "", 0, false
+	}
+	return strings.TrimSpace(v[:i]), n, true
+}
+
+// openAIServer reads one entry of RYO_OPENAI_URL.
+func openAIServer(v string, parallel int) (OllamaServer, bool) {
+	v, parallel, ok := atOnce(v, parallel)
+	if !ok {
+		return OllamaServer{}, false
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return OllamaServer{}, false
+	}
+	return OllamaServer{URL: u, Parallel: parallel}, true
+}
+
+// ollamaServer reads one entry of OLLAMA_HOST.
 func ollamaServer(v string, parallel int) (OllamaServer, bool) {
-	if i := strings.LastIndex(v, "="); i >= 0 && !strings.ContainsAny(v[i+1:], "@/:[]") {
-		n, err := strconv.Atoi(strings.TrimSpace(v[i+1:]))
-		if err != nil || n < 1 || n > maxParallel {
-			return OllamaServer{}, false
-		}
-		v, parallel = strings.TrimSpace(v[:i]), n
+	v, parallel, ok := atOnce(v, parallel)
+	if !ok {
+		return OllamaServer{}, false
 	}
 	bare := !strings.Contains(v, "://")
 	if bare {
