@@ -1,9 +1,13 @@
 package modelpool
 
 import (
+	"context"
+	"errors"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/clocktest"
 	"github.com/ryo-bot/ryo/ollamatest"
 )
@@ -52,5 +56,125 @@ func TestAServerThatFailsEveryChatIsWaitedForLongerEachTime(t *testing.T) {
 	}
 	if err := clock.WaitArmed(ctx, clock.Now().Add(500*time.Millisecond)); err != nil {
 		t.Fatalf("a server that answered was not probed half a second after it failed again: %v", err)
+	}
+}
+
+// Five hundred requests in line, cancelled while servers free up, leave
+// no slot taken and no count astray.
+func TestACancellationStormLeavesNoSlotTaken(t *testing.T) {
+	a, b := fake(t, "llama3.2"), fake(t, "llama3.2")
+	p := testPool(t, clocktest.New(time.Unix(0, 0)), 2, a, b)
+	running(t, p)
+	hold := make(chan struct{})
+	for _, s := range []*ollamatest.Server{a, b} {
+		s.Handle(func(ollamatest.Request) ollamatest.Reply { return ollamatest.Reply{Content: "ok", Hold: hold} })
+	}
+	ctx := ctxFor(t)
+	var outs []<-chan error
+	for range 4 {
+		outs = append(outs, chats(p, ctx, hello("first")))
+	}
+	received(t, a, 2)
+	received(t, b, 2)
+	var cancels []context.CancelFunc
+	for range 500 {
+		c, cancel := context.WithCancel(ctx)
+		cancels = append(cancels, cancel)
+		outs = append(outs, chats(p, c, hello("storm")))
+	}
+	inLine(t, p, 500)
+	// Half are cancelled before the servers free up, half while they do.
+	for _, cancel := range cancels[:250] {
+		cancel()
+	}
+	close(hold)
+	for _, cancel := range cancels[250:] {
+		cancel()
+	}
+	answered, cancelled := 0, 0
+	for _, o := range outs {
+		switch err := <-o; {
+		case err == nil:
+			answered++
+		case errors.Is(err, context.Canceled):
+			cancelled++
+		default:
+			t.Fatalf("err = %v; want an answer or the request's cancellation", err)
+		}
+	}
+	inLine(t, p, 0)
+	s := p.Servers()
+	if s[0].InFlight != 0 || s[1].InFlight != 0 {
+		t.Fatalf("in flight A=%d B=%d after every request ended; want 0", s[0].InFlight, s[1].InFlight)
+	}
+	if got, sent := s[0].Requests+s[1].Requests, int64(len(a.Requests())+len(b.Requests())); got != sent {
+		t.Fatalf("the pool counts %d requests sent, the servers got %d", got, sent)
+	}
+	if answered < 4 || answered+cancelled != 504 {
+		t.Fatalf("%d answered, %d cancelled", answered, cancelled)
+	}
+	// Every slot is free: four requests at once reach the servers at once.
+	hold2 := make(chan struct{})
+	for _, srv := range []*ollamatest.Server{a, b} {
+		srv.Handle(func(ollamatest.Request) ollamatest.Reply { return ollamatest.Reply{Content: "ok", Hold: hold2} })
+	}
+	before := len(a.Requests()) + len(b.Requests())
+	var last []<-chan error
+	for range 4 {
+		last = append(last, chats(p, ctx, hello("after")))
+	}
+	waitFor(t, p, func(s []Status) bool { return s[0].InFlight+s[1].InFlight == 4 })
+	close(hold2)
+	for _, o := range last {
+		if err := <-o; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(a.Requests()) + len(b.Requests()) - before; n != 4 {
+		t.Fatalf("%d of the last four reached a server", n)
+	}
+}
+
+// A server that drops the model between the pool reading its list and a
+// chat hands the request to another that has it, and is read again.
+func TestAModelRemovedBeforeTheChatMovesTheRequest(t *testing.T) {
+	a, b := fake(t, "llama3.2"), fake(t, "llama3.2")
+	p := testPool(t, clocktest.New(time.Unix(0, 0)), 1, a, b)
+	running(t, p)
+	a.Remove("llama3.2")
+	for range 3 {
+		reply, err := p.Chat(ctxFor(t), hello("hi"))
+		if err != nil || reply.Content != "ok" {
+			t.Fatalf("reply %q, err %v", reply.Content, err)
+		}
+	}
+	waitFor(t, p, func(s []Status) bool { return s[0].Models != nil && len(s[0].Models) == 0 })
+	if n := len(a.Requests()); n > 1 {
+		t.Fatalf("A, which dropped the model, was asked %d times", n)
+	}
+	if s := p.Servers(); !s[0].Healthy {
+		t.Fatalf("A is down for lacking a model: %+v", s[0])
+	}
+}
+
+// Ten thousand models with odd names are read and routed by.
+func TestTenThousandOddlyNamedModels(t *testing.T) {
+	a, b := fake(t), fake(t, "llama3.2")
+	odd := []string{"модель", "模型", "🦙-llama", "a\u200db", "ﬁ-ligature", "e\u0301", "名前:latest", "x/y/z:1.0-q4_K_M"}
+	for i := range 10000 {
+		a.AddModel(odd[i%len(odd)] + strconv.Itoa(i))
+	}
+	a.AddModel("🦙-llama:big")
+	p := testPool(t, clocktest.New(time.Unix(0, 0)), 1, a, b)
+	running(t, p)
+	if n := len(p.Servers()[0].Models); n != 10001 {
+		t.Fatalf("A lists %d models; want 10001", n)
+	}
+	reply, err := p.Chat(ctxFor(t), ryo.ModelRequest{Model: "🦙-llama:big", Messages: hello("hi").Messages})
+	if err != nil || reply.Content != "ok" || len(a.Requests()) != 1 {
+		t.Fatalf("reply %q, err %v, A asked %d; want A's answer", reply.Content, err, len(a.Requests()))
+	}
+	if _, err := p.Chat(ctxFor(t), hello("hi")); err != nil || len(b.Requests()) != 1 {
+		t.Fatalf("err %v, B asked %d; want the default model on B", err, len(b.Requests()))
 	}
 }
