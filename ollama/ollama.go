@@ -50,7 +50,7 @@ func New(cfg Config) *Client {
 		MaxIdleConnsPerHost: 4,
 		IdleConnTimeout:     90 * time.Second,
 	}
-	return &Client{api: api.NewClient(cfg.Host, &http.Client{Transport: transport}), cfg: cfg,
+	return &Client{api: api.NewClient(cfg.Host, &http.Client{Transport: bounded{transport}}), cfg: cfg,
 		shows: newShows()}
 }
 
