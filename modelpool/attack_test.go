@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -176,5 +177,44 @@ func TestTenThousandOddlyNamedModels(t *testing.T) {
 	}
 	if _, err := p.Chat(ctxFor(t), hello("hi")); err != nil || len(b.Requests()) != 1 {
 		t.Fatalf("err %v, B asked %d; want the default model on B", err, len(b.Requests()))
+	}
+}
+
+// A request that failed on one server keeps its place in line: it came
+// before those that arrived while it was being answered, and is served
+// before them.
+func TestARequestThatFailedOverKeepsItsPlaceInLine(t *testing.T) {
+	a, b := fake(t, "llama3.2"), fake(t, "llama3.2")
+	p := testPool(t, clocktest.New(time.Unix(0, 0)), 1, a, b)
+	running(t, p)
+	holdA, holdB := make(chan struct{}), make(chan struct{})
+	a.Enqueue(ollamatest.Reply{Status: 500, Error: "CUDA error", Hold: holdA})
+	b.Handle(func(ollamatest.Request) ollamatest.Reply { return ollamatest.Reply{Content: "ok", Hold: holdB} })
+	ctx := ctxFor(t)
+	outs := []<-chan error{chats(p, ctx, hello("0"))}
+	waitFor(t, p, func(s []Status) bool { return s[0].InFlight+s[1].InFlight == 1 })
+	outs = append(outs, chats(p, ctx, hello("1")))
+	received(t, a, 1)
+	received(t, b, 1)
+	for i, text := range []string{"2", "3"} {
+		outs = append(outs, chats(p, ctx, hello(text)))
+		inLine(t, p, i+1)
+	}
+	close(holdA) // "1" (or "0") fails on A, before its first token
+	waitFor(t, p, func(s []Status) bool { return !s[0].Healthy })
+	inLine(t, p, 3)
+	close(holdB)
+	for _, o := range outs {
+		if err := <-o; err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := a.Requests()[0].Messages[0].Content
+	var order []string
+	for _, r := range b.Requests() {
+		order = append(order, r.Messages[0].Content)
+	}
+	if got, want := strings.Join(order[1:], " "), first+" 2 3"; len(order) != 4 || got != want {
+		t.Fatalf("B served %q after its first; want %q: %s failed on A, before 2 and 3 came", order, want, first)
 	}
 }
