@@ -10,7 +10,8 @@
 // A server that fails before the first token of an answer (refused
 // connection, a 5xx, no first token in time, a stream that ends empty) is
 // marked down and the request moves on to the next server: the person
-// sees only a little delay. Once a token has gone out, a failure is the
+// sees only a little delay. If it must wait for another server, it waits
+// at the place its first arrival gave it, ahead of those that came later. Once a token has gone out, a failure is the
 // request's error as it is with one server; the answer is never started
 // twice. A server marked down is probed, from half a second apart and
 // doubling up to 30 s, until it answers, and then takes requests again.
