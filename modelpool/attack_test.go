@@ -3,6 +3,11 @@ package modelpool
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +15,7 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/clocktest"
+	"github.com/ryo-bot/ryo/ollama"
 	"github.com/ryo-bot/ryo/ollamatest"
 )
 
@@ -216,5 +222,41 @@ func TestARequestThatFailedOverKeepsItsPlaceInLine(t *testing.T) {
 	}
 	if got, want := strings.Join(order[1:], " "), first+" 2 3"; len(order) != 4 || got != want {
 		t.Fatalf("B served %q after its first; want %q: %s failed on A, before 2 and 3 came", order, want, first)
+	}
+}
+
+// A server that sends a first token and then nothing more is not left for
+// another: the request ends at the whole answer's deadline, with the part
+// already shown, and no second answer is started.
+func TestAStreamThatStallsAfterItsFirstTokenEndsAtTheDeadline(t *testing.T) {
+	stall := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/tags":
+			_, _ = io.WriteString(w, `{"models":[{"name":"llama3.2:latest"}]}`)
+		case "/api/chat":
+			w.Header().Set("Content-Type", "application/x-ndjson")
+			_, _ = io.WriteString(w, `{"model":"llama3.2","message":{"role":"assistant","content":"par"},"done":false}`+"\n")
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		default:
+			_, _ = io.WriteString(w, `{"version":"0.17.4"}`)
+		}
+	}))
+	t.Cleanup(stall.Close)
+	b := fake(t, "llama3.2")
+	u, _ := url.Parse(stall.URL)
+	slow := ollama.New(ollama.Config{Host: u, Model: "llama3.2", ConnectTimeout: 5 * time.Second,
+		FirstTokenTimeout: 5 * time.Second, Timeout: 200 * time.Millisecond})
+	p := New(Config{Model: "llama3.2", Clock: clocktest.New(time.Unix(0, 0))}, slog.New(slog.DiscardHandler),
+		Member{Name: "stall", Server: slow, Limit: 1}, Member{Name: "b", Server: client(t, b.URL()), Limit: 1})
+	var deltas []string
+	req := hello("hi")
+	req.OnDelta = func(d string) { deltas = append(deltas, d) }
+	_, err := p.Chat(ctxFor(t), req)
+	if ryo.ErrorCode(err) != ryo.ETIMEOUT || strings.Join(deltas, "") != "par" || len(b.Requests()) != 0 {
+		t.Fatalf("err %v, deltas %q, B asked %d; want the deadline, A's part only", err, deltas, len(b.Requests()))
+	}
+	if s := p.Servers(); s[0].InFlight != 0 || s[0].Failovers != 0 {
+		t.Fatalf("servers %+v", s)
 	}
 }
