@@ -91,6 +91,10 @@ func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply
 	if err != nil {
 		return reply, c.explain(ctx, c.modelOf(req), err)
 	}
+	if !done && ctx.Err() != nil {
+		// The stream was cut by a deadline or the caller, not the server.
+		return reply, c.explain(ctx, c.modelOf(req), context.Cause(ctx))
+	}
 	if !done {
 		return reply, &ryo.Error{Code: ryo.EUNAVAILABLE, Of: ryo.Model, Err: errors.New("ollama: stream ended without done"),
 			Message: "The model server stopped in the middle of the answer. Please try again."}
