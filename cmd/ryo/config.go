@@ -146,12 +146,13 @@ var tokenShape = regexp.MustCompile(`^[0-9]{1,20}:[A-Za-z0-9_-]{20,}$`)
 // subcommands that do not talk to Telegram.
 func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, error) {
 	r := &reader{lookup: lookup}
+	parallel := r.between("RYO_OLLAMA_PARALLEL", 1, 1, maxParallel)
 	c := Config{
 		Token:          ryo.Secret(r.token("TELEGRAM_BOT_TOKEN", needToken)),
 		TelegramAPIURL: r.httpURL("TELEGRAM_API_URL", "https://api.telegram.org").String(),
 		DatabaseURL:    ryo.Secret(r.database("DATABASE_URL")),
-		OllamaHosts:    r.ollamaHosts("OLLAMA_HOST", "http://127.0.0.1:11434", r.between("RYO_OLLAMA_PARALLEL", 1, 1, maxParallel)),
-		OpenAIServers:  r.openAIServers("RYO_OPENAI_URL", r.between("RYO_OLLAMA_PARALLEL", 1, 1, maxParallel)),
+		OllamaHosts:    r.ollamaHosts("OLLAMA_HOST", "http://127.0.0.1:11434", parallel),
+		OpenAIServers:  r.openAIServers("RYO_OPENAI_URL", parallel),
 		OpenAIAPIKey:   ryo.Secret(r.key("RYO_OPENAI_API_KEY")),
 		Model:          r.str("RYO_MODEL", "qwen2.5:3b"),
 		AdminIDs:       r.ids("RYO_ADMIN_IDS"),
