@@ -69,6 +69,9 @@ func (c *Client) explain(ctx context.Context, model string, err error) error {
 	case errors.As(err, &urlErr):
 		return &ryo.Error{Code: ryo.EUNAVAILABLE, Of: ryo.Model, Err: fmt.Errorf("openai at %s: %w", c.cfg.URL.Redacted(), err),
 			Message: "I can't reach the model server right now. Please try again in a little while."}
+	case errors.Is(err, errFiltered):
+		return &ryo.Error{Code: ryo.EINVALID, Of: ryo.Model, Err: fmt.Errorf("openai: %w", err),
+			Message: "The model server's content filter stopped the answer, so I am not showing half of it. Please put the question differently."}
 	case errors.As(err, &mid):
 		return &ryo.Error{Code: ryo.EUNAVAILABLE, Of: ryo.Model, Err: fmt.Errorf("openai: %w", err),
 			Message: "The model failed while answering. Please try again; if it keeps failing, the model server's log says why."}
