@@ -14,6 +14,7 @@ import (
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/clocktest"
 	"github.com/ryo-bot/ryo/openai"
+	"github.com/ryo-bot/ryo/openaitest"
 )
 
 const hostileKey = "sk-proj-HOSTILE-77aa88bb99cc"
@@ -147,6 +148,21 @@ func TestChatKeepsAddressSecretsOut(t *testing.T) {
 			if strings.Contains(err.Error(), s) || strings.Contains(ryo.ErrorMessage(err), s) {
 				t.Fatalf("the error shows %q: %v / %s", s, err, ryo.ErrorMessage(err))
 			}
+		}
+	}
+}
+
+// The address as operators paste it: the endpoint itself, or the models
+// list, copied from the server's documentation.
+func TestBaseAddressAsPasted(t *testing.T) {
+	srv := openaitest.NewServer(model)
+	defer srv.Close()
+	for _, base := range []string{srv.URL() + "/v1/chat/completions", srv.URL() + "/v1/chat/completions/", srv.URL() + "/v1/models"} {
+		if _, err := client(t, base, nil).Chat(context.Background(), hello()); err != nil {
+			t.Errorf("with %s: %v", base, err)
+		}
+		if _, err := client(t, base, nil).Models(context.Background()); err != nil {
+			t.Errorf("models with %s: %v", base, err)
 		}
 	}
 }
