@@ -81,10 +81,14 @@ func New(cfg Config) *Client {
 func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // apiBase is the API's base from the configured address: /v1 on a bare
-// server address, the path as it is otherwise.
+// server address, the path as it is otherwise, less an endpoint an
+// operator pasted whole (…/v1/chat/completions, …/v1/models).
 func apiBase(u *url.URL) string {
 	b := *u
 	b.Path = strings.TrimSuffix(b.Path, "/")
+	for _, endpoint := range []string{"/chat/completions", "/models"} {
+		b.Path = strings.TrimSuffix(b.Path, endpoint)
+	}
 	if b.Path == "" {
 		b.Path = "/v1"
 	}

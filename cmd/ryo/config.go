@@ -150,7 +150,7 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		TelegramAPIURL: r.httpURL("TELEGRAM_API_URL", "https://api.telegram.org").String(),
 		DatabaseURL:    ryo.Secret(r.database("DATABASE_URL")),
 		OllamaHost:     r.ollamaHost("OLLAMA_HOST", "http://127.0.0.1:11434"),
-		OpenAIURL:      r.optionalURL("RYO_OPENAI_URL", "http://127.0.0.1:8000"),
+		OpenAIURL:      r.baseURL("RYO_OPENAI_URL", "http://127.0.0.1:8000"),
 		OpenAIAPIKey:   ryo.Secret(r.key("RYO_OPENAI_API_KEY")),
 		Model:          r.str("RYO_MODEL", "qwen2.5:3b"),
 		AdminIDs:       r.ids("RYO_ADMIN_IDS"),
@@ -317,6 +317,21 @@ func (r *reader) optionalURL(name, example string) *url.URL {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		r.fail(name, "want an http(s) URL such as %s", example)
 		return nil
+	}
+	return u
+}
+
+// baseURL reads an API's base address, to which ryo adds the paths it
+// asks: a query or a fragment would not be sent, and would be logged
+// where a key put in one must not be.
+func (r *reader) baseURL(name, example string) *url.URL {
+	u := r.optionalURL(name, example)
+	switch {
+	case u == nil:
+	case u.RawQuery != "" || u.ForceQuery:
+		r.fail(name, "has a query (?…), which ryo would not send: name the API's base alone, such as %s; a key goes in RYO_OPENAI_API_KEY", example)
+	case u.Fragment != "" || strings.Contains(r.str(name, ""), "#"):
+		r.fail(name, "has a fragment (#…): name the API's base alone, such as %s", example)
 	}
 	return u
 }
