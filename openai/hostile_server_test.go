@@ -166,3 +166,31 @@ func TestBaseAddressAsPasted(t *testing.T) {
 		}
 	}
 }
+
+// A server that never answers the list of its models: /model, the
+// fallback and ryo doctor are told so in words, on the configured clock.
+func TestModelsFromAServerThatHangs(t *testing.T) {
+	asked := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked <- struct{}{}
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	start := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	clock := clocktest.New(start)
+	c := client(t, srv.URL, func(c *openai.Config) { c.Clock = clock })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	go func() {
+		select {
+		case <-asked:
+		case <-ctx.Done():
+		}
+		clock.WaitArmed(ctx, start.Add(12*time.Second))
+		clock.Advance(12 * time.Second)
+	}()
+	_, err := c.Models(ctx)
+	if ryo.ErrorCode(err) != ryo.EUNAVAILABLE || !strings.Contains(ryo.ErrorMessage(err), "model server") {
+		t.Fatalf("err = %v (%q); want the model server unavailable, in words", err, ryo.ErrorMessage(err))
+	}
+}
