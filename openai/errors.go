@@ -92,6 +92,9 @@ func (c *Client) explain(ctx context.Context, model string, err error) error {
 	case errors.Is(cause, errTotal):
 		return &ryo.Error{Code: ryo.ETIMEOUT, Err: fmt.Errorf("openai: %w after %v", cause, c.cfg.Timeout),
 			Message: fmt.Sprintf("The model took longer than %v to answer, so I stopped it. Please try a shorter question.", c.cfg.Timeout)}
+	case errors.Is(cause, errList):
+		return &ryo.Error{Code: ryo.EUNAVAILABLE, Of: ryo.Model, Err: fmt.Errorf("openai at %s: %w after %v", c.cfg.URL.Redacted(), cause, c.cfg.ConnectTimeout+listTimeout),
+			Message: "I can't reach the model server right now. Please try again in a little while."}
 	case cause != nil:
 		return cause // the caller gave up: shutdown or a cancelled turn
 	}
