@@ -34,6 +34,9 @@ func TestReadHostileStream(t *testing.T) {
 		{name: "second choice ignored", stream: "data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\"NO\"}},{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n" +
 			"data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\"NO\"},\"finish_reason\":\"stop\"}]}\n\n" +
 			"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n", content: "Hi"},
+		{name: "usage in every chunk", stream: "data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":1}}\n\n" +
+			"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: {\"choices\":[],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2}}\n\ndata: [DONE]\n\n",
+			content: "Hi", tokens: [2]int{9, 2}},
 		{name: "enormous usage", stream: hi + "\n\ndata: {\"choices\":[],\"usage\":{\"prompt_tokens\":1e300,\"completion_tokens\":12.0}}\n\ndata: [DONE]\n\n",
 			content: "Hi", tokens: [2]int{math.MaxInt32, 12}},
 		{name: "negative usage", stream: hi + "\n\ndata: {\"choices\":[],\"usage\":{\"prompt_tokens\":-5,\"completion_tokens\":-1}}\n\ndata: [DONE]\n\n", content: "Hi"},
