@@ -135,7 +135,7 @@ type answer struct {
 	reply    ryo.ModelReply
 	finished bool // a finish_reason came
 	filtered bool // the finish_reason was the server's content filter
-	counted  bool // the usage came
+	counted  bool // the usage came, with the finish_reason or after it
 	started  bool // a token came
 }
 
@@ -166,7 +166,7 @@ func (a *answer) take(c chunk) (string, bool) {
 	if c.Usage != nil {
 		a.reply.Usage.PromptTokens = count(c.Usage.PromptTokens)
 		a.reply.Usage.ReplyTokens = count(c.Usage.CompletionTokens)
-		a.counted = true
+		a.counted = a.finished // the last figures come with the finish or after it
 	}
 	if t := c.Timings; t != nil {
 		a.reply.Usage.PromptDuration = millis(t.PromptMS)
