@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: test test-ollama bench load capacity chaos flood vet fmt-check run build migrate doctor compose-check
+.PHONY: test test-ollama bench bench-pool load capacity chaos flood vet fmt-check run build migrate doctor compose-check
 
 # The environment of the test tiers: a running PostgreSQL with the test
 # database, and a real Ollama server (built once, about 4 minutes, then cached).
@@ -15,12 +15,16 @@ test: fmt-check vet
 
 # Only the tier that runs against a real Ollama server.
 test-ollama:
-	$(TEST_ENV) $(GO) test -race -count=1 -run Live ./ollama/... ./cmd/ryo
+	$(TEST_ENV) $(GO) test -race -count=1 -run Live ./ollama/... ./modelpool ./cmd/ryo
 
 # A whole turn against a real Ollama and the tiny model: ryo's own time per
 # turn apart from the model's.
 bench:
 	$(TEST_ENV) $(GO) test -run '^$$' -bench LiveTurn -benchtime 200x ./cmd/ryo
+
+# Answers a second from one real Ollama server and from two behind the pool.
+bench-pool:
+	$(TEST_ENV) $(GO) test -run '^$$' -bench LiveChat -benchtime 100x -count 3 ./modelpool
 
 # The load test: 1,000 chats writing at once, 5 turns each, against the fake
 # Telegram enforcing Telegram's flood limits and a model that answers at

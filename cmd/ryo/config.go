@@ -29,10 +29,10 @@ import (
 type Config struct {
 	Token          ryo.Secret
 	TelegramAPIURL string
-	DatabaseURL    ryo.Secret // may hold a password
-	OllamaHost     *url.URL
-	OpenAIURL      *url.URL   // an OpenAI-compatible server that answers instead of Ollama; nil: Ollama answers
-	OpenAIAPIKey   ryo.Secret // that server's key; "" for none
+	DatabaseURL    ryo.Secret     // may hold a password
+	OllamaHosts    []OllamaServer // one or more; see ollamaHosts
+	OpenAIURL      *url.URL       // an OpenAI-compatible server that answers instead of Ollama; nil: Ollama answers
+	OpenAIAPIKey   ryo.Secret     // that server's key; "" for none
 	Model          string
 	AdminIDs       []int64
 	HTTPAddr       string // "" when switched off
@@ -114,7 +114,7 @@ type Config struct {
 // Settings names every variable ryo reads, in the order .env.example lists
 // them.
 var settingNames = []string{
-	"TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "DATABASE_URL", "OLLAMA_HOST", "RYO_OPENAI_URL", "RYO_OPENAI_API_KEY", "RYO_MODEL", "RYO_ADMIN_IDS",
+	"TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "DATABASE_URL", "OLLAMA_HOST", "RYO_OLLAMA_PARALLEL", "RYO_OPENAI_URL", "RYO_OPENAI_API_KEY", "RYO_MODEL", "RYO_ADMIN_IDS",
 	"RYO_HTTP_ADDR", "RYO_LOG_LEVEL", "RYO_LOG_FORMAT", "RYO_TIMEZONE", "RYO_WORKERS", "RYO_HISTORY_MESSAGES",
 	"RYO_MAX_ATTEMPTS", "RYO_POLL_TIMEOUT", "RYO_TELEGRAM_TIMEOUT", "RYO_SHUTDOWN_GRACE", "RYO_MODEL_KEEP_ALIVE",
 	"RYO_MODEL_NUM_CTX", "RYO_MODEL_NUM_PREDICT", "RYO_MODEL_CONNECT_TIMEOUT", "RYO_MODEL_FIRST_TOKEN_TIMEOUT", "RYO_MODEL_TIMEOUT",
@@ -149,7 +149,7 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		Token:          ryo.Secret(r.token("TELEGRAM_BOT_TOKEN", needToken)),
 		TelegramAPIURL: r.httpURL("TELEGRAM_API_URL", "https://api.telegram.org").String(),
 		DatabaseURL:    ryo.Secret(r.database("DATABASE_URL")),
-		OllamaHost:     r.ollamaHost("OLLAMA_HOST", "http://127.0.0.1:11434"),
+		OllamaHosts:    r.ollamaHosts("OLLAMA_HOST", "http://127.0.0.1:11434", r.between("RYO_OLLAMA_PARALLEL", 1, 1, maxParallel)),
 		OpenAIURL:      r.baseURL("RYO_OPENAI_URL", "http://127.0.0.1:8000"),
 		OpenAIAPIKey:   ryo.Secret(r.key("RYO_OPENAI_API_KEY")),
 		Model:          r.str("RYO_MODEL", "qwen2.5:3b"),
@@ -332,24 +332,6 @@ func (r *reader) baseURL(name, example string) *url.URL {
 		r.fail(name, "has a query (?…), which ryo would not send: name the API's base alone, such as %s; a key goes in RYO_OPENAI_API_KEY", example)
 	case u.Fragment != "" || strings.Contains(r.str(name, ""), "#"):
 		r.fail(name, "has a fragment (#…): name the API's base alone, such as %s", example)
-	}
-	return u
-}
-
-// ollamaHost reads the Ollama address the way Ollama's own CLI does: a bare
-// host gets http:// and port 11434.
-func (r *reader) ollamaHost(name, def string) *url.URL {
-	v := r.str(name, def)
-	if !strings.Contains(v, "://") {
-		v = "http://" + v
-	}
-	u, err := url.Parse(v)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
-		r.fail(name, "want a host or URL such as http://127.0.0.1:11434")
-		return &url.URL{}
-	}
-	if u.Port() == "" && !strings.Contains(r.str(name, def), "://") {
-		u.Host += ":11434"
 	}
 	return u
 }

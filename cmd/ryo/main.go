@@ -22,7 +22,6 @@ import (
 	"github.com/ryo-bot/ryo/bot/intake"
 	"github.com/ryo-bot/ryo/fetch"
 	"github.com/ryo-bot/ryo/memory"
-	"github.com/ryo-bot/ryo/ollama"
 	"github.com/ryo-bot/ryo/openai"
 	"github.com/ryo-bot/ryo/prompts"
 	"github.com/ryo-bot/ryo/stt"
@@ -177,8 +176,8 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	local := ollama.New(ollama.Config{Host: cfg.OllamaHost, Model: cfg.Model, EmbedModel: cfg.EmbedModel, VisionModel: cfg.VisionModel, KeepAlive: cfg.KeepAlive, NumCtx: cfg.NumCtx, NumPredict: cfg.NumPredict,
-		ConnectTimeout: cfg.ConnectTimeout, FirstTokenTimeout: cfg.FirstTokenTimeout, Timeout: cfg.ModelTimeout})
+	local, stopModels := startModels(ctx, cfg, m.Clock, reg, log)
+	defer stopModels()
 	model := m.modelServer(local)
 	checked := make(chan struct{})
 	go func() { checkModel(ctx, model, log); close(checked) }()
