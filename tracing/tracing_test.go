@@ -14,7 +14,7 @@ import (
 type failingExporter struct{ err error }
 
 func (f *failingExporter) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return f.err }
-func (f *failingExporter) Shutdown(context.Context) error                            { return nil }
+func (f *failingExporter) Shutdown(context.Context) error                             { return nil }
 
 func TestAnOutageOfTheCollectorIsLoggedOnce(t *testing.T) {
 	var out bytes.Buffer
