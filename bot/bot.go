@@ -67,6 +67,8 @@ type Config struct {
 	Quotas *Quotas
 	// Metrics is told what the bot does; nothing is told when nil.
 	Metrics Metrics
+	// Tracer traces each turn (span.go); none when nil.
+	Tracer Tracer
 	// WebhookURL, when set, is where Telegram posts updates instead of
 	// the bot polling; the caller serves Webhook at its path.
 	WebhookURL         string
@@ -139,7 +141,7 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 		cfg.Recall = tools.Recaller{Store: db, Log: log}
 	}
 	t, err := delivery.New(delivery.Options{Token: cfg.Token, APIURL: cfg.APIURL, CallTimeout: cfg.CallTimeout, Clock: cfg.Clock,
-		Observer: cfg.Metrics}, log)
+		Observer: cfg.Metrics, Tracer: cfg.Tracer}, log)
 	if err != nil {
 		return nil, err
 	}
@@ -147,6 +149,7 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 	cmds := toolbus.NewRegistry()
 	cmds.SetClock(cfg.Clock)
 	cmds.SetObserver(cfg.Metrics)
+	cmds.SetTracer(cfg.Tracer)
 	for _, s := range []toolbus.Spec{tools.Forget(cfg.Recall), tools.AdminForget(cfg.Recall), forgetMeTool(db), knowledgeDeleteTool(db)} {
 		if err := cmds.Register(s); err != nil {
 			return nil, err

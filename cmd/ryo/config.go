@@ -22,6 +22,7 @@ import (
 	"github.com/ryo-bot/ryo/bot/intake"
 	"github.com/ryo-bot/ryo/stt"
 	"github.com/ryo-bot/ryo/toolbus"
+	"github.com/ryo-bot/ryo/tracing"
 )
 
 // Config is every setting, read once at start from the environment and an
@@ -101,6 +102,8 @@ type Config struct {
 	WebhookURL         *url.URL
 	WebhookSecret      ryo.Secret // generated at start when unset
 	WebhookConnections int        // Telegram's max_connections
+
+	Tracing tracing.Config // where traces of turns go; off by default (tracing.go)
 }
 
 // Settings names every variable ryo reads, in the order .env.example lists
@@ -120,6 +123,10 @@ var settingNames = []string{
 	"RYO_RETAIN_UPDATES", "RYO_RETAIN_VIEWS", "RYO_RETAIN_ACTIONS", "RYO_RETAIN_CONTEXT",
 	"RYO_RETAIN_FILES", "RYO_RETAIN_USAGE",
 	"RYO_WEBHOOK_URL", "RYO_WEBHOOK_SECRET", "RYO_WEBHOOK_CONNECTIONS",
+	// The standard OpenTelemetry variables (tracing.go).
+	"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS",
+	"OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_TIMEOUT", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+	"OTEL_SERVICE_NAME", "OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG", "OTEL_SDK_DISABLED",
 }
 
 // ConfigError is a missing or malformed setting. Its text is one line that
@@ -208,6 +215,8 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		WebhookURL:         r.webhookURL("RYO_WEBHOOK_URL"),
 		WebhookSecret:      ryo.Secret(r.webhookSecret("RYO_WEBHOOK_SECRET")),
 		WebhookConnections: r.between("RYO_WEBHOOK_CONNECTIONS", bot.DefaultWebhookConnections, 1, 100),
+
+		Tracing: r.tracing(),
 	}
 	if c.WebhookURL != nil && c.HTTPAddr == "" {
 		r.fail("RYO_WEBHOOK_URL", "needs RYO_HTTP_ADDR, where the webhook is served; it is off")
