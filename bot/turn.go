@@ -336,8 +336,8 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 	var ids []int
 	buttons := b.answerButtons(t, about) // answerbuttons.go
 	began := b.cfg.Clock.Now()
-	sendCtx, span := b.startDelivery(ctx) // span.go
-	err = t.w.idle(func() error {         // Telegram may make the answer wait its turn: other chats go on meanwhile
+	sendCtx, span := b.startDelivery(ctx)
+	err = t.w.idle(func() error { // Telegram may make the answer wait its turn: other chats go on meanwhile
 		var err error
 		if ids, err = shown.Finish(sendCtx, answer, about.Tools, delivered, record, buttons...); err != nil {
 			return err
