@@ -22,6 +22,7 @@ import (
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/ollamatest"
+	"github.com/ryo-bot/ryo/telegramtest"
 	"github.com/ryo-bot/ryo/toolbus"
 )
 
@@ -116,6 +117,7 @@ func TestATurnIsOneTraceWithoutWhatWasWritten(t *testing.T) {
 	h.env["OTEL_SERVICE_NAME"] = "ryo-test"
 	const marker = "qx7-marker-Ж9"
 	h.tools = []toolbus.Spec{lookupTool()}
+	h.tg.FailNext("editMessageText", 1, telegramtest.TooManyRequests(1)) // flood control, once
 	h.llm.Enqueue(ollamatest.Reply{Content: command("lookup", `{"q":"`+marker+`"}`), PromptEvalCount: 812, EvalCount: 23},
 		ollamatest.Reply{Content: envelope("It says " + marker), PromptEvalCount: 905, EvalCount: 11})
 	h.start()
@@ -170,6 +172,16 @@ func TestATurnIsOneTraceWithoutWhatWasWritten(t *testing.T) {
 			count["delivered by telegram"]++
 		}
 	}
+	for _, s := range mine {
+		for _, e := range s.Events {
+			if e.Name == "telegram flood control" && strings.HasPrefix(s.Name, "telegram ") {
+				count["flood control"]++
+			}
+		}
+	}
+	if count["flood control"] != 1 {
+		t.Errorf("Telegram's 429 is not an event of its call's span: %v", names(mine))
+	}
 	if count["delivered by telegram"] == 0 {
 		t.Errorf("no Telegram call under the delivery: %v", names(mine))
 	}
@@ -211,8 +223,13 @@ func TestATurnIsOneTraceWithoutWhatWasWritten(t *testing.T) {
 			t.Errorf("the turn's log line does not name the turn (%s) and its trace: %s", turn, line)
 		}
 	}
-	if !strings.Contains(h.logs.String(), turn) {
-		t.Errorf("no log line names the turn %s", turn)
+	for _, line := range strings.Split(h.logs.String(), "\n") { // the delivery engine's lines too
+		if strings.Contains(line, "telegram flood control") && !strings.Contains(line, turn+" ") {
+			t.Errorf("the delivery engine's line does not name the turn (%s): %s", turn, line)
+		}
+	}
+	if !strings.Contains(h.logs.String(), "telegram flood control") {
+		t.Error("no line about the 429")
 	}
 }
 
