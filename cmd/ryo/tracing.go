@@ -18,6 +18,11 @@ import (
 // nor headers are quoted back: they may carry keys.
 func (r *reader) tracing() tracing.Config {
 	disabled := r.oneOf("OTEL_SDK_DISABLED", "false", "true", "false") == "true"
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
+		if v := r.str(name, "http/protobuf"); v != "http/protobuf" {
+			r.fail(name, "ryo sends traces over OTLP/HTTP with protobuf only: leave it unset or http/protobuf, and use the collector's HTTP port (4318)")
+		}
+	}
 	c := tracing.Config{
 		Endpoint:    r.otlpEndpoint(),
 		Headers:     r.otlpHeaders("OTEL_EXPORTER_OTLP_HEADERS", nil),

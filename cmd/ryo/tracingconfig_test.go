@@ -28,7 +28,7 @@ func TestTracingSettings(t *testing.T) {
 		{name: "the general endpoint gets /v1/traces", vars: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318/"},
 			endpoint: "http://collector:4318/v1/traces", service: "ryo", timeout: 10 * time.Second},
 		{name: "the traces endpoint is taken as it is, and wins",
-			vars: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://a:4318", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "https://b/otlp/traces"},
+			vars:     map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://a:4318", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "https://b/otlp/traces"},
 			endpoint: "https://b/otlp/traces", service: "ryo", timeout: 10 * time.Second},
 		{name: "headers, timeouts and the service name",
 			vars: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://a:4318", "OTEL_EXPORTER_OTLP_HEADERS": "api-key=s%3Dcret, x-team = bots",
@@ -79,6 +79,8 @@ func TestTracingSettingsMalformed(t *testing.T) {
 		"OTEL_TRACES_SAMPLER":                "sometimes",
 		"OTEL_TRACES_SAMPLER_ARG":            "1.5",
 		"OTEL_SDK_DISABLED":                  "perhaps",
+		"OTEL_EXPORTER_OTLP_PROTOCOL":        "grpc",
+		"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json",
 	} {
 		vars := map[string]string{name: value}
 		if name == "OTEL_TRACES_SAMPLER_ARG" {
