@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: test test-ollama bench load flood vet fmt-check run build migrate doctor compose-check
+.PHONY: test test-ollama bench load capacity flood vet fmt-check run build migrate doctor compose-check
 
 # The environment of the test tiers: a running PostgreSQL with the test
 # database, and a real Ollama server (built once, about 4 minutes, then cached).
@@ -30,6 +30,16 @@ LOAD_TURNS ?= 5
 load:
 	RYO_TEST_DATABASE_URL="$$(./scripts/test-db.sh)" $(GO) test ./cmd/ryo -run '^$$' -bench Load -benchtime 1x -timeout 60m \
 		-args -load.chats=$(LOAD_CHATS) -load.turns=$(LOAD_TURNS)
+
+# The capacity measurement: ryo itself with Telegram's pacing lifted (a
+# built ryo against the fake Telegram without flood limits and a model that
+# answers at once), 1,000 chats each keeping a question waiting; reports
+# turns a second, CPU per turn, resident memory, and writes ryo's CPU
+# profile to capacity.prof.
+CAPACITY_CHATS ?= 1000
+capacity:
+	RYO_TEST_DATABASE_URL="$$(./scripts/test-db.sh)" $(GO) test ./cmd/ryo -run '^$$' -bench Capacity -benchtime 1x -timeout 20m \
+		-args -capacity.chats=$(CAPACITY_CHATS) -capacity.profile=$(CURDIR)/capacity.prof
 
 # The flood measurement: one person sends 100 messages in 10 s in a group
 # while the model takes 2 s an answer; reports the model calls they cost

@@ -28,6 +28,7 @@ type Config struct {
 	Workers       int           // chats answered at once
 	PollTimeout   time.Duration // long-poll wait of getUpdates
 	CallTimeout   time.Duration // deadline of every other Telegram call
+	Unpaced       bool          // Telegram's flood limits lifted, for a Bot API server without them
 	HistoryLimit  int           // messages of context given to the model
 	TurnTimeout   time.Duration // how long one answer may take, tool rounds included
 	MaxAttempts   int           // starts of one update before it is given up
@@ -141,7 +142,7 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 		cfg.Recall = tools.Recaller{Store: db, Log: log}
 	}
 	t, err := delivery.New(delivery.Options{Token: cfg.Token, APIURL: cfg.APIURL, CallTimeout: cfg.CallTimeout, Clock: cfg.Clock,
-		Observer: cfg.Metrics, Tracer: cfg.Tracer}, log)
+		Unpaced: cfg.Unpaced, Observer: cfg.Metrics, Tracer: cfg.Tracer}, log)
 	if err != nil {
 		return nil, err
 	}

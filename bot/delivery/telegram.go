@@ -38,6 +38,10 @@ type Options struct {
 	APIURL      string        // the Bot API server, e.g. https://api.telegram.org
 	CallTimeout time.Duration // the deadline of one call
 	Clock       ryo.Clock     // the system clock when nil
+	// Unpaced lifts Telegram's flood limits: calls go out as fast as they
+	// come. Only for a Bot API server that has none, such as a test's;
+	// Telegram answers a bot that ignores them with 429s and bans.
+	Unpaced bool
 
 	Observer Observer // told of each call on the wire; nil for nobody
 	// Tracer traces the calls of traced turns (span.go); none when nil.
@@ -60,7 +64,11 @@ func New(o Options, log *slog.Logger) (*Telegram, error) {
 	if o.Clock == nil {
 		o.Clock = ryo.SystemClock{}
 	}
-	e := newEngine(defaultLimits(), o.CallTimeout, o.Token.Reveal(), log, o.Clock)
+	l := defaultLimits()
+	if o.Unpaced {
+		l = limits{}
+	}
+	e := newEngine(l, o.CallTimeout, o.Token.Reveal(), log, o.Clock)
 	e.observer, e.tracer = o.Observer, o.Tracer
 	return &Telegram{api: api, log: log, e: e, files: &http.Client{}}, nil
 }

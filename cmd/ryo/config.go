@@ -103,6 +103,12 @@ type Config struct {
 	WebhookSecret      ryo.Secret // generated at start when unset
 	WebhookConnections int        // Telegram's max_connections
 
+	// TelegramPacing is false when Telegram's flood limits are lifted, for
+	// a Bot API server that has none (a test's).
+	TelegramPacing bool
+	// Pprof serves Go's runtime profiles at /debug/pprof/ on HTTPAddr.
+	Pprof bool
+
 	Tracing tracing.Config // where traces of turns go; off by default (tracing.go)
 }
 
@@ -123,6 +129,7 @@ var settingNames = []string{
 	"RYO_RETAIN_UPDATES", "RYO_RETAIN_VIEWS", "RYO_RETAIN_ACTIONS", "RYO_RETAIN_CONTEXT",
 	"RYO_RETAIN_FILES", "RYO_RETAIN_USAGE",
 	"RYO_WEBHOOK_URL", "RYO_WEBHOOK_SECRET", "RYO_WEBHOOK_CONNECTIONS",
+	"RYO_TELEGRAM_PACING", "RYO_PPROF",
 	// The standard OpenTelemetry variables (tracing.go).
 	"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS",
 	"OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_TIMEOUT", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
@@ -217,7 +224,13 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		WebhookSecret:      ryo.Secret(r.webhookSecret("RYO_WEBHOOK_SECRET")),
 		WebhookConnections: r.between("RYO_WEBHOOK_CONNECTIONS", bot.DefaultWebhookConnections, 1, 100),
 
+		TelegramPacing: r.oneOf("RYO_TELEGRAM_PACING", "telegram", "telegram", "off") == "telegram",
+		Pprof:          r.oneOf("RYO_PPROF", "off", "on", "off") == "on",
+
 		Tracing: r.tracing(),
+	}
+	if c.Pprof && c.HTTPAddr == "" {
+		r.fail("RYO_PPROF", "needs RYO_HTTP_ADDR, where the profiles are served; it is off")
 	}
 	if c.WebhookURL != nil && c.HTTPAddr == "" {
 		r.fail("RYO_WEBHOOK_URL", "needs RYO_HTTP_ADDR, where the webhook is served; it is off")

@@ -79,7 +79,7 @@ func (h *harness) startBinary(bin string) *exec.Cmd {
 
 // builtBinary builds ryo into the test's directory, for tests that kill
 // it; they are skipped with -short.
-func builtBinary(t *testing.T) string {
+func builtBinary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary; skipped with -short")

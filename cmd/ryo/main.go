@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -230,7 +231,7 @@ func (m *Main) Run(ctx context.Context) error {
 		Token: cfg.Token, APIURL: cfg.TelegramAPIURL, AdminIDs: cfg.AdminIDs, Workers: cfg.Workers,
 		PollTimeout: cfg.PollTimeout, CallTimeout: cfg.TelegramTimeout, HistoryLimit: cfg.HistoryMessages,
 		MaxAttempts: cfg.MaxAttempts, ShutdownGrace: cfg.ShutdownGrace, TurnTimeout: cfg.TurnTimeout,
-		NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts,
+		NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts, Unpaced: !cfg.TelegramPacing,
 		Tools: registry, Tiers: tiers, Quotas: quotas, ConfirmTTL: cfg.ConfirmTTL, AdminsDecide: cfg.AdminsDecide, Location: cfg.Timezone, Access: cfg.Access,
 		PersonRate: cfg.PersonRate, PersonBurst: cfg.PersonBurst,
 		Recall: recall, Clock: m.Clock, Metrics: stats, Tracer: traces.Tracer(), Vision: model, Models: model, Listen: listener(cfg, log),
@@ -436,6 +437,11 @@ func (m *Main) serveHTTP(ctx context.Context, db *memory.DB, metrics http.Handle
 		fmt.Fprintln(w, "ok")
 	})
 	mux.Handle("GET /metrics", metrics)
+	if m.Config.Pprof {
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	}
 	for _, r := range routes {
 		mux.Handle(r.path, r.handler)
 	}
