@@ -370,7 +370,7 @@ func (b *Bot) retry(ctx context.Context, what string, fn func() error) error {
 			return err
 		}
 		wait := ryo.Backoff(n)
-		b.log.Warn("database unavailable; will retry", "op", what, "retry_in", wait, "err", err)
+		b.log.WarnContext(ctx, "database unavailable; will retry", "op", what, "retry_in", wait, "err", err)
 		if !ryo.Sleep(ctx, b.cfg.Clock, wait) {
 			return err
 		}
