@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: test test-ollama bench load capacity flood vet fmt-check run build migrate doctor compose-check
+.PHONY: test test-ollama bench bench-pool load capacity chaos flood vet fmt-check run build migrate doctor compose-check
 
 # The environment of the test tiers: a running PostgreSQL with the test
 # database, and a real Ollama server (built once, about 4 minutes, then cached).
@@ -15,12 +15,16 @@ test: fmt-check vet
 
 # Only the tier that runs against a real Ollama server.
 test-ollama:
-	$(TEST_ENV) $(GO) test -race -count=1 -run Live ./ollama/... ./cmd/ryo
+	$(TEST_ENV) $(GO) test -race -count=1 -run Live ./ollama/... ./modelpool ./cmd/ryo
 
 # A whole turn against a real Ollama and the tiny model: ryo's own time per
 # turn apart from the model's.
 bench:
 	$(TEST_ENV) $(GO) test -run '^$$' -bench LiveTurn -benchtime 200x ./cmd/ryo
+
+# Answers a second from one real Ollama server and from two behind the pool.
+bench-pool:
+	$(TEST_ENV) $(GO) test -run '^$$' -bench LiveChat -benchtime 100x -count 3 ./modelpool
 
 # The load test: 1,000 chats writing at once, 5 turns each, against the fake
 # Telegram enforcing Telegram's flood limits and a model that answers at
@@ -40,6 +44,16 @@ CAPACITY_CHATS ?= 1000
 capacity:
 	RYO_TEST_DATABASE_URL="$$(./scripts/test-db.sh)" $(GO) test ./cmd/ryo -run '^$$' -bench Capacity -benchtime 1x -timeout 20m \
 		-args -capacity.chats=$(CAPACITY_CHATS) -capacity.profile=$(CURDIR)/capacity.prof
+
+# The chaos run: ryo replicas on one database under load while one is
+# killed, PostgreSQL restarts, the model stalls and Telegram answers 429s
+# and 500s; prints what was lost, answered twice or out of order. It
+# restarts the machine's PostgreSQL: run nothing else meanwhile.
+CHAOS_REPLICAS ?= 3
+CHAOS_CHATS ?= 200
+chaos:
+	RYO_TEST_DATABASE_URL="$$(./scripts/test-db.sh)" $(GO) test ./cmd/ryo -run '^$$' -bench Chaos -benchtime 1x -timeout 30m \
+		-args -chaos.replicas=$(CHAOS_REPLICAS) -chaos.chats=$(CHAOS_CHATS)
 
 # The flood measurement: one person sends 100 messages in 10 s in a group
 # while the model takes 2 s an answer; reports the model calls they cost

@@ -84,13 +84,16 @@ type Answerer interface {
 
 // Bot is the running Telegram bot.
 type Bot struct {
-	cfg    Config
-	log    *slog.Logger
-	db     *memory.DB
-	agent  Answerer
-	model  string // named in the stored metadata
-	tg     *delivery.Telegram
-	stages *stages.Orchestrator
+	cfg   Config
+	log   *slog.Logger
+	db    *memory.DB
+	agent Answerer
+	model string // named in the stored metadata
+	tg    *delivery.Telegram
+	// groupCalls shares the calls made in groups with other ryo processes
+	// on the database, for the groups' twenty a minute.
+	groupCalls *memory.GroupCalls
+	stages     *stages.Orchestrator
 	// commandTools are the tools the bot's own commands hold for a yes:
 	// a person's forget and forget_me, an admin's forget_any. The model
 	// never sees them.
@@ -141,8 +144,9 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 	if cfg.Recall.Store == nil {
 		cfg.Recall = tools.Recaller{Store: db, Log: log}
 	}
+	groupCalls := memory.NewGroupCalls(db)
 	t, err := delivery.New(delivery.Options{Token: cfg.Token, APIURL: cfg.APIURL, CallTimeout: cfg.CallTimeout, Clock: cfg.Clock,
-		Unpaced: cfg.Unpaced, Observer: cfg.Metrics, Tracer: cfg.Tracer}, log)
+		Unpaced: cfg.Unpaced, Observer: cfg.Metrics, Ledger: groupCalls, Tracer: cfg.Tracer}, log)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +160,7 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 			return nil, err
 		}
 	}
-	return &Bot{cfg: cfg, log: log, db: db, agent: answerer, model: model, tg: t, stages: o, commandTools: cmds, flood: newFloodGuard(cfg.PersonRate, cfg.PersonBurst),
+	return &Bot{cfg: cfg, log: log, db: db, agent: answerer, model: model, tg: t, groupCalls: groupCalls, stages: o, commandTools: cmds, flood: newFloodGuard(cfg.PersonRate, cfg.PersonBurst),
 		pageTurns: newFloodGuard(3*cfg.PersonRate, 2*cfg.PersonBurst),
 		speakers:  speakers{last: map[int64]int64{}}, poller: intake.NewPoller(intake.Options{Token: cfg.Token, APIURL: cfg.APIURL, PollTimeout: cfg.PollTimeout,
 			CallTimeout: cfg.CallTimeout, Clock: cfg.Clock, Observer: cfg.Metrics}, log)}, nil
@@ -174,7 +178,11 @@ func (b *Bot) Run(ctx context.Context) error {
 	engineCtx, stopEngine := context.WithCancel(context.WithoutCancel(ctx))
 	engineDone := make(chan struct{})
 	go func() { b.tg.Run(engineCtx); close(engineDone) }()
-	defer func() { stopEngine(); <-engineDone }()
+	// The calls in groups are written down until the engine's last one.
+	ledgerCtx, stopLedger := context.WithCancel(context.WithoutCancel(ctx))
+	ledgerDone := make(chan struct{})
+	go func() { b.groupCalls.Run(ledgerCtx); close(ledgerDone) }()
+	defer func() { stopEngine(); <-engineDone; stopLedger(); <-ledgerDone }()
 	defer b.background.Wait()
 	if err := b.introduce(ctx); err != nil {
 		if ctx.Err() != nil {

@@ -28,6 +28,7 @@ func russianTexts() map[string]string {
 		"I can't reach the model server right now. Please try again in a little while.":                             "Не могу сейчас достучаться до сервера модели. Попробуйте чуть позже.",
 		"The model failed while answering. Please try again; if it keeps failing, the model server's log says why.": "Модель сбилась, пока отвечала. Попробуйте ещё раз; если ошибка повторяется, причина — в логе сервера модели.",
 		"The model server stopped in the middle of the answer. Please try again.":                                   "Сервер модели остановился посреди ответа. Попробуйте ещё раз.",
+		"The model server does not accept ryo's key. An admin should check RYO_OPENAI_API_KEY.":                     "Сервер модели не принимает ключ ryo. Админу стоит проверить RYO_OPENAI_API_KEY.",
 		"Something went wrong on my side. Please try again.":                                                        "У меня что-то пошло не так. Попробуйте ещё раз.",
 
 		// Access.

@@ -15,6 +15,9 @@
 // What a model can do is asked once for each version of it and
 // remembered; a model gone or pulled again is asked about afresh.
 //
+// Models (the names /api/tags lists) and Probe (/api/version) are what a
+// modelpool.Pool asks of each of several servers.
+//
 // Failures come back as *ryo.Error values whose Message can be shown to the
 // user as it is: the server is unreachable, the model is not installed, the
 // model took too long. A model that is not installed is ryo.ModelMissing. SDK types (api.ChatRequest and friends) never leave

@@ -179,7 +179,12 @@ func statusError(model string, se api.StatusError) error {
 		return &ryo.Error{Code: ryo.ENOTFOUND, Of: ryo.Model, Err: err,
 			Message: fmt.Sprintf("The model %q is not installed on the model server. An admin can install it with: ollama pull %s", model, model)}
 	}
-	return &ryo.Error{Code: ryo.EUNAVAILABLE, Of: ryo.Model, Err: err,
+	code := ryo.EUNAVAILABLE
+	if se.StatusCode >= 400 && se.StatusCode < 500 && se.StatusCode != http.StatusRequestTimeout && se.StatusCode != http.StatusTooManyRequests {
+		// The server is up and refused this request: another would refuse it too.
+		code = ryo.EINVALID
+	}
+	return &ryo.Error{Code: code, Of: ryo.Model, Err: err,
 		Message: "The model server could not answer: " + clip(se.ErrorMessage, 200)}
 }
 

@@ -26,6 +26,7 @@ type Server struct {
 	requests []Request
 	vision   []string // canonical names of the models that read pictures
 	shows    int      // /api/show requests
+	down     bool     // every connection is dropped unanswered (SetDown)
 	showFail int      // how many of the next /api/show requests fail with a 500
 }
 
@@ -60,7 +61,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/show", s.serveShow)
 	mux.HandleFunc("POST /api/chat", s.serveChat)
 	mux.HandleFunc("POST /api/embed", s.serveEmbed)
-	return mux
+	return s.dropWhenDown(mux)
 }
 
 // URL returns the base URL, http://127.0.0.1:PORT, to pass to api.NewClient.

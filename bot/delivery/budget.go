@@ -90,9 +90,10 @@ func (b *bucket) full(now time.Time) bool { return b.level(now) >= float64(b.bur
 // when it is sent until `per` after its answer. A zero n allows
 // everything.
 type window struct {
-	n     int
-	per   time.Duration
-	calls []*counted
+	n      int
+	per    time.Duration
+	calls  []*counted
+	others []time.Time // until when each call other processes made counts
 }
 
 // counted is a call a window counts: until zero while it is on its way.
@@ -103,6 +104,7 @@ func newWindow(n int, per time.Duration) window { return window{n: n, per: per} 
 // forget drops calls that left the window.
 func (w *window) forget(now time.Time) {
 	w.calls = slices.DeleteFunc(w.calls, func(c *counted) bool { return !c.until.IsZero() && !now.Before(c.until) })
+	w.others = slices.DeleteFunc(w.others, func(until time.Time) bool { return !now.Before(until) })
 }
 
 // readyAt is when, from t on, need more calls fit in the window (need <=
@@ -114,6 +116,12 @@ func (w *window) readyAt(t time.Time, need int) (at time.Time, ok bool) {
 	}
 	in := 0
 	var leave []time.Time
+	for _, until := range w.others {
+		if until.After(t) {
+			in++
+			leave = append(leave, until)
+		}
+	}
 	for _, c := range w.calls {
 		switch {
 		case c.until.IsZero():
@@ -159,5 +167,5 @@ func (w *window) drop(c *counted) {
 
 func (w *window) empty(now time.Time) bool {
 	w.forget(now)
-	return len(w.calls) == 0
+	return len(w.calls) == 0 && len(w.others) == 0
 }

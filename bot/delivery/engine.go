@@ -34,7 +34,10 @@ type engine struct {
 	log     *slog.Logger
 
 	observer Observer     // told of each try; nil for nobody
+	ledger   Ledger       // shares calls in groups with other processes; nil for none
 	tracer   trace.Tracer // each call a traced turn waits for is a span; nil for none (span.go)
+
+	ledgerWarned time.Time // when a ledger that failed was last logged
 
 	mu    sync.Mutex
 	s     *schedule
@@ -126,6 +129,7 @@ func (e *engine) tell(ended []finished) {
 // submit queues j without waiting for it. When j's caller gives up, the
 // schedule looks again at once, so that the call is ended then.
 func (e *engine) submit(j *apiCall) {
+	e.learn(j)
 	if j.ctx != nil {
 		unwatch, done := context.AfterFunc(j.ctx, e.poke), j.done
 		j.done = func(err error) {
@@ -146,6 +150,57 @@ func (e *engine) submit(j *apiCall) {
 	e.mu.Unlock()
 	e.tell(ended)
 	e.poke()
+}
+
+// Ledger shares the calls made in groups with the other ryo processes on
+// the database — the one before a restart, other replicas — so that
+// together they keep to a group's twenty calls a minute.
+type Ledger interface {
+	// Record notes that a call in group chat counts until until. It must
+	// not block.
+	Record(chat int64, until time.Time)
+	// Others returns until when each call other processes made in chat
+	// counts, for those that still do.
+	Others(ctx context.Context, chat int64) ([]time.Time, error)
+}
+
+// learnEvery is how often at most a group quiet here is read again from
+// the ledger: another process may have called there meanwhile only if the
+// group was handed over, which takes longer.
+const learnEvery = time.Second
+
+// learn reads, before a call in a group with nothing queued or on its way
+// here, the calls other processes made there lately: they count against
+// the group's minute too. A ledger that cannot be read leaves the group
+// as this process knows it.
+func (e *engine) learn(j *apiCall) {
+	if e.ledger == nil || !isGroup(j.chat) || e.s.limits.GroupPerMinute <= 0 {
+		return
+	}
+	e.mu.Lock()
+	c := e.s.chats[j.chat]
+	quiet := c == nil || len(c.queue) == 0 && len(c.flying) == 0 && e.clock.Now().Sub(c.learned) >= learnEvery
+	e.mu.Unlock()
+	if !quiet {
+		return
+	}
+	ctx := j.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	others, err := e.ledger.Others(ctx, j.chat)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.clock.Now()
+	if err != nil {
+		if now.Sub(e.ledgerWarned) >= time.Minute {
+			e.ledgerWarned = now
+			e.log.Warn("calls in groups by other ryo processes unknown: this one counts only its own", "err", err)
+		}
+		return
+	}
+	c = e.s.chat(j.chat)
+	c.minute.others, c.learned = others, now
 }
 
 // do queues j and waits for its outcome. When ctx ends first, a call still
@@ -193,9 +248,13 @@ func (e *engine) send(j *apiCall) {
 	now := e.clock.Now()
 	final := e.settle(j, err, now)
 	var tooMany *tg.TooManyRequestsError
-	e.s.released(j, now, errors.As(err, &tooMany))
+	refused, minute := errors.As(err, &tooMany), j.minute
+	e.s.released(j, now, refused)
 	ended := e.s.takeFinished()
 	e.mu.Unlock()
+	if e.ledger != nil && minute != nil && !refused {
+		e.ledger.Record(j.chat, minute.until)
+	}
 	<-e.slots
 	if final {
 		j.done(e.describe(j, err))

@@ -76,14 +76,15 @@ type apiCall struct {
 
 // chatState is one chat's queue and budget.
 type chatState struct {
-	id     int64
-	queue  []*apiCall
-	busy   bool       // a call is in flight: a chat's calls go one at a time, in order
-	flying []*apiCall // the calls in flight: one at most, but any number for calls of no chat
-	bucket bucket
-	minute window // groups only
-	paused time.Time
-	floor  uint64 // fair queueing: the chat's next call counts as queued no earlier than this
+	id      int64
+	queue   []*apiCall
+	busy    bool       // a call is in flight: a chat's calls go one at a time, in order
+	flying  []*apiCall // the calls in flight: one at most, but any number for calls of no chat
+	bucket  bucket
+	minute  window    // groups only
+	learned time.Time // when the calls other processes made here were last read
+	paused  time.Time
+	floor   uint64 // fair queueing: the chat's next call counts as queued no earlier than this
 }
 
 // schedule decides which call goes next. It is plain data: the engine

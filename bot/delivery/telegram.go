@@ -44,6 +44,7 @@ type Options struct {
 	Unpaced bool
 
 	Observer Observer // told of each call on the wire; nil for nobody
+	Ledger   Ledger   // shares calls in groups with other ryo processes; nil for none
 	// Tracer traces the calls of traced turns (span.go); none when nil.
 	Tracer trace.Tracer
 }
@@ -69,7 +70,7 @@ func New(o Options, log *slog.Logger) (*Telegram, error) {
 		l = limits{}
 	}
 	e := newEngine(l, o.CallTimeout, o.Token.Reveal(), log, o.Clock)
-	e.observer, e.tracer = o.Observer, o.Tracer
+	e.observer, e.ledger, e.tracer = o.Observer, o.Ledger, o.Tracer
 	return &Telegram{api: api, log: log, e: e, files: &http.Client{}}, nil
 }
 

@@ -30,8 +30,10 @@ import (
 type Config struct {
 	Token          ryo.Secret
 	TelegramAPIURL string
-	DatabaseURL    ryo.Secret // may hold a password
-	OllamaHost     *url.URL
+	DatabaseURL    ryo.Secret     // may hold a password
+	OllamaHosts    []OllamaServer // one or more; see ollamaHosts
+	OpenAIURL      *url.URL       // an OpenAI-compatible server that answers instead of Ollama; nil: Ollama answers
+	OpenAIAPIKey   ryo.Secret     // that server's key; "" for none
 	Model          string
 	AdminIDs       []int64
 	HTTPAddr       string // "" when switched off
@@ -115,7 +117,7 @@ type Config struct {
 // Settings names every variable ryo reads, in the order .env.example lists
 // them.
 var settingNames = []string{
-	"TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "DATABASE_URL", "OLLAMA_HOST", "RYO_MODEL", "RYO_ADMIN_IDS",
+	"TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "DATABASE_URL", "OLLAMA_HOST", "RYO_OLLAMA_PARALLEL", "RYO_OPENAI_URL", "RYO_OPENAI_API_KEY", "RYO_MODEL", "RYO_ADMIN_IDS",
 	"RYO_HTTP_ADDR", "RYO_LOG_LEVEL", "RYO_LOG_FORMAT", "RYO_TIMEZONE", "RYO_WORKERS", "RYO_HISTORY_MESSAGES",
 	"RYO_MAX_ATTEMPTS", "RYO_POLL_TIMEOUT", "RYO_TELEGRAM_TIMEOUT", "RYO_SHUTDOWN_GRACE", "RYO_MODEL_KEEP_ALIVE",
 	"RYO_MODEL_NUM_CTX", "RYO_MODEL_NUM_PREDICT", "RYO_MODEL_CONNECT_TIMEOUT", "RYO_MODEL_FIRST_TOKEN_TIMEOUT", "RYO_MODEL_TIMEOUT",
@@ -155,7 +157,9 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		Token:          ryo.Secret(r.token("TELEGRAM_BOT_TOKEN", needToken)),
 		TelegramAPIURL: r.httpURL("TELEGRAM_API_URL", "https://api.telegram.org").String(),
 		DatabaseURL:    ryo.Secret(r.database("DATABASE_URL")),
-		OllamaHost:     r.ollamaHost("OLLAMA_HOST", "http://127.0.0.1:11434"),
+		OllamaHosts:    r.ollamaHosts("OLLAMA_HOST", "http://127.0.0.1:11434", r.between("RYO_OLLAMA_PARALLEL", 1, 1, maxParallel)),
+		OpenAIURL:      r.optionalURL("RYO_OPENAI_URL", "http://127.0.0.1:8000"),
+		OpenAIAPIKey:   ryo.Secret(r.key("RYO_OPENAI_API_KEY")),
 		Model:          r.str("RYO_MODEL", "qwen2.5:3b"),
 		AdminIDs:       r.ids("RYO_ADMIN_IDS"),
 		HTTPAddr:       r.addr("RYO_HTTP_ADDR", ":8080"),
@@ -234,6 +238,9 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 	}
 	if c.WebhookURL != nil && c.HTTPAddr == "" {
 		r.fail("RYO_WEBHOOK_URL", "needs RYO_HTTP_ADDR, where the webhook is served; it is off")
+	}
+	if c.OpenAIAPIKey != "" && c.OpenAIURL == nil {
+		r.fail("RYO_OPENAI_API_KEY", "is set but RYO_OPENAI_URL is not: name the server the key is for")
 	}
 	if c.SearxNGURL != nil && c.BraveAPIKey != "" {
 		r.fail("RYO_BRAVE_API_KEY", "set one web search provider: RYO_SEARXNG_URL or RYO_BRAVE_API_KEY, not both")
@@ -320,24 +327,6 @@ func (r *reader) optionalURL(name, example string) *url.URL {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		r.fail(name, "want an http(s) URL such as %s", example)
 		return nil
-	}
-	return u
-}
-
-// ollamaHost reads the Ollama address the way Ollama's own CLI does: a bare
-// host gets http:// and port 11434.
-func (r *reader) ollamaHost(name, def string) *url.URL {
-	v := r.str(name, def)
-	if !strings.Contains(v, "://") {
-		v = "http://" + v
-	}
-	u, err := url.Parse(v)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
-		r.fail(name, "want a host or URL such as http://127.0.0.1:11434")
-		return &url.URL{}
-	}
-	if u.Port() == "" && !strings.Contains(r.str(name, def), "://") {
-		u.Host += ":11434"
 	}
 	return u
 }

@@ -32,7 +32,7 @@ func TestConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Token.Reveal() != testToken || c.TelegramAPIURL != "https://api.telegram.org" || c.OllamaHost.String() != "http://127.0.0.1:11434" ||
+	if c.Token.Reveal() != testToken || c.TelegramAPIURL != "https://api.telegram.org" || len(c.OllamaHosts) != 1 || c.OllamaHosts[0].URL.String() != "http://127.0.0.1:11434" || c.OllamaHosts[0].Parallel != 1 ||
 		c.Model != "qwen2.5:3b" || c.HTTPAddr != ":8080" || c.Workers != 8 || c.Timezone.String() != "UTC" ||
 		c.FirstTokenTimeout != 2*time.Minute || c.LogLevel != slog.LevelInfo || c.NotifyAfter != 8*time.Second || !c.Drafts ||
 		c.ConfirmChanges || c.ConfirmTTL != 15*time.Minute || c.AdminsDecide || c.Access != "open" || c.NumPredict != 4096 ||
@@ -64,7 +64,7 @@ func TestConfigValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.OllamaHost.String() != "http://gpu-box:11434" || len(c.AdminIDs) != 2 || c.AdminIDs[1] != 7123456789 || c.HTTPAddr != "" ||
+	if len(c.OllamaHosts) != 1 || c.OllamaHosts[0].URL.String() != "http://gpu-box:11434" || len(c.AdminIDs) != 2 || c.AdminIDs[1] != 7123456789 || c.HTTPAddr != "" ||
 		c.Timezone.String() != "Europe/Berlin" || c.ModelTimeout != 90*time.Second || c.LogLevel != slog.LevelDebug ||
 		c.NotifyAfter != 20*time.Second || c.Drafts || !c.ConfirmChanges || c.ConfirmTTL != 2*time.Minute || !c.AdminsDecide ||
 		c.Access != "allowlist" || c.NumPredict != 512 ||
@@ -102,6 +102,14 @@ func TestConfigErrorsNameTheSettingAndHideSecrets(t *testing.T) {
 		{"webhook secret with a space", "RYO_WEBHOOK_SECRET", "my secret", `RYO_WEBHOOK_SECRET: want 1–256 characters`},
 		{"webhook secret too long", "RYO_WEBHOOK_SECRET", strings.Repeat("s", 257), `RYO_WEBHOOK_SECRET: want 1–256 characters`},
 		{"webhook connections", "RYO_WEBHOOK_CONNECTIONS", "101", `RYO_WEBHOOK_CONNECTIONS: want`},
+		{"bad ollama host", "OLLAMA_HOST", "ftp://gpu", `OLLAMA_HOST: want a host or URL such as http://127.0.0.1:11434`},
+		{"empty server in the list", "OLLAMA_HOST", "gpu1,,gpu2", `OLLAMA_HOST: want a host or URL`},
+		{"trailing comma", "OLLAMA_HOST", "gpu1,", `OLLAMA_HOST: want a host or URL`},
+		{"zero at once", "OLLAMA_HOST", "gpu1=0,gpu2", `OLLAMA_HOST: want a host or URL`},
+		{"words at once", "OLLAMA_HOST", "gpu1=four", `OLLAMA_HOST: want a host or URL`},
+		{"a server twice", "OLLAMA_HOST", "gpu1,http://gpu1:11434=2", `OLLAMA_HOST: the server http://gpu1:11434 is listed twice`},
+		{"password hidden", "OLLAMA_HOST", "http://u:secret@gpu1,http://u:secret@gpu1", `OLLAMA_HOST: the server http://u:xxxxx@gpu1 is listed twice`},
+		{"bad parallel", "RYO_OLLAMA_PARALLEL", "0", `RYO_OLLAMA_PARALLEL: want a whole number from 1 to 256`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,6 +124,30 @@ func TestConfigErrorsNameTheSettingAndHideSecrets(t *testing.T) {
 				t.Fatalf("error %q must be one line without the secret", err)
 			}
 		})
+	}
+}
+
+// OLLAMA_HOST names several servers, each with the requests it answers
+// at once, else RYO_OLLAMA_PARALLEL's.
+func TestConfigSeveralOllamaServers(t *testing.T) {
+	vars := minimal()
+	vars["OLLAMA_HOST"] = "http://gpu1:11434=4, gpu2 ,https://u:pw@big.example:443/ollama=2"
+	vars["RYO_OLLAMA_PARALLEL"] = "3"
+	c, err := LoadConfig(env(vars), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		url      string
+		parallel int
+	}{{"http://gpu1:11434", 4}, {"http://gpu2:11434", 3}, {"https://u:pw@big.example:443/ollama", 2}}
+	if len(c.OllamaHosts) != len(want) {
+		t.Fatalf("hosts = %+v", c.OllamaHosts)
+	}
+	for i, w := range want {
+		if h := c.OllamaHosts[i]; h.URL.String() != w.url || h.Parallel != w.parallel {
+			t.Errorf("host %d = %s (%d at once); want %s (%d)", i, h.URL, h.Parallel, w.url, w.parallel)
+		}
 	}
 }
 
@@ -399,6 +431,38 @@ func TestDoctorWebhookDetail(t *testing.T) {
 	for _, want := range []string{"https://bot.example.com/hook", "3 update(s) pending", "2026-11-26T00:00:00Z", "500 Internal Server Error"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("doctor says %q; want %q in it", got, want)
+		}
+	}
+}
+
+func TestConfigOpenAICompatibleServer(t *testing.T) {
+	c, err := LoadConfig(env(minimal()), true)
+	if err != nil || c.OpenAIURL != nil || c.OpenAIAPIKey != "" {
+		t.Fatalf("defaults: %+v, %v; want Ollama to answer", c, err)
+	}
+	vars := minimal()
+	vars["RYO_OPENAI_URL"] = "http://vllm:8000/v1"
+	vars["RYO_OPENAI_API_KEY"] = "sk-openaisecret1"
+	c, err = LoadConfig(env(vars), true)
+	if err != nil || c.OpenAIURL.String() != "http://vllm:8000/v1" || c.OpenAIAPIKey.Reveal() != "sk-openaisecret1" {
+		t.Fatalf("values: %+v, %v", c, err)
+	}
+	for _, tt := range []struct {
+		vars map[string]string
+		want string
+	}{
+		{map[string]string{"RYO_OPENAI_URL": "vllm:8000"}, "RYO_OPENAI_URL: want an http(s) URL such as http://127.0.0.1:8000"},
+		{map[string]string{"RYO_OPENAI_URL": "ftp://u:sk-openaisecret1@vllm"}, "RYO_OPENAI_URL: want an http(s) URL"},
+		{map[string]string{"RYO_OPENAI_URL": "http://vllm:8000", "RYO_OPENAI_API_KEY": "sk-openaisecret1 extra"}, "RYO_OPENAI_API_KEY: has a space"},
+		{map[string]string{"RYO_OPENAI_API_KEY": "sk-openaisecret1"}, "RYO_OPENAI_API_KEY: is set but RYO_OPENAI_URL is not"},
+	} {
+		vars := minimal()
+		for k, v := range tt.vars {
+			vars[k] = v
+		}
+		_, err := LoadConfig(env(vars), true)
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) || strings.Contains(err.Error(), "sk-openaisecret1") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: %v; want %q", tt.vars, err, tt.want)
 		}
 	}
 }

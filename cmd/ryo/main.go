@@ -22,7 +22,7 @@ import (
 	"github.com/ryo-bot/ryo/bot/intake"
 	"github.com/ryo-bot/ryo/fetch"
 	"github.com/ryo-bot/ryo/memory"
-	"github.com/ryo-bot/ryo/ollama"
+	"github.com/ryo-bot/ryo/openai"
 	"github.com/ryo-bot/ryo/prompts"
 	"github.com/ryo-bot/ryo/stt"
 	"github.com/ryo-bot/ryo/toolbus"
@@ -183,14 +183,15 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	model := ollama.New(ollama.Config{Host: cfg.OllamaHost, Model: cfg.Model, EmbedModel: cfg.EmbedModel, VisionModel: cfg.VisionModel, KeepAlive: cfg.KeepAlive, NumCtx: cfg.NumCtx, NumPredict: cfg.NumPredict,
-		ConnectTimeout: cfg.ConnectTimeout, FirstTokenTimeout: cfg.FirstTokenTimeout, Timeout: cfg.ModelTimeout})
+	local, stopModels := startModels(ctx, cfg, m.Clock, reg, log)
+	defer stopModels()
+	model := m.modelServer(local)
 	checked := make(chan struct{})
 	go func() { checkModel(ctx, model, log); close(checked) }()
 	defer func() { <-checked }()
 	recall := tools.Recaller{Store: db, Log: log} // without an embedding model: memories by their words alone
 	if cfg.EmbedModel != "" {
-		recall.Embedder = model
+		recall.Embedder = local // embeddings stay on Ollama, whichever server answers
 	}
 	m.APIs = newAPISync(cfg.APIs, db, m.Clock, cfg.APIsRefresh, log)
 	apis := m.APIs.load(ctx)
@@ -363,15 +364,42 @@ func migrate(ctx context.Context, cfg Config, log *slog.Logger) error {
 	return nil
 }
 
-// checkModel warns at start when Ollama cannot be reached or lacks the
-// model; the bot runs anyway and tells users the same when they ask.
-func checkModel(ctx context.Context, model *ollama.Client, log *slog.Logger) {
+// modelServer is the server that answers turns, reads photos and lists
+// the models for /model: Ollama, or the OpenAI-compatible server
+// RYO_OPENAI_URL names.
+type modelServer interface {
+	agent.Model
+	bot.Vision
+	bot.Models
+	// Check says what the server is, or why it cannot answer.
+	Check(ctx context.Context) (string, error)
+	Model() string
+}
+
+// modelServer is the OpenAI-compatible server when one is set, else
+// local (Ollama).
+func (m *Main) modelServer(local modelServer) modelServer {
+	cfg := m.Config
+	if cfg.OpenAIURL == nil {
+		return local
+	}
+	m.Log.Info("the model answers from an OpenAI-compatible server", "url", cfg.OpenAIURL.Redacted(), "model", cfg.Model,
+		"key", cfg.OpenAIAPIKey != "", "embeddings", cfg.EmbedModel != "")
+	return openai.New(openai.Config{URL: cfg.OpenAIURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Model, VisionModel: cfg.VisionModel,
+		NumPredict: cfg.NumPredict, ConnectTimeout: cfg.ConnectTimeout, FirstTokenTimeout: cfg.FirstTokenTimeout, Timeout: cfg.ModelTimeout,
+		Clock: m.Clock})
+}
+
+// checkModel warns at start when the model server cannot be reached or
+// lacks the model; the bot runs anyway and tells users the same when they
+// ask.
+func checkModel(ctx context.Context, model modelServer, log *slog.Logger) {
 	version, err := model.Check(ctx)
 	if err != nil {
 		log.Warn("model server check failed; turns will fail until it is fixed", "err", err)
 		return
 	}
-	log.Info("model server ready", "ollama_version", version, "model", model.Model())
+	log.Info("model server ready", "server", version, "model", model.Model())
 	switch vision, err := model.VisionModel(ctx); {
 	case err != nil:
 		log.Warn("cannot tell whether the model reads pictures; it is asked again at the next photo", "err", err)

@@ -74,10 +74,10 @@ func TestResetInOneTopicLeavesTheOthers(t *testing.T) {
 	h.answer(team, q.ID, "Pizza, you said.")
 
 	reqs := h.llm.Requests()
-	if after := contents(reqs[2]); strings.Contains(after, "Friday") || strings.Contains(after, "pizza") {
+	if after := contents(reqs[2]); strings.Contains(after, "is on Friday") || strings.Contains(after, "pizza") { // the date line may say Friday
 		t.Fatalf("after /reset the releases topic's request holds %s", after)
 	}
-	if other := contents(reqs[3]); !strings.Contains(other, "we order pizza") || strings.Contains(other, "Friday") {
+	if other := contents(reqs[3]); !strings.Contains(other, "we order pizza") || strings.Contains(other, "is on Friday") {
 		t.Fatalf("the lunch topic's request = %s; want its own history, untouched by /reset in another topic", other)
 	}
 }

@@ -1,0 +1,111 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/ryo-bot/ryo"
+)
+
+// statusError is an answer other than 200, with the server's own words.
+type statusError struct {
+	code    int
+	message string
+}
+
+func (e statusError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.code, e.message) }
+
+// statusOf reads the error of an answer other than 200: OpenAI's,
+// llama.cpp's and LM Studio's {"error":{"message"}} or {"error":"…"},
+// vLLM's {"object":"error","message"}, FastAPI's {"detail"}.
+func statusOf(resp *http.Response) error {
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	var body struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  json.RawMessage `json:"detail"`
+	}
+	msg := ""
+	switch {
+	case json.Unmarshal(raw, &body) != nil:
+		msg = strings.TrimSpace(string(raw))
+	case len(body.Error) > 0 && string(body.Error) != "null":
+		msg = errorText(body.Error)
+	case body.Message != "":
+		msg = body.Message
+	case len(body.Detail) > 0:
+		msg = errorText(body.Detail)
+	}
+	if msg == "" {
+		msg = http.StatusText(resp.StatusCode)
+	}
+	return statusError{code: resp.StatusCode, message: clip(msg, 300)}
+}
+
+// explain turns a failed call into an error the user can be shown.
+func (c *Client) explain(ctx context.Context, model string, err error) error {
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errFirstToken):
+		return &ryo.Error{Code: ryo.ETIMEOUT, Err: fmt.Errorf("openai: %w after %v", cause, c.cfg.FirstTokenTimeout),
+			Message: fmt.Sprintf("The model did not start answering within %v. It may still be loading; please try again in a minute.", c.cfg.FirstTokenTimeout)}
+	case errors.Is(cause, errTotal):
+		return &ryo.Error{Code: ryo.ETIMEOUT, Err: fmt.Errorf("openai: %w after %v", cause, c.cfg.Timeout),
+			Message: fmt.Sprintf("The model took longer than %v to answer, so I stopped it. Please try a shorter question.", c.cfg.Timeout)}
+	case cause != nil:
+		return cause // the caller gave up: shutdown or a cancelled turn
+	}
+	var status statusError
+	var mid errMidStream
+	var urlErr *url.Error
+	switch {
+	case errors.As(err, &status):
+		return c.statusError(model, status)
+	case errors.As(err, &urlErr):
+		return &ryo.Error{Code: ryo.EUNAVAILABLE, Of: ryo.Model, Err: fmt.Errorf("openai at %s: %w", c.cfg.URL.Redacted(), err),
+			Message: "I can't reach the model server right now. Please try again in a little while."}
+	case errors.As(err, &mid):
+		return &ryo.Error{Code: ryo.EUNAVAILABLE, Of: ryo.Model, Err: fmt.Errorf("openai: %w", err),
+			Message: "The model failed while answering. Please try again; if it keeps failing, the model server's log says why."}
+	}
+	// The stream ended early, broke off, or carried what cannot be read.
+	return &ryo.Error{Code: ryo.EUNAVAILABLE, Of: ryo.Model, Err: fmt.Errorf("openai: %w", err),
+		Message: "The model server stopped in the middle of the answer. Please try again."}
+}
+
+// statusError explains an answer other than 200. Overload, rate limits and
+// the server's own failures are the server being out of reach for now;
+// a model it does not serve (a 404 that names it: a 404 that does not is
+// a wrong address) is ryo.ModelMissing; any other refusal is the server's
+// word on what was asked.
+func (c *Client) statusError(model string, se statusError) error {
+	if key := c.cfg.APIKey.Reveal(); key != "" { // a server may quote what it was sent
+		se.message = strings.ReplaceAll(se.message, key, "[redacted]")
+	}
+	err := fmt.Errorf("openai at %s: %w", c.cfg.URL.Redacted(), se)
+	switch {
+	case se.code == http.StatusUnauthorized || se.code == http.StatusForbidden:
+		return &ryo.Error{Code: ryo.EINVALID, Of: ryo.Model, Err: err,
+			Message: "The model server does not accept ryo's key. An admin should check RYO_OPENAI_API_KEY."}
+	case se.code == http.StatusNotFound && model != "" && strings.Contains(strings.ToLower(se.message), strings.ToLower(model)):
+		return &ryo.Error{Code: ryo.ENOTFOUND, Of: ryo.Model, Err: err,
+			Message: fmt.Sprintf("The model %q is not served by the model server. /model lists those it serves.", model)}
+	case se.code == http.StatusTooManyRequests || se.code >= 500 || se.code == http.StatusNotFound || se.code == http.StatusRequestTimeout:
+		return &ryo.Error{Code: ryo.EUNAVAILABLE, Of: ryo.Model, Err: err,
+			Message: "The model server could not answer: " + se.message}
+	}
+	return &ryo.Error{Code: ryo.EINVALID, Of: ryo.Model, Err: err,
+		Message: "The model server refused the request: " + se.message}
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
