@@ -114,6 +114,24 @@ func (db *DB) tx(ctx context.Context, op string, fn func(pgx.Tx) error) error {
 	return nil
 }
 
+// exec runs one statement on its own, with the query deadline, again when
+// it lost a race to another transaction: what tx does for one statement,
+// without the two round trips of begin and commit.
+func (db *DB) exec(ctx context.Context, op, sql string, args ...any) error {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	var err error
+	for range txAttempts {
+		if _, err = db.pool.Exec(ctx, sql, args...); !lostRace(err) {
+			break
+		}
+	}
+	if err != nil {
+		return db.fail(op, err)
+	}
+	return nil
+}
+
 // lostRace reports whether PostgreSQL aborted a transaction for another's
 // sake: a deadlock (40P01) or a serialization failure (40001).
 func lostRace(err error) bool {

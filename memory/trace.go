@@ -72,17 +72,14 @@ func (db *DB) SaveTrace(ctx context.Context, t Trace) error {
 	if err != nil {
 		return err
 	}
-	return db.tx(ctx, "save trace", func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `insert into turn_traces (update_id, chat_id, thread_id, asker_id, model, outcome, took_ms,
-				prompt_tokens, reply_tokens, steps, steps_left_out, created_at)
-			values ($1::bigint, $2::bigint, $3::bigint, $4::bigint, $5, $6, $7::bigint, $8::bigint, $9::bigint, $10, $11::bigint, $12)
-			on conflict (update_id) do update set model = excluded.model, outcome = excluded.outcome, took_ms = excluded.took_ms,
-				prompt_tokens = excluded.prompt_tokens, reply_tokens = excluded.reply_tokens, steps = excluded.steps,
-				steps_left_out = excluded.steps_left_out`,
-			t.UpdateID, t.ChatID, t.Thread, t.AskerID, storableText(t.Model), t.Outcome, t.Took.Milliseconds(),
-			t.PromptTokens, t.ReplyTokens, storable(steps), t.StepsLeftOut, db.Now())
-		return err
-	})
+	return db.exec(ctx, "save trace", `insert into turn_traces (update_id, chat_id, thread_id, asker_id, model, outcome, took_ms,
+			prompt_tokens, reply_tokens, steps, steps_left_out, created_at)
+		values ($1::bigint, $2::bigint, $3::bigint, $4::bigint, $5, $6, $7::bigint, $8::bigint, $9::bigint, $10, $11::bigint, $12)
+		on conflict (update_id) do update set model = excluded.model, outcome = excluded.outcome, took_ms = excluded.took_ms,
+			prompt_tokens = excluded.prompt_tokens, reply_tokens = excluded.reply_tokens, steps = excluded.steps,
+			steps_left_out = excluded.steps_left_out`,
+		t.UpdateID, t.ChatID, t.Thread, t.AskerID, storableText(t.Model), t.Outcome, t.Took.Milliseconds(),
+		t.PromptTokens, t.ReplyTokens, storable(steps), t.StepsLeftOut, db.Now())
 }
 
 // TraceOf returns the trace of the turn of update; found is false when

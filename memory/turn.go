@@ -56,22 +56,16 @@ func (db *DB) SaveTurnParts(ctx context.Context, updateID int64, ids []int) erro
 	for i, id := range ids {
 		parts[i] = int64(id)
 	}
-	return db.tx(ctx, "save answer parts", func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `update turns set part_message_ids = $2, updated_at = $3 where update_id = $1`,
-			updateID, parts, db.Now())
-		return err
-	})
+	return db.exec(ctx, "save answer parts", `update turns set part_message_ids = $2, updated_at = $3 where update_id = $1`,
+		updateID, parts, db.Now())
 }
 
 // SaveTurnStatus remembers the status message of the turn answering updateID.
 func (db *DB) SaveTurnStatus(ctx context.Context, updateID int64, place ryo.Place, messageID int) error {
-	return db.tx(ctx, "save turn status", func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `insert into turns (update_id, chat_id, thread_id, status_message_id, updated_at)
-			values ($1, $2, $3, $4, $5)
-			on conflict (update_id) do update set status_message_id = excluded.status_message_id, updated_at = excluded.updated_at`,
-			updateID, place.ChatID, place.Thread, messageID, db.Now())
-		return err
-	})
+	return db.exec(ctx, "save turn status", `insert into turns (update_id, chat_id, thread_id, status_message_id, updated_at)
+		values ($1, $2, $3, $4, $5)
+		on conflict (update_id) do update set status_message_id = excluded.status_message_id, updated_at = excluded.updated_at`,
+		updateID, place.ChatID, place.Thread, messageID, db.Now())
 }
 
 // SaveTurnAnswer remembers the model's answer before it is delivered, so

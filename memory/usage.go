@@ -30,13 +30,10 @@ func (db *DB) RecordUsage(ctx context.Context, u Usage) error {
 	if tools == nil {
 		tools = []string{}
 	}
-	return db.tx(ctx, "record usage", func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `insert into usage (update_id, chat_id, user_id, model, prompt_tokens, reply_tokens, model_ms, tools, at)
-			values ($1::bigint, $2::bigint, nullif($3::bigint, 0::bigint), $4, $5::bigint, $6::bigint, $7::bigint, $8, $9)
-			on conflict (update_id) do nothing`,
-			u.UpdateID, u.ChatID, u.UserID, storableText(u.Model), u.PromptTokens, u.ReplyTokens, u.ModelTime.Milliseconds(), tools, db.Now())
-		return err
-	})
+	return db.exec(ctx, "record usage", `insert into usage (update_id, chat_id, user_id, model, prompt_tokens, reply_tokens, model_ms, tools, at)
+		values ($1::bigint, $2::bigint, nullif($3::bigint, 0::bigint), $4, $5::bigint, $6::bigint, $7::bigint, $8, $9)
+		on conflict (update_id) do nothing`,
+		u.UpdateID, u.ChatID, u.UserID, storableText(u.Model), u.PromptTokens, u.ReplyTokens, u.ModelTime.Milliseconds(), tools, db.Now())
 }
 
 // UsageScope is whose usage a report counts: a chat's (ChatID), a

@@ -32,6 +32,7 @@ type Config struct {
 // Client talks to one Ollama server about one model.
 type Client struct {
 	api   *api.Client
+	http  *http.Client // the api client's, for chat's own stream reader
 	cfg   Config
 	shows shows // what each model can do, once the server said
 }
@@ -50,8 +51,8 @@ func New(cfg Config) *Client {
 		MaxIdleConnsPerHost: 4,
 		IdleConnTimeout:     90 * time.Second,
 	}
-	return &Client{api: api.NewClient(cfg.Host, &http.Client{Transport: transport}), cfg: cfg,
-		shows: newShows()}
+	hc := &http.Client{Transport: transport}
+	return &Client{api: api.NewClient(cfg.Host, hc), http: hc, cfg: cfg, shows: newShows()}
 }
 
 // Model names the model this client asks.
@@ -61,6 +62,7 @@ func (c *Client) Model() string { return c.cfg.Model }
 // asks for the answer in one piece, it streams, even when the caller does not
 // want the deltas, so that the first-token deadline can be watched.
 func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply, error) {
+	traceCall(ctx, c.cfg.Host, c.modelOf(req)) // span.go
 	ctx, cancelTotal := context.WithTimeoutCause(ctx, c.cfg.Timeout, errTotal)
 	defer cancelTotal()
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -74,7 +76,7 @@ func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply
 	var reply ryo.ModelReply
 	var content strings.Builder
 	done := false
-	err := c.api.Chat(ctx, c.request(req), func(r api.ChatResponse) error {
+	err := c.chat(ctx, c.request(req), func(r api.ChatResponse) error {
 		firstToken.Stop()
 		content.WriteString(r.Message.Content)
 		if req.OnDelta != nil && r.Message.Content != "" {

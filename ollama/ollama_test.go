@@ -230,3 +230,40 @@ func TestChatSendsTheTemperatureAsked(t *testing.T) {
 		t.Errorf("options with 0 asked = %v; want temperature 0 sent", got[2].Options)
 	}
 }
+
+// An answer asked for in one piece may be longer than any line a line
+// reader would take (8 MB in Ollama's own client): it arrives whole.
+func TestChatTakesAnAnswerLongerThanEightMegabytes(t *testing.T) {
+	srv := ollamatest.NewServer("llama3.2")
+	defer srv.Close()
+	long := strings.Repeat("ж", 5<<20) // 10 MB on the wire
+	srv.Enqueue(ollamatest.Reply{Content: long})
+	req := hello()
+	req.Whole = true
+	reply, err := client(t, srv.URL(), nil).Chat(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reply.Content != long {
+		t.Fatalf("got %d bytes, want %d", len(reply.Content), len(long))
+	}
+}
+
+// BenchmarkChat is one small streamed answer from a server that answers
+// at once: what a call costs ryo itself.
+func BenchmarkChat(b *testing.B) {
+	srv := ollamatest.NewServer("llama3.2")
+	defer srv.Close()
+	srv.Handle(func(ollamatest.Request) ollamatest.Reply {
+		return ollamatest.Reply{Content: `{"reply":"Answer to q1.1","command":null,"tags":[],"followUpQuestion":null}`}
+	})
+	u, _ := url.Parse(srv.URL())
+	c := ollama.New(ollama.Config{Host: u, Model: "llama3.2", ConnectTimeout: 2 * time.Second,
+		FirstTokenTimeout: 10 * time.Second, Timeout: 20 * time.Second})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Chat(context.Background(), hello()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -103,6 +103,7 @@ func (c *Client) Model() string { return c.cfg.Model }
 // asks for the answer in one piece, it streams, even when the caller does
 // not want the deltas, so that the first-token deadline can be watched.
 func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply, error) {
+	traceCall(ctx, c.cfg.URL, c.modelOf(req)) // span.go
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stopFirst := c.watch(ctx, cancel, !req.Whole)
