@@ -62,6 +62,7 @@ func (c *Client) Model() string { return c.cfg.Model }
 // asks for the answer in one piece, it streams, even when the caller does not
 // want the deltas, so that the first-token deadline can be watched.
 func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply, error) {
+	traceCall(ctx, c.cfg.Host, c.modelOf(req)) // span.go
 	ctx, cancelTotal := context.WithTimeoutCause(ctx, c.cfg.Timeout, errTotal)
 	defer cancelTotal()
 	ctx, cancel := context.WithCancelCause(ctx)

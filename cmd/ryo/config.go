@@ -22,6 +22,7 @@ import (
 	"github.com/ryo-bot/ryo/bot/intake"
 	"github.com/ryo-bot/ryo/stt"
 	"github.com/ryo-bot/ryo/toolbus"
+	"github.com/ryo-bot/ryo/tracing"
 )
 
 // Config is every setting, read once at start from the environment and an
@@ -110,6 +111,8 @@ type Config struct {
 	TelegramPacing bool
 	// Pprof serves Go's runtime profiles at /debug/pprof/ on HTTPAddr.
 	Pprof bool
+
+	Tracing tracing.Config // where traces of turns go; off by default (tracing.go)
 }
 
 // Settings names every variable ryo reads, in the order .env.example lists
@@ -130,6 +133,11 @@ var settingNames = []string{
 	"RYO_RETAIN_FILES", "RYO_RETAIN_USAGE",
 	"RYO_WEBHOOK_URL", "RYO_WEBHOOK_SECRET", "RYO_WEBHOOK_CONNECTIONS",
 	"RYO_TELEGRAM_PACING", "RYO_PPROF",
+	// The standard OpenTelemetry variables (tracing.go).
+	"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS",
+	"OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_TIMEOUT", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+	"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+	"OTEL_SERVICE_NAME", "OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG", "OTEL_SDK_DISABLED",
 }
 
 // ConfigError is a missing or malformed setting. Its text is one line that
@@ -224,6 +232,8 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 
 		TelegramPacing: r.oneOf("RYO_TELEGRAM_PACING", "telegram", "telegram", "off") == "telegram",
 		Pprof:          r.oneOf("RYO_PPROF", "off", "on", "off") == "on",
+
+		Tracing: r.tracing(),
 	}
 	if len(c.OpenAIServers) > 0 {
 		c.OpenAIURL = c.OpenAIServers[0].URL

@@ -26,6 +26,7 @@ import (
 	"github.com/ryo-bot/ryo/stt"
 	"github.com/ryo-bot/ryo/toolbus"
 	"github.com/ryo-bot/ryo/tools"
+	"github.com/ryo-bot/ryo/tracing"
 	"github.com/ryo-bot/ryo/websearch"
 )
 
@@ -142,6 +143,7 @@ type Main struct {
 
 // NewMain returns a program that has not started.
 func NewMain(cfg Config, log *slog.Logger) *Main {
+	log = slog.New(tracing.Handler(log.Handler())) // a turn's lines name it
 	return &Main{Config: cfg, Log: log, LockWait: 10 * time.Second, HTTPReadTimeout: 30 * time.Second, Clock: ryo.SystemClock{}, ready: make(chan struct{})}
 }
 
@@ -170,6 +172,11 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	defer release()
 	m.DB = db
+	traces, err := startTracing(cfg, log) // tracing.go
+	if err != nil {
+		return err
+	}
+	defer stopTracing(ctx, traces, log)
 	reg, stats := newMetrics(db, log)
 	set, err := prompts.Load()
 	if err != nil {
@@ -194,6 +201,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	registry.SetObserver(stats)
+	registry.SetTracer(traces.Tracer())
 	var categories []toolbus.Category // each API's, though its document may not have loaded
 	for _, a := range cfg.APIs {
 		categories = append(categories, toolbus.Category(a.Name))
@@ -214,7 +222,7 @@ func (m *Main) Run(ctx context.Context) error {
 	quotas.Admins = cfg.QuotaAdmins
 	m.APIs.use(registry)
 	answerer, err := agent.New(agent.Config{Model: stats.Model(model), Prompts: set, Tools: registry, Store: db,
-		Location: cfg.Timezone, MaxRounds: cfg.MaxRounds, Clock: m.Clock})
+		Location: cfg.Timezone, MaxRounds: cfg.MaxRounds, Clock: m.Clock, Tracer: traces.Tracer()})
 	if err != nil {
 		return err
 	}
@@ -225,7 +233,7 @@ func (m *Main) Run(ctx context.Context) error {
 		NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts, Unpaced: !cfg.TelegramPacing,
 		Tools: registry, Tiers: tiers, Quotas: quotas, ConfirmTTL: cfg.ConfirmTTL, AdminsDecide: cfg.AdminsDecide, Location: cfg.Timezone, Access: cfg.Access,
 		PersonRate: cfg.PersonRate, PersonBurst: cfg.PersonBurst,
-		Recall: recall, Clock: m.Clock, Metrics: stats, Vision: model, Models: model, Listen: listener(cfg, log),
+		Recall: recall, Clock: m.Clock, Metrics: stats, Tracer: traces.Tracer(), Vision: model, Models: model, Listen: listener(cfg, log),
 		Knowledge: bot.KnowledgeConfig{MaxBytes: cfg.KnowledgeBytes, MaxChunks: cfg.KnowledgeChunks,
 			Extract: documentReader{fetcher}.Extract, Pages: documentReader{fetcher}},
 		Documents: bot.DocumentConfig{MaxBytes: cfg.DocumentBytes, Budget: cfg.DocumentBudget},

@@ -29,14 +29,27 @@ func (r *reader) ollamaHosts(name, def string, parallel int) []OllamaServer {
 
 // openAIServers reads RYO_OPENAI_URL: none, one OpenAI-compatible server,
 // or several that share the turns as OLLAMA_HOST's do, each an http(s)
-// URL optionally followed by "=N".
+// URL optionally followed by "=N". Each is an API's base, to which ryo
+// adds the paths it asks: a query or a fragment would not be sent, and
+// would be logged where a key put in one must not be.
 func (r *reader) openAIServers(name string, parallel int) []OllamaServer {
+	const example = "http://127.0.0.1:8000"
 	v := r.str(name, "")
 	if v == "" {
 		return nil
 	}
-	return r.modelHosts(name, v, parallel, openAIServer,
-		"want an http(s) URL such as http://127.0.0.1:8000, or several separated by commas, each optionally followed by =N requests at once (1–%d)")
+	servers := r.modelHosts(name, v, parallel, openAIServer,
+		"want an http(s) URL such as "+example+", or several separated by commas, each optionally followed by =N requests at once (1–%d)")
+	for _, s := range servers {
+		switch u := s.URL; {
+		case r.err != nil:
+		case u.RawQuery != "" || u.ForceQuery:
+			r.fail(name, "has a query (?…), which ryo would not send: name the API's base alone, such as %s; a key goes in RYO_OPENAI_API_KEY", example)
+		case u.Fragment != "" || strings.Contains(v, "#"):
+			r.fail(name, "has a fragment (#…): name the API's base alone, such as %s", example)
+		}
+	}
+	return servers
 }
 
 // modelHosts reads a list of model servers, refusing one listed twice
