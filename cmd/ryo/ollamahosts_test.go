@@ -159,3 +159,32 @@ func TestSeveralOpenAIServersAnswerAsAPool(t *testing.T) {
 		t.Fatalf("servers in the metrics %v; want both OpenAI-compatible servers", servers)
 	}
 }
+
+// Ollama servers that also serve the OpenAI-compatible API, named in both
+// OLLAMA_HOST and RYO_OPENAI_URL, are two series each in the metrics, not
+// one collected twice.
+func TestPoolMetricsTellTheTwoAPIsOfOneServerApart(t *testing.T) {
+	vars := minimal()
+	vars["OLLAMA_HOST"] = "http://127.0.0.1:1,http://127.0.0.1:2"
+	vars["RYO_OPENAI_URL"] = "http://127.0.0.1:1,http://127.0.0.1:2"
+	cfg, err := LoadConfig(env(vars), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	_, _, stop := startModels(context.Background(), cfg, clocktest.New(time.Unix(0, 0)), reg, slog.New(slog.DiscardHandler))
+	defer stop()
+	if _, err := reg.Gather(); err != nil {
+		t.Fatalf("gather: %v", err)
+	}
+}
+
+// An OpenAI-compatible server's address with and without its /v1 is one
+// API base: listed twice.
+func TestConfigOpenAIServerWithAndWithoutV1IsOne(t *testing.T) {
+	vars := minimal()
+	vars["RYO_OPENAI_URL"] = "http://vllm1:8000,http://vllm1:8000/v1/"
+	if _, err := LoadConfig(env(vars), true); err == nil || !strings.Contains(err.Error(), "is listed twice") {
+		t.Fatalf("err %v; want the server listed twice", err)
+	}
+}
