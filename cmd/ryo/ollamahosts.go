@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"net"
 	"net/url"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 type OllamaServer struct {
 	URL      *url.URL
 	Parallel int
+	base     string // the path asked when the address names none: "/v1" for an OpenAI-compatible server
 }
 
 // maxParallel bounds a server's requests at once.
@@ -78,7 +80,9 @@ func (r *reader) modelHosts(name, v string, parallel int, read func(string, int)
 }
 
 // Name is the server's host, port and path, without its password: it
-// tells servers apart in the log, the metrics and `ryo doctor`. One server
+// tells servers apart in the log, the metrics and `ryo doctor`, an
+// OpenAI-compatible server (its path /v1 unless it names another) from
+// the Ollama server it may be. One server
 // written two ways (a name's case, a port left to its default, a trailing
 // slash) has one name, up to the case of its host.
 func (s OllamaServer) Name() string {
@@ -96,8 +100,9 @@ func (s OllamaServer) port() string {
 	return "80"
 }
 
-// path is the server's path without a trailing slash.
-func (s OllamaServer) path() string { return strings.TrimRight(s.URL.Path, "/") }
+// path is the server's path without a trailing slash, or the one asked
+// when it names none.
+func (s OllamaServer) path() string { return cmp.Or(strings.TrimRight(s.URL.Path, "/"), s.base) }
 
 // atOnce splits "=N" off an entry: the entry without it, and N, else
 // parallel. A last "=" followed by part of a URL (a password holding
@@ -124,7 +129,7 @@ func openAIServer(v string, parallel int) (OllamaServer, bool) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		return OllamaServer{}, false
 	}
-	return OllamaServer{URL: u, Parallel: parallel}, true
+	return OllamaServer{URL: u, Parallel: parallel, base: "/v1"}, true
 }
 
 // ollamaServer reads one entry of OLLAMA_HOST.

@@ -155,7 +155,7 @@ func TestSeveralOpenAIServersAnswerAsAPool(t *testing.T) {
 			servers[m.GetLabel()[0].GetValue()] = true
 		}
 	}
-	if !servers[strings.TrimPrefix(a.URL(), "http://")] || !servers[strings.TrimPrefix(b.URL(), "http://")] {
+	if !servers[strings.TrimPrefix(a.URL(), "http://")+"/v1"] || !servers[strings.TrimPrefix(b.URL(), "http://")+"/v1"] {
 		t.Fatalf("servers in the metrics %v; want both OpenAI-compatible servers", servers)
 	}
 }
