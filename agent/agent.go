@@ -6,6 +6,9 @@ import (
 	"slices"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/prompts"
 	"github.com/ryo-bot/ryo/schema"
@@ -37,6 +40,7 @@ type Config struct {
 	MaxRounds  int            // rounds per turn, each a model call (with its repairs) and perhaps a tool; default 4
 	MaxRepairs int            // corrections of an invalid answer per round; default 2
 	Clock      ryo.Clock      // the system clock when nil
+	Tracer     trace.Tracer   // each model call is a span of the turn's trace; none when nil
 }
 
 // Agent answers turns.
@@ -57,6 +61,9 @@ func New(cfg Config) (*Agent, error) {
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = ryo.SystemClock{}
+	}
+	if cfg.Tracer == nil {
+		cfg.Tracer = noop.NewTracerProvider().Tracer("")
 	}
 	a := &Agent{cfg: cfg}
 	var err error
@@ -209,6 +216,7 @@ func (a *Agent) Run(ctx context.Context, in Input) (Output, error) {
 		call := a.call(in, out.Rounds, env.Command)
 		if reason := a.cfg.Tools.Hold(call); reason != "" {
 			observe(ryo.Step{Kind: ryo.StepConfirm, Tool: call.Tool, Args: call.Args})
+			heldSpan(ctx, call.Tool, reason) // span.go
 			out.Held = &Held{Call: call, Reason: reason}
 			return a.finish(out, env, &t), nil
 		}

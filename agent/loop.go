@@ -33,7 +33,9 @@ func (a *Agent) ask(ctx context.Context, base ryo.ModelRequest, msgs []ryo.Model
 			}
 		}
 		began := a.cfg.Clock.Now()
-		reply, err := a.cfg.Model.Chat(ctx, ryo.ModelRequest{Model: base.Model, Temperature: base.Temperature, Messages: msgs, Format: format, OnDelta: onDelta})
+		callCtx, span := a.startModelSpan(ctx, base.Model, repair) // span.go
+		reply, err := a.cfg.Model.Chat(callCtx, ryo.ModelRequest{Model: base.Model, Temperature: base.Temperature, Messages: msgs, Format: format, OnDelta: onDelta})
+		endModelSpan(span, reply, err)
 		addUsage(&out.Usage, reply.Usage)
 		observe(answered(base.Model, reply, repair > 0, a.cfg.Clock.Now().Sub(began), err))
 		if err != nil {

@@ -109,7 +109,7 @@ func (b *Bot) admit(ctx context.Context, j *job, m *models.Message) (bool, error
 	if b.mayTalk(u) {
 		return true, nil
 	}
-	b.log.Info("refused someone who may not use the bot", "update_id", id, "user_id", u.ID, "role", u.Role, "access", b.cfg.Access)
+	b.log.InfoContext(ctx, "refused someone who may not use the bot", "update_id", id, "user_id", u.ID, "role", u.Role, "access", b.cfg.Access)
 	tell, err := b.db.Refuse(ctx, u.ID)
 	if err != nil || !tell {
 		return false, err
@@ -220,7 +220,7 @@ func (b *Bot) setAccess(ctx context.Context, c call, change func(u ryo.User) (ry
 	if _, err := b.db.SetAccess(ctx, u.ID, role, allowed, c.user.ID); err != nil {
 		return err
 	}
-	b.log.Info("access changed", "by", c.user.ID, "user_id", u.ID, "role", role, "allowed", allowed)
+	b.log.InfoContext(ctx, "access changed", "by", c.user.ID, "user_id", u.ID, "role", role, "allowed", allowed)
 	return b.reply(ctx, c, done)
 }
 

@@ -280,7 +280,7 @@ func (b *Bot) onPress(ctx context.Context, j *job, q *models.CallbackQuery) erro
 	}
 	id, yes, ok := parsePress(q.Data)
 	if !ok {
-		b.log.Info("button press with unknown data", "update_id", update, "user_id", q.From.ID)
+		b.log.InfoContext(ctx, "button press with unknown data", "update_id", update, "user_id", q.From.ID)
 		return b.answerPress(ctx, j.w, q, b.wordsAt(ctx, q).Sprintf(staleButton), false)
 	}
 	p := b.wordsAt(ctx, q)
@@ -311,22 +311,22 @@ func (b *Bot) press(ctx context.Context, j *job, q *models.CallbackQuery, p lang
 	case pressStands: // decided by this very press before: it goes on as decided
 		return b.afterDecision(ctx, j, q, p, a, outcomeOf(a, false, j.id), log)
 	case pressStale:
-		log.Warn("button press for an unknown action")
+		log.WarnContext(ctx, "button press for an unknown action")
 		return b.answerPress(ctx, j.w, q, p.Sprintf(staleButton), false)
 	case pressMayNotUse: // banned, or no longer let in, since the action was asked for
-		log.Info("action press refused: may not use the bot")
+		log.InfoContext(ctx, "action press refused: may not use the bot")
 		if err := b.db.RefuseAction(ctx, a.ID, presser.ID); err != nil {
 			return err
 		}
 		return b.answerPress(ctx, j.w, q, p.Sprintf(refusedBanned), true)
 	case pressNotTheirs:
-		log.Info("action press refused: not the person who asked")
+		log.InfoContext(ctx, "action press refused: not the person who asked")
 		if err := b.db.RefuseAction(ctx, a.ID, presser.ID); err != nil {
 			return err
 		}
 		return b.answerPress(ctx, j.w, q, p.Sprintf("Only %s can confirm or cancel this.", deciders(p, a.Requester, a.Place.ChatID, a.RequesterName)), true)
 	case pressNotAdmin: // asked for as an admin, pressed by someone who no longer is one
-		log.Info("action press refused: an admin's action, and the presser is not an admin")
+		log.InfoContext(ctx, "action press refused: an admin's action, and the presser is not an admin")
 		if err := b.db.RefuseAction(ctx, a.ID, presser.ID); err != nil {
 			return err
 		}
@@ -441,7 +441,7 @@ func outcomeOf(a ryo.Action, decided bool, update int64) pressOutcome {
 func (b *Bot) afterDecision(ctx context.Context, j *job, q *models.CallbackQuery, p lang.Printer, a ryo.Action, out pressOutcome, log *slog.Logger) error {
 	switch out {
 	case pressTooLate:
-		log.Info("action press after expiry")
+		log.InfoContext(ctx, "action press after expiry")
 		err := b.answerPress(ctx, j.w, q, p.Sprintf(pressExpired), true)
 		b.settle(ctx, j.w, a)
 		return err
@@ -452,13 +452,13 @@ func (b *Bot) afterDecision(ctx context.Context, j *job, q *models.CallbackQuery
 		}
 		return b.answerPress(ctx, j.w, q, said, false)
 	case pressCancels:
-		log.Info("action cancelled")
+		log.InfoContext(ctx, "action cancelled")
 		err := b.answerPress(ctx, j.w, q, p.Sprintf(pressCancelled), false)
 		b.settle(ctx, j.w, a)
 		return err
 	}
 	if j.press { // not yet answered: the rest may wait in the chat's queue
-		log.Info("action confirmed")
+		log.InfoContext(ctx, "action confirmed")
 		if err := b.answerPress(ctx, j.w, q, p.Sprintf(pressConfirmed), false); err != nil {
 			return err
 		}
@@ -527,12 +527,12 @@ func (b *Bot) settle(ctx context.Context, w *worker, a ryo.Action) {
 	text, _ := b.prompt(b.wordsOfAction(ctx, a), a)
 	err := w.idle(func() error { return b.tg.Edit(ctx, a.Place, a.PromptID, text) })
 	if err != nil && !errors.Is(err, stages.ErrMessageGone) {
-		b.log.Warn("could not show an action's outcome in its prompt; will try again", "action", a.ID, "err", err)
+		b.log.WarnContext(ctx, "could not show an action's outcome in its prompt; will try again", "action", a.ID, "err", err)
 		return
 	}
 	err = b.record(ctx, "settle action", func(ctx context.Context) error { return b.db.SettleAction(ctx, a.ID) })
 	if err != nil {
-		b.log.Warn("could not remember a settled prompt", "action", a.ID, "err", err)
+		b.log.WarnContext(ctx, "could not remember a settled prompt", "action", a.ID, "err", err)
 	}
 }
 
@@ -552,17 +552,17 @@ func (b *Bot) sweepOnce(ctx context.Context) {
 	expiredNow, err := b.db.ExpireActions(ctx, func(a ryo.Action) ryo.Message { return b.resultMessage(a, expired(a), a.UpdateID) })
 	if err != nil {
 		if ctx.Err() == nil {
-			b.log.Warn("could not expire actions; will try again", "err", err)
+			b.log.WarnContext(ctx, "could not expire actions; will try again", "err", err)
 		}
 		return
 	}
 	for _, a := range expiredNow {
-		b.log.Info("action expired", "action", a.ID, "tool", a.Tool, "chat_id", a.Place.ChatID)
+		b.log.InfoContext(ctx, "action expired", "action", a.ID, "tool", a.Tool, "chat_id", a.Place.ChatID)
 	}
 	unsettled, err := b.db.UnsettledActions(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
-			b.log.Warn("could not list actions to settle; will try again", "err", err)
+			b.log.WarnContext(ctx, "could not list actions to settle; will try again", "err", err)
 		}
 		return
 	}

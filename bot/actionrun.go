@@ -97,7 +97,7 @@ func (b *Bot) finishAction(ctx context.Context, a *ryo.Action, res toolbus.Resul
 		return err
 	})
 	if err == nil {
-		b.log.Info("action executed", "action", a.ID, "tool", a.Tool, "origin", a.Origin, "status", res.Status, "latency", res.Latency)
+		b.log.InfoContext(ctx, "action executed", "action", a.ID, "tool", a.Tool, "origin", a.Origin, "status", res.Status, "latency", res.Latency)
 	}
 	return err
 }
@@ -115,15 +115,15 @@ func (b *Bot) resumeAction(ctx context.Context, w *worker, a ryo.Action) (ryo.Ac
 	log := b.log.With("action", a.ID, "tool", a.Tool, "chat_id", a.Place.ChatID)
 	switch b.toolsFor(a.Origin).Happened(ctx, toolbus.Call{ID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Confirmed: true}) {
 	case toolbus.NotHappened:
-		log.Warn("an action's run was cut short; its tool says it did not happen, so it runs now")
+		log.WarnContext(ctx, "an action's run was cut short; its tool says it did not happen, so it runs now")
 		return a, nil
 	case toolbus.Happened:
-		log.Warn("an action's run was cut short; its tool says it happened, so it is not run again")
+		log.WarnContext(ctx, "an action's run was cut short; its tool says it happened, so it is not run again")
 		out, _ := json.Marshal(map[string]any{"done": true, "note": "the bot was stopped while " + a.Tool + " ran, after it had taken effect"})
 		err := b.finishAction(ctx, &a, toolbus.Result{CallID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Status: toolbus.StatusOK, Output: out})
 		return a, err
 	}
-	log.Warn("an action's run was cut short and whether it happened cannot be told; asking the person again")
+	log.WarnContext(ctx, "an action's run was cut short and whether it happened cannot be told; asking the person again")
 	return b.interrupt(ctx, w, a)
 }
 
@@ -156,14 +156,14 @@ func (b *Bot) runAction(ctx context.Context, a ryo.Action, allowed []string, obs
 	var res toolbus.Result
 	switch {
 	case toolbus.ArgsHash(a.Args) != a.ArgsHash:
-		b.log.Error("an action's stored arguments differ from those shown; not running it", "action", a.ID, "tool", a.Tool)
+		b.log.ErrorContext(ctx, "an action's stored arguments differ from those shown; not running it", "action", a.ID, "tool", a.Tool)
 		res = toolbus.Result{CallID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Status: toolbus.StatusDenied,
 			Error: toolbus.Errorf("arguments_changed", "the arguments changed after the person saw them, so %s was not done", a.Tool)}
 	case a.Reason != toolbus.HoldDestructive &&
 		b.toolsFor(a.Origin).Hold(toolbus.Call{Tool: a.Tool, Args: a.Args, Allowed: allowed}) == toolbus.HoldDestructive:
 		// The tool was replaced (its API's document changed) and now does
 		// what cannot be undone: the person confirmed a lesser thing.
-		b.log.Warn("an action's tool became destructive after the person saw it; not running it", "action", a.ID, "tool", a.Tool)
+		b.log.WarnContext(ctx, "an action's tool became destructive after the person saw it; not running it", "action", a.ID, "tool", a.Tool)
 		res = toolbus.Result{CallID: a.CallID, Key: a.Key, Tool: a.Tool, Args: a.Args, Status: toolbus.StatusDenied,
 			Error: toolbus.Errorf("tool_changed", "%s changed after the person saw it and now cannot be undone, so it was not done; ask again if it should still be done", a.Tool)}
 	default:

@@ -68,6 +68,8 @@ type Config struct {
 	Quotas *Quotas
 	// Metrics is told what the bot does; nothing is told when nil.
 	Metrics Metrics
+	// Tracer traces each turn (span.go); none when nil.
+	Tracer Tracer
 	// WebhookURL, when set, is where Telegram posts updates instead of
 	// the bot polling; the caller serves Webhook at its path.
 	WebhookURL         string
@@ -148,7 +150,7 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 	}
 	groupCalls := memory.NewGroupCalls(db)
 	t, err := delivery.New(delivery.Options{Token: cfg.Token, APIURL: cfg.APIURL, CallTimeout: cfg.CallTimeout, Clock: cfg.Clock,
-		Unpaced: cfg.Unpaced, Observer: cfg.Metrics, Ledger: groupCalls}, log)
+		Unpaced: cfg.Unpaced, Observer: cfg.Metrics, Ledger: groupCalls, Tracer: cfg.Tracer}, log)
 	if err != nil {
 		return nil, err
 	}
@@ -156,6 +158,7 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 	cmds := toolbus.NewRegistry()
 	cmds.SetClock(cfg.Clock)
 	cmds.SetObserver(cfg.Metrics)
+	cmds.SetTracer(cfg.Tracer)
 	for _, s := range []toolbus.Spec{tools.Forget(cfg.Recall), tools.AdminForget(cfg.Recall), forgetMeTool(db), knowledgeDeleteTool(db)} {
 		if err := cmds.Register(s); err != nil {
 			return nil, err
@@ -368,7 +371,7 @@ func (b *Bot) retry(ctx context.Context, what string, fn func() error) error {
 			return err
 		}
 		wait := ryo.Backoff(n)
-		b.log.Warn("database unavailable; will retry", "op", what, "retry_in", wait, "err", err)
+		b.log.WarnContext(ctx, "database unavailable; will retry", "op", what, "retry_in", wait, "err", err)
 		if !ryo.Sleep(ctx, b.cfg.Clock, wait) {
 			return err
 		}

@@ -82,10 +82,10 @@ func (b *Bot) revive(ctx context.Context, p lang.Printer, ids []int64) (revived 
 		case errors.Is(err, memory.ErrNotDead):
 			problems = append(problems, p.Sprintf("#%d is not in the dead letter.", id))
 		case err != nil:
-			b.log.Error("a retried update is still refused", "update_id", id, "err", err)
+			b.log.ErrorContext(ctx, "a retried update is still refused", "update_id", id, "err", err)
 			problems = append(problems, p.Sprintf("#%d is still refused: %s", id, clip(err.Error(), 200)))
 		default:
-			b.log.Info("update taken out of the dead letter; running it again", "update_id", id, "chat_id", u.ChatID)
+			b.log.InfoContext(ctx, "update taken out of the dead letter; running it again", "update_id", id, "chat_id", u.ChatID)
 			b.dispatch(b.queue, u)
 			revived++
 		}

@@ -51,7 +51,7 @@ func (b *Bot) export(ctx context.Context, c call) error {
 	if err != nil {
 		return err
 	}
-	b.log.Info("sent a person their data", "update_id", c.update, "user_id", c.user.ID, "bytes", file.Len())
+	b.log.InfoContext(ctx, "sent a person their data", "update_id", c.update, "user_id", c.user.ID, "bytes", file.Len())
 	return b.record(ctx, "remember export", func(ctx context.Context) error {
 		return b.db.SaveTurnStatus(ctx, c.update, c.place, id)
 	})

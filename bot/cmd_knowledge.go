@@ -152,7 +152,7 @@ func (b *Bot) addDocument(ctx context.Context, c call, arg string) error {
 	if err != nil {
 		return err
 	}
-	b.log.Info("document added to the knowledge base", "update_id", c.update, "chat_id", c.chat.ID, "by", c.user.ID,
+	b.log.InfoContext(ctx, "document added to the knowledge base", "update_id", c.update, "chat_id", c.chat.ID, "by", c.user.ID,
 		"document", d.ID, "chunks", d.Chunks, "replaced", old.ID)
 	text := c.p.Sprintf("📚 Added “%s” as #%d for %s: %s.", d.Name, d.ID, scopeOf(c.p, d), passages(c.p, d.Chunks))
 	if old.ID != 0 {
@@ -180,7 +180,7 @@ func documentOf(m *models.Message) *models.Document {
 // why.
 func (b *Bot) replyProblem(ctx context.Context, c call, problem string, err error) error {
 	if problem == "" {
-		b.log.Warn("could not read a document to add", "update_id", c.update, "chat_id", c.chat.ID, "err", err)
+		b.log.WarnContext(ctx, "could not read a document to add", "update_id", c.update, "chat_id", c.chat.ID, "err", err)
 		problem = c.p.Sprintf("I could not download that file from Telegram just now — try again in a moment.")
 	}
 	return b.reply(ctx, c, problem)
@@ -230,7 +230,7 @@ func (b *Bot) readFile(ctx context.Context, p lang.Printer, doc *models.Document
 		return src, p.Sprintf("I cannot read PDF files here yet; send “%s” as a .txt, .md or .html file.", name), nil
 	}
 	if err != nil {
-		b.log.Info("a document to add could not be read", "file", name, "err", err)
+		b.log.InfoContext(ctx, "a document to add could not be read", "file", name, "err", err)
 		return src, p.Sprintf("I could not read “%s”: %s.", name, clip(err.Error(), 300)), nil
 	}
 	return source{Reading: r, name: name, from: name, bytes: int64(len(data))}, "", nil
@@ -250,7 +250,7 @@ func (b *Bot) readPage(ctx context.Context, p lang.Printer, raw string) (src sou
 	shown := pageName(u)
 	r, err := b.cfg.Knowledge.Pages.Read(ctx, raw)
 	if err != nil {
-		b.log.Info("a page to add could not be read", "url", shown, "err", scrubQuery(err, u))
+		b.log.InfoContext(ctx, "a page to add could not be read", "url", shown, "err", scrubQuery(err, u))
 		return src, p.Sprintf("I could not read %s: %s.", shown, clip(scrubQuery(err, u).Error(), 300)), nil
 	}
 	if limit := b.knowledgeBytes(); int64(len(r.Text)) > limit {
@@ -300,7 +300,7 @@ func (b *Bot) embedChunks(ctx context.Context, log *slog.Logger, chunks []ryo.Ch
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := knowledge.Embed(ctx, b.cfg.Recall.Embedder, chunks); err != nil {
-		log.Warn("could not embed a document's passages; it is found by its words alone", "err", err)
+		log.WarnContext(ctx, "could not embed a document's passages; it is found by its words alone", "err", err)
 	}
 }
 

@@ -95,6 +95,6 @@ func (b *Bot) memoryAdd(ctx context.Context, c call, rest string) error {
 	if err != nil {
 		return err
 	}
-	b.log.Info("memory added by an admin", "by", c.user.ID, "user_id", u.ID, "memory", m.ID)
+	b.log.InfoContext(ctx, "memory added by an admin", "by", c.user.ID, "user_id", u.ID, "memory", m.ID)
 	return b.reply(ctx, c, c.p.Sprintf("🧠 Remembered for %s as #%d.", displayName(c.p, u), m.ID))
 }

@@ -97,7 +97,7 @@ func (b *Bot) installedFor(ctx context.Context, chat int64) ([]ryo.InstalledMode
 	}
 	list, err := b.cfg.Models.Installed(ctx)
 	if err != nil {
-		b.log.Warn("cannot list the installed models", "chat_id", chat, "err", err)
+		b.log.WarnContext(ctx, "cannot list the installed models", "chat_id", chat, "err", err)
 		return nil, false
 	}
 	return list, true
@@ -118,7 +118,7 @@ func (b *Bot) choose(ctx context.Context, w lang.Printer, by ryo.User, chat int6
 	if err != nil {
 		return modelChosen{}, err
 	}
-	b.log.Info("model chosen", "chat_id", chat, "by", by.ID, "model", m.Name, "default", asDefault)
+	b.log.InfoContext(ctx, "model chosen", "chat_id", chat, "by", by.ID, "model", m.Name, "default", asDefault)
 	out := modelChosen{said: w.Sprintf("✅ %s answers here from now on.", m.Name), done: true}
 	if asDefault {
 		out.said = w.Sprintf("⭐ %s is the default from now on: it answers in every chat that has not chosen its own.", m.Name)
@@ -136,13 +136,13 @@ func (b *Bot) resetModel(ctx context.Context, w lang.Printer, by ryo.User, chat 
 		if err := b.db.SetDefaultModel(ctx, by.ID, ""); err != nil {
 			return "", err
 		}
-		b.log.Info("default model back to RYO_MODEL", "chat_id", chat, "by", by.ID, "model", b.model)
+		b.log.InfoContext(ctx, "default model back to RYO_MODEL", "chat_id", chat, "by", by.ID, "model", b.model)
 		return w.Sprintf("↩ The default is RYO_MODEL's again: %s.", b.model), nil
 	}
 	if err := b.db.SetChatModel(ctx, chat, by.ID, ""); err != nil {
 		return "", err
 	}
-	b.log.Info("chat model back to the default", "chat_id", chat, "by", by.ID)
+	b.log.InfoContext(ctx, "chat model back to the default", "chat_id", chat, "by", by.ID)
 	return w.Sprintf("↩ The default model answers here again."), nil
 }
 
@@ -199,7 +199,7 @@ func (b *Bot) modelStateOf(ctx context.Context, chat int64) (modelState, error) 
 	if b.cfg.Models != nil {
 		s.list, err = b.cfg.Models.Installed(ctx)
 		if err != nil {
-			b.log.Warn("cannot list the installed models", "chat_id", chat, "err", err)
+			b.log.WarnContext(ctx, "cannot list the installed models", "chat_id", chat, "err", err)
 		}
 		s.listed = err == nil
 	}
@@ -357,7 +357,7 @@ func indexKey(list []ryo.InstalledModel, key string) int {
 // a choice. Only an admin of the bot, now, may press them.
 func (b *Bot) onModelScreen(ctx context.Context, j *job, q *models.CallbackQuery, w lang.Printer, v memory.View, n int, screen string, admin bool) error {
 	if !admin {
-		b.log.Info("a model choice pressed by someone who is not an admin", "update_id", j.id, "user_id", q.From.ID, "chat_id", v.Chat)
+		b.log.InfoContext(ctx, "a model choice pressed by someone who is not an admin", "update_id", j.id, "user_id", q.From.ID, "chat_id", v.Chat)
 		return b.answerPress(ctx, j.w, q, w.Sprintf(onlyAdminsChoose), true)
 	}
 	presser := ryo.User{ID: q.From.ID}

@@ -38,7 +38,7 @@ func (b *Bot) quotaCmd(ctx context.Context, c call) error {
 		if err := b.db.SetPersonQuota(ctx, u.ID, "", c.user.ID); err != nil {
 			return err
 		}
-		b.log.Info("quota removed", "by", c.user.ID, "user_id", u.ID)
+		b.log.InfoContext(ctx, "quota removed", "by", c.user.ID, "user_id", u.ID)
 		return b.reply(ctx, c, c.p.Sprintf("⏳ %s has their tier's quota again: %s.", shownName(c.p, u), b.tierQuota(c.p, u.Tier)))
 	}
 	q, err := ParseQuota(limits)
@@ -48,7 +48,7 @@ func (b *Bot) quotaCmd(ctx context.Context, c call) error {
 	if err := b.db.SetPersonQuota(ctx, u.ID, q.String(), c.user.ID); err != nil {
 		return err
 	}
-	b.log.Info("quota set", "by", c.user.ID, "user_id", u.ID, "quota", q.String())
+	b.log.InfoContext(ctx, "quota set", "by", c.user.ID, "user_id", u.ID, "quota", q.String())
 	note := ""
 	if b.isAdmin(u) && (b.cfg.Quotas == nil || !b.cfg.Quotas.Admins) {
 		note = " " + c.p.Sprintf("They are an admin: admins are not held to quotas (RYO_QUOTA_ADMINS).")

@@ -167,7 +167,7 @@ func (b *Bot) setPersona(ctx context.Context, by ryo.User, chat int64, p lang.Pr
 	if err := b.db.SetChatPersona(ctx, chat, by.ID, clean); err != nil {
 		return "", err
 	}
-	b.log.Info("chat persona set", "chat_id", chat, "by", by.ID, "length", len([]rune(clean)))
+	b.log.InfoContext(ctx, "chat persona set", "chat_id", chat, "by", by.ID, "length", len([]rune(clean)))
 	if clean == "" {
 		return p.Sprintf("↩ No persona here any more, from the next message on."), nil
 	}
@@ -189,7 +189,7 @@ func (b *Bot) setTemperature(ctx context.Context, by ryo.User, chat int64, p lan
 	if err := b.db.SetChatTemperature(ctx, chat, by.ID, t); err != nil {
 		return "", err
 	}
-	b.log.Info("chat temperature set", "chat_id", chat, "by", by.ID, "temperature", value)
+	b.log.InfoContext(ctx, "chat temperature set", "chat_id", chat, "by", by.ID, "temperature", value)
 	if t == nil {
 		return p.Sprintf("↩ The model's own temperature holds here again, from the next message on."), nil
 	}
@@ -202,7 +202,7 @@ func (b *Bot) setLanguage(ctx context.Context, by ryo.User, chat int64, _ lang.P
 	if err := b.db.SetChatLanguage(ctx, chat, by.ID, tag); err != nil {
 		return "", err
 	}
-	b.log.Info("chat language set", "chat_id", chat, "by", by.ID, "language", tag)
+	b.log.InfoContext(ctx, "chat language set", "chat_id", chat, "by", by.ID, "language", tag)
 	p := b.words(ctx, chat, by) // said in the language just chosen
 	if tag == "" {
 		return p.Sprintf("↩ I speak each person's own language here again."), nil
@@ -235,7 +235,7 @@ func (b *Bot) setMode(ctx context.Context, by ryo.User, chat int64, p lang.Print
 		return "", err
 	}
 	b.modes.set(chat, stored)
-	b.log.Info("chat answer mode set", "chat_id", chat, "by", by.ID, "mode", mode)
+	b.log.InfoContext(ctx, "chat answer mode set", "chat_id", chat, "by", by.ID, "mode", mode)
 	said := p.Sprintf("✅ Here I answer %s from now on.", modeName(p, mode))
 	if mode == modeEvery {
 		said += " " + p.Sprintf(privacyNote)
@@ -265,6 +265,6 @@ func (b *Bot) onMigration(ctx context.Context, m *models.Message) error {
 		return err
 	}
 	b.modes.set(to, s.AnswerMode)
-	b.log.Info("a group became a supergroup: its settings hold there", "chat_id", to, "from_chat_id", from)
+	b.log.InfoContext(ctx, "a group became a supergroup: its settings hold there", "chat_id", to, "from_chat_id", from)
 	return nil
 }

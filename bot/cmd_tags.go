@@ -32,7 +32,7 @@ func (b *Bot) tagsCmd(ctx context.Context, c call) error {
 		if err != nil {
 			return err
 		}
-		b.log.Info("tag renamed", "by", c.user.ID, "from", old, "to", renamed, "uses", n)
+		b.log.InfoContext(ctx, "tag renamed", "by", c.user.ID, "from", old, "to", renamed, "uses", n)
 		return b.reply(ctx, c, c.p.Sprintf("🏷 Renamed “%s” to “%s” (%d uses).", old, renamed, n))
 	case args[0] == "delete" && len(args) == 2:
 		tag := normalTag(args[1])
@@ -40,7 +40,7 @@ func (b *Bot) tagsCmd(ctx context.Context, c call) error {
 		if err != nil {
 			return err
 		}
-		b.log.Info("tag deleted", "by", c.user.ID, "tag", tag, "uses", n)
+		b.log.InfoContext(ctx, "tag deleted", "by", c.user.ID, "tag", tag, "uses", n)
 		return b.reply(ctx, c, c.p.Sprintf("🗑 Deleted the tag “%s” (%d uses).", tag, n))
 	case args[0] == "rename" || args[0] == "delete" || len(args) > 1:
 		return b.reply(ctx, c, c.p.Sprintf(usageTags))

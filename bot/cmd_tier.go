@@ -46,7 +46,7 @@ func (b *Bot) tierCmd(ctx context.Context, c call) error {
 	if _, err := b.db.SetTier(ctx, u.ID, stored, c.user.ID); err != nil {
 		return err
 	}
-	b.log.Info("tier changed", "by", c.user.ID, "user_id", u.ID, "tier", tier)
+	b.log.InfoContext(ctx, "tier changed", "by", c.user.ID, "user_id", u.ID, "tier", tier)
 	return b.reply(ctx, c, c.p.Sprintf("🎚 %s is in the %s tier now: %s.", displayName(c.p, u), tier, toolList(c.p, b.cfg.Tiers.Tools(tier))))
 }
 

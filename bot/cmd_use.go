@@ -78,7 +78,7 @@ func (b *Bot) forceTool(ctx context.Context, w lang.Printer, person ryo.User, pl
 	if err := b.db.ForceTool(ctx, person.ID, place, tool, expires); err != nil {
 		return time.Time{}, "", err
 	}
-	b.log.Info("tool chosen for the next message", "user_id", person.ID, "chat_id", place.ChatID, "tool", tool)
+	b.log.InfoContext(ctx, "tool chosen for the next message", "user_id", person.ID, "chat_id", place.ChatID, "tool", tool)
 	return expires, "", nil
 }
 

@@ -174,7 +174,7 @@ func (b *Bot) runCommand(ctx context.Context, j *job, m *models.Message, p parse
 // may not be shown, with a button that opens the private chat with the
 // bot; there Telegram sends /start <name>, which runs the command.
 func (b *Bot) pointToPrivate(ctx context.Context, c call, cmd command) error {
-	b.log.Info("a private command asked in a group: pointed to the private chat", "update_id", c.update, "chat_id", c.chat.ID, "command", cmd.name)
+	b.log.InfoContext(ctx, "a private command asked in a group: pointed to the private chat", "update_id", c.update, "chat_id", c.chat.ID, "command", cmd.name)
 	link := fmt.Sprintf("https://t.me/%s?start=%s", b.me.Username, cmd.name)
 	return b.replyOnce(ctx, c.w, c.update, c.place, c.msg.ID,
 		c.p.Sprintf("I answer /%s only in our private chat, so that nothing private shows here.", cmd.name),

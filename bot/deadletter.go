@@ -35,7 +35,7 @@ func (b *Bot) tellRefused(ctx context.Context, u memory.InboxUpdate) {
 		defer cancel()
 		said := b.wordsOfRaw(ctx, u.Raw).Sprintf(refusedNotice)
 		if _, err := b.tg.Send(ctx, place, replyTo, render.Part{Plain: said}); err != nil {
-			b.log.Warn("could not tell the sender of a refused update", "update_id", u.ID, "err", err)
+			b.log.WarnContext(ctx, "could not tell the sender of a refused update", "update_id", u.ID, "err", err)
 		}
 	}()
 }

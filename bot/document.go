@@ -258,7 +258,7 @@ func (b *Bot) files(ctx context.Context, log *slog.Logger, p lang.Printer, chat 
 		if tried == filesRead { // past what one turn reads: the model is told the file was not read
 			f := documentsOf(m)[0]
 			name := knowledge.Name(f.FileName)
-			log.Info("a document past the files one turn reads: not read", "message_id", m.TelegramID, "file", name)
+			log.InfoContext(ctx, "a document past the files one turn reads: not read", "message_id", m.TelegramID, "file", name)
 			history[j].Text = withFile(history[j].Text, fmt.Sprintf(fileUnread, name, filesRead))
 			continue
 		}
@@ -404,26 +404,26 @@ func (b *Bot) readDocument(ctx context.Context, log *slog.Logger, p lang.Printer
 	log = log.With("message_id", m.TelegramID, "file", name, "mime_type", f.MimeType, "file_size", f.Size)
 	switch {
 	case kind == "" || kind == readImage:
-		log.Info("a document of a kind ryo does not read")
+		log.InfoContext(ctx, "a document of a kind ryo does not read")
 		return ryo.Document{}, p.Sprintf(docUnsupported, name), nil
 	case f.Size > limit:
-		log.Info("a document too big to read", "limit", limit)
+		log.InfoContext(ctx, "a document too big to read", "limit", limit)
 		return ryo.Document{}, p.Sprintf(docTooBig, name, kilobytes(p, limit)), nil
 	}
 	data, err := b.tg.Download(ctx, f.FileID, limit)
 	switch {
 	case errors.Is(err, delivery.ErrFileTooBig):
-		log.Info("a document too big to read", "limit", limit)
+		log.InfoContext(ctx, "a document too big to read", "limit", limit)
 		return ryo.Document{}, p.Sprintf(docTooBig, name, kilobytes(p, limit)), nil
 	case err != nil && (ctx.Err() != nil || ryo.IsUnavailable(err, ryo.Telegram)):
 		return ryo.Document{}, "", err // shutdown or an outage: the turn runs again later, and the file is fetched then
 	case err != nil:
-		log.Warn("Telegram would not hand over a document", "err", err)
+		log.WarnContext(ctx, "Telegram would not hand over a document", "err", err)
 		return ryo.Document{}, p.Sprintf(docRefused, name), nil
 	}
 	label := kindLabel(name, kind)
 	if err := sniff(kind, data); err != nil {
-		log.Info("a document whose bytes are not of its kind", "err", err)
+		log.InfoContext(ctx, "a document whose bytes are not of its kind", "err", err)
 		return ryo.Document{}, p.Sprintf(docNotText, name, label), nil
 	}
 	r, err := b.extract(ctx, kind, data, name)
@@ -431,25 +431,25 @@ func (b *Bot) readDocument(ctx context.Context, log *slog.Logger, p lang.Printer
 	case err != nil && ctx.Err() != nil:
 		return ryo.Document{}, "", err
 	case errors.Is(err, knowledge.ErrEmpty):
-		log.Info("a document with no text in it", "err", err)
+		log.InfoContext(ctx, "a document with no text in it", "err", err)
 		return ryo.Document{}, p.Sprintf(docNoText, name), nil
 	case errors.Is(err, context.DeadlineExceeded):
-		log.Warn("reading a document's text took too long", "err", err)
+		log.WarnContext(ctx, "reading a document's text took too long", "err", err)
 		return ryo.Document{}, p.Sprintf(docSlow, name), nil
 	case err != nil:
-		log.Warn("could not read a document's text", "err", err)
+		log.WarnContext(ctx, "could not read a document's text", "err", err)
 		return ryo.Document{}, p.Sprintf(docFailed, name), nil
 	}
 	chunks, title, err := knowledge.Split(r.Text, 0)
 	if errors.Is(err, knowledge.ErrEmpty) {
-		log.Info("a document with no text in it")
+		log.InfoContext(ctx, "a document with no text in it")
 		return ryo.Document{}, p.Sprintf(docNoText, name), nil
 	}
 	if err != nil {
 		return ryo.Document{}, "", err
 	}
 	if n := b.knowledgeChunks(); len(chunks) > n {
-		log.Info("a document longer than the passages kept of one: only its first part is kept", "passages", len(chunks), "kept", n)
+		log.InfoContext(ctx, "a document longer than the passages kept of one: only its first part is kept", "passages", len(chunks), "kept", n)
 		chunks = chunks[:n]
 		if err := b.db.MarkFile(ctx, m.ID, memory.FileCut); err != nil { // before the file is stored: a turn run again marks it then
 			return ryo.Document{}, "", err
@@ -461,7 +461,7 @@ func (b *Bot) readDocument(ctx context.Context, log *slog.Logger, p lang.Printer
 	if err != nil {
 		return ryo.Document{}, "", err
 	}
-	log.Info("a document read", "document", d.ID, "passages", d.Chunks)
+	log.InfoContext(ctx, "a document read", "document", d.ID, "passages", d.Chunks)
 	return d, "", nil
 }
 

@@ -71,7 +71,7 @@ func (b *Bot) onEdit(ctx context.Context, j *job, m *models.Message) error {
 	case !newest && j.press: // its message may wait in the chat's queue, not stored yet: tried again after it
 		return errGoOnInChat
 	case !newest:
-		log.Debug("edit changes nothing: the message is not stored, not changed, or a newer edit came first")
+		log.DebugContext(ctx, "edit changes nothing: the message is not stored, not changed, or a newer edit came first")
 		return nil
 	}
 	meant, err := b.inAnswerMode(ctx, b.classifyMessage(m)) // in a group, as its answer mode has it (answermode.go)
@@ -79,7 +79,7 @@ func (b *Bot) onEdit(ctx context.Context, j *job, m *models.Message) error {
 		return err
 	}
 	if meant.what != verdictAnswer || stored.Sender == nil || !b.mayTalk(*stored.Sender) {
-		log.Info("edit stored; its message is not one to answer")
+		log.InfoContext(ctx, "edit stored; its message is not one to answer")
 		return nil
 	}
 	if j.press {
@@ -98,7 +98,7 @@ func (b *Bot) editArrived(ctx context.Context, j *job, stored ryo.Message, earli
 			return err
 		}
 		s.edit()
-		b.log.Info("edit of a message being answered: its turn is cancelled", "update_id", j.id, "turn", s.turn)
+		b.log.InfoContext(ctx, "edit of a message being answered: its turn is cancelled", "update_id", j.id, "turn", s.turn)
 		return errGoOnInChat
 	}
 	if status, waits, err := b.waitingEdit(ctx, earlier); err != nil || waits {
@@ -108,7 +108,7 @@ func (b *Bot) editArrived(ctx context.Context, j *job, stored ryo.Message, earli
 		if err != nil {
 			return err
 		}
-		b.log.Info("edit of a message whose earlier edit waits to be answered: this one is answered instead", "update_id", j.id, "earlier", earlier)
+		b.log.InfoContext(ctx, "edit of a message whose earlier edit waits to be answered: this one is answered instead", "update_id", j.id, "earlier", earlier)
 		return errGoOnInChat
 	}
 	state, _, err := b.db.UpdateState(ctx, stored.UpdateID)
@@ -125,7 +125,7 @@ func (b *Bot) editArrived(ctx context.Context, j *job, stored ryo.Message, earli
 	case ok:
 		return errGoOnInChat
 	}
-	b.log.Info("edit of an older message: its stored text alone changes", "update_id", j.id, "chat_id", stored.Place.ChatID)
+	b.log.InfoContext(ctx, "edit of an older message: its stored text alone changes", "update_id", j.id, "chat_id", stored.Place.ChatID)
 	return nil
 }
 

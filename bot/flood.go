@@ -111,7 +111,7 @@ func (b *Bot) allowed(ctx context.Context, j *job, m *models.Message, keep bool)
 	if b.isAdmin(u) { // the people who govern the bot are not held back by it
 		return true, nil
 	}
-	b.log.Info("a person is over their allowance of turns; their message is kept unanswered",
+	b.log.InfoContext(ctx, "a person is over their allowance of turns; their message is kept unanswered",
 		"update_id", j.id, "chat_id", m.Chat.ID, "user_id", m.From.ID, "told", tell)
 	if keep {
 		if err := b.keep(ctx, j.id, m); err != nil {

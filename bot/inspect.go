@@ -76,11 +76,11 @@ func (b *Bot) onInspect(ctx context.Context, j *job, q *models.CallbackQuery) er
 	p := b.wordsAt(ctx, q)
 	update, chat, ok := parseInspect(q.Data)
 	if !ok {
-		log.Info("inspector press with unreadable data")
+		log.InfoContext(ctx, "inspector press with unreadable data")
 		return b.answerPress(ctx, j.w, q, p.Sprintf(staleButton), false)
 	}
 	if pressedIn(q) != chat {
-		log.Warn("inspector press naming another chat's turn", "turn", update, "named_chat", chat, "chat_id", pressedIn(q))
+		log.WarnContext(ctx, "inspector press naming another chat's turn", "turn", update, "named_chat", chat, "chat_id", pressedIn(q))
 		return b.answerPress(ctx, j.w, q, p.Sprintf(inspectElsewhere), true)
 	}
 	tr, found, err := b.db.TraceOf(ctx, update)
@@ -88,7 +88,7 @@ func (b *Bot) onInspect(ctx context.Context, j *job, q *models.CallbackQuery) er
 		return err
 	}
 	if !found || tr.ChatID != chat {
-		log.Info("inspector press for a turn whose trace is not kept", "turn", update, "chat_id", chat)
+		log.InfoContext(ctx, "inspector press for a turn whose trace is not kept", "turn", update, "chat_id", chat)
 		return b.answerPress(ctx, j.w, q, p.Sprintf(inspectGone), true)
 	}
 	presser, err := b.db.SaveUser(ctx, pressedBy(q), false)
@@ -97,7 +97,7 @@ func (b *Bot) onInspect(ctx context.Context, j *job, q *models.CallbackQuery) er
 	}
 	if may, err := b.mayInspect(ctx, tr, presser); err != nil || !may {
 		if err == nil {
-			log.Info("inspector press by someone who may not see the trace", "turn", update, "chat_id", chat)
+			log.InfoContext(ctx, "inspector press by someone who may not see the trace", "turn", update, "chat_id", chat)
 			err = b.answerPress(ctx, j.w, q, p.Sprintf(inspectNotYours), true)
 		}
 		return err
@@ -106,7 +106,7 @@ func (b *Bot) onInspect(ctx context.Context, j *job, q *models.CallbackQuery) er
 	if err != nil {
 		return err
 	}
-	log.Info("inspector pressed", "turn", update, "chat_id", chat, "outcome", text)
+	log.InfoContext(ctx, "inspector pressed", "turn", update, "chat_id", chat, "outcome", text)
 	return b.answerPress(ctx, j.w, q, text, alert)
 }
 

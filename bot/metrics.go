@@ -63,6 +63,7 @@ func (b *Bot) turnEnded(ctx context.Context, outcome string, err error) {
 		outcome = TurnFailed
 	}
 	b.metrics().TurnEnded(outcome)
+	traceOutcome(ctx, outcome) // span.go
 }
 
 // answered is the outcome of a turn whose answer, with metadata meta, is

@@ -104,7 +104,7 @@ func (b *Bot) chatSees(ctx context.Context, log *slog.Logger, t talk) string {
 			b.passOver(log, t.chat.ID, m, t.models[i+1])
 			continue
 		case err != nil:
-			log.Warn("cannot tell whether the chat's model reads pictures", "model", m, "err", err)
+			log.WarnContext(ctx, "cannot tell whether the chat's model reads pictures", "model", m, "err", err)
 			return ""
 		}
 		if slices.Contains(caps, ryo.CanSee) {

@@ -165,7 +165,7 @@ func (b *Bot) onPage(ctx context.Context, j *job, q *models.CallbackQuery) error
 	w := b.wordsAt(ctx, q)
 	switch judgePage(f) {
 	case pageStale:
-		b.log.Info("list button pressed on a message or chat not its own, or unknown", "update_id", j.id, "user_id", q.From.ID)
+		b.log.InfoContext(ctx, "list button pressed on a message or chat not its own, or unknown", "update_id", j.id, "user_id", q.From.ID)
 		return b.answerPress(ctx, j.w, q, w.Sprintf(staleButton), false)
 	case pageExpired:
 		return b.answerPress(ctx, j.w, q, w.Sprintf("This list is out of date — send the command again for a fresh one."), false)

@@ -26,13 +26,16 @@ const maxOutage = 10 * time.Minute
 // (a press), or is left unfinished in the inbox for the next start
 // (shutdown).
 func (b *Bot) process(ctx context.Context, j *job) afterRun {
+	ctx = turnContext(ctx, j) // span.go: its log lines name the turn
 	log := b.log.With("update_id", j.id, "chat_id", j.chat)
 	if !j.claimed {
 		if wait, ok := b.claim(ctx, log, j); !ok {
 			return afterRun{retryIn: wait}
 		}
 	}
+	ctx, span := b.startUpdate(ctx, j)
 	err := b.handleSafely(ctx, j)
+	endUpdate(span, err)
 	var wait errWait
 	switch {
 	case err == nil:
@@ -41,18 +44,18 @@ func (b *Bot) process(ctx context.Context, j *job) afterRun {
 	case errors.Is(err, errGoOnInChat):
 		return afterRun{inChat: true}
 	case errors.As(err, &wait):
-		log.Debug("a photo of an album waits for the album's other parts", "wait", wait.d)
+		log.DebugContext(ctx, "a photo of an album waits for the album's other parts", "wait", wait.d)
 		return afterRun{retryIn: wait.d}
 	case ctx.Err() != nil:
-		log.Info("update interrupted by shutdown; it resumes at the next start")
+		log.InfoContext(ctx, "update interrupted by shutdown; it resumes at the next start")
 		return afterRun{}
 	case ryo.IsUnavailable(err, ryo.Database),
 		ryo.IsUnavailable(err, ryo.Telegram) && j.outage(b.cfg.Clock.Now()) < maxOutage:
 		wait := j.retryIn(b.cfg.Clock.Now())
-		log.Warn("update interrupted by an outage; will retry", "retry_in", wait, "err", err)
+		log.WarnContext(ctx, "update interrupted by an outage; will retry", "retry_in", wait, "err", err)
 		return afterRun{retryIn: wait}
 	}
-	log.Error("update failed; it is kept in the dead letter for an admin to retry (/deadletter)", "err", err)
+	log.ErrorContext(ctx, "update failed; it is kept in the dead letter for an admin to retry (/deadletter)", "err", err)
 	b.fail(ctx, log, j, err.Error())
 	return afterRun{}
 }
@@ -71,14 +74,14 @@ func (b *Bot) claim(ctx context.Context, log *slog.Logger, j *job) (time.Duratio
 		return 0, false
 	case err != nil:
 		wait := j.retryIn(b.cfg.Clock.Now())
-		log.Warn("cannot claim update; will retry", "retry_in", wait, "err", err)
+		log.WarnContext(ctx, "cannot claim update; will retry", "retry_in", wait, "err", err)
 		return wait, false
 	case !ok:
 		return 0, false // finished by an earlier run
 	}
 	j.claimed, j.raw, j.since = true, c.Raw, time.Time{}
 	if c.Attempts > b.cfg.MaxAttempts {
-		log.Error("giving up on an update that was started too often; it is kept in the dead letter for an admin to retry (/deadletter)",
+		log.ErrorContext(ctx, "giving up on an update that was started too often; it is kept in the dead letter for an admin to retry (/deadletter)",
 			"attempts", c.Attempts)
 		b.fail(ctx, log, j, fmt.Sprintf("gave up after %d attempts", c.Attempts))
 		return 0, false
@@ -108,7 +111,7 @@ var errPanic = errors.New("panic")
 func (b *Bot) handleSafely(ctx context.Context, j *job) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			b.log.Error("panic while handling an update", "update_id", j.id, "panic", r, "stack", string(debug.Stack()))
+			b.log.ErrorContext(ctx, "panic while handling an update", "update_id", j.id, "panic", r, "stack", string(debug.Stack()))
 			err = fmt.Errorf("%w: %v", errPanic, r)
 		}
 	}()
@@ -121,7 +124,7 @@ func (b *Bot) handleSafely(ctx context.Context, j *job) (err error) {
 func (b *Bot) fail(ctx context.Context, log *slog.Logger, j *job, reason string) {
 	err := b.record(ctx, "fail update", func(ctx context.Context) error { return b.db.FailUpdate(ctx, j.id, reason) })
 	if err != nil {
-		log.Error("cannot mark update failed; it runs again at the next start", "err", err)
+		log.ErrorContext(ctx, "cannot mark update failed; it runs again at the next start", "err", err)
 	}
 	place, replyTo, ok := b.addressee(j.raw)
 	if !ok {
@@ -137,7 +140,7 @@ func (b *Bot) fail(ctx context.Context, log *slog.Logger, j *job, reason string)
 		return b.stages.Adopt(stages.Start{Place: place, ReplyTo: replyTo, Adopt: status, Words: w}).Fail(ctx, w.Sprintf(apology))
 	})
 	if err != nil {
-		log.Warn("could not tell the user about a failure", "err", err)
+		log.WarnContext(ctx, "could not tell the user about a failure", "err", err)
 	}
 }
 
@@ -146,7 +149,7 @@ func (b *Bot) finish(ctx context.Context, log *slog.Logger, id int64, state memo
 		return b.db.FinishUpdate(ctx, id, state, reason)
 	})
 	if err != nil {
-		log.Error("cannot mark update finished; it runs again at the next start", "state", state, "err", err)
+		log.ErrorContext(ctx, "cannot mark update finished; it runs again at the next start", "state", state, "err", err)
 	}
 }
 

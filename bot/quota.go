@@ -310,7 +310,7 @@ func (b *Bot) overQuota(ctx context.Context, log *slog.Logger, t *talk) (string,
 		t.hold = b.holds.take(t.person.ID)
 		return "", nil
 	}
-	log.Info("over quota: not asking the model", "user_id", t.person.ID, "limit", o.limit.String(), "until", o.until)
+	log.InfoContext(ctx, "over quota: not asking the model", "user_id", t.person.ID, "limit", o.limit.String(), "until", o.until)
 	return quotaMessage(t.words, o, now, b.location()), nil
 }
 

@@ -59,11 +59,11 @@ func (b *Bot) onRegenerate(ctx context.Context, j *job, q *models.CallbackQuery)
 	p := b.wordsAt(ctx, q)
 	update, chat, ok := parseRegenerate(q.Data)
 	if !ok {
-		log.Info("regenerate press with unreadable data")
+		log.InfoContext(ctx, "regenerate press with unreadable data")
 		return b.answerPress(ctx, j.w, q, p.Sprintf(staleButton), false)
 	}
 	if pressedIn(q) != chat {
-		log.Warn("regenerate press naming another chat's answer", "turn", update, "named_chat", chat, "chat_id", pressedIn(q))
+		log.WarnContext(ctx, "regenerate press naming another chat's answer", "turn", update, "named_chat", chat, "chat_id", pressedIn(q))
 		return b.answerPress(ctx, j.w, q, p.Sprintf(regenerateElsewhere), true)
 	}
 	prior, err := b.db.Turn(ctx, j.id)
@@ -84,14 +84,14 @@ func (b *Bot) onRegenerate(ctx context.Context, j *job, q *models.CallbackQuery)
 			return err
 		}
 		if text != "" {
-			log.Info("regenerate refused", "turn", update, "chat_id", chat, "outcome", text)
+			log.InfoContext(ctx, "regenerate refused", "turn", update, "chat_id", chat, "outcome", text)
 			if j.told { // things changed while it waited in the chat's queue
 				return nil
 			}
 			return b.answerPress(ctx, j.w, q, text, true)
 		}
 		if !j.told {
-			log.Info("regenerate pressed", "turn", update, "chat_id", chat)
+			log.InfoContext(ctx, "regenerate pressed", "turn", update, "chat_id", chat)
 			if err := b.answerPress(ctx, j.w, q, p.Sprintf(regenerating), false); err != nil {
 				return err
 			}
@@ -213,7 +213,7 @@ func (b *Bot) afterAnswer(ctx context.Context, t talk, ids []int) {
 			}
 			err := t.w.idle(func() error { return b.tg.Delete(ctx, t.place, id) })
 			if err != nil && !errors.Is(err, stages.ErrMessageGone) {
-				b.log.Warn("could not delete a replaced answer's message", "chat_id", t.chat.ID, "message_id", id, "err", err)
+				b.log.WarnContext(ctx, "could not delete a replaced answer's message", "chat_id", t.chat.ID, "message_id", id, "err", err)
 			}
 		}
 		return

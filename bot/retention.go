@@ -26,10 +26,10 @@ func (b *Bot) retain(ctx context.Context) {
 func (b *Bot) retainOnce(ctx context.Context) {
 	s, err := b.db.Sweep(ctx, b.cfg.Retention)
 	if s.Total() > 0 {
-		b.log.Info("deleted what is past its retention", "updates", s.Updates, "dead_letters", s.DeadLetters,
+		b.log.InfoContext(ctx, "deleted what is past its retention", "updates", s.Updates, "dead_letters", s.DeadLetters,
 			"views", s.Views, "actions", s.Actions, "memories", s.Memories, "context_messages", s.Context, "files", s.Files)
 	}
 	if err != nil && ctx.Err() == nil {
-		b.log.Warn("could not delete everything past its retention; the next sweep goes on", "next_in", retainEvery, "err", err)
+		b.log.WarnContext(ctx, "could not delete everything past its retention; the next sweep goes on", "next_in", retainEvery, "err", err)
 	}
 }

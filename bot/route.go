@@ -65,7 +65,7 @@ func (b *Bot) handle(ctx context.Context, j *job) error {
 		return err
 	}
 	if len(skipped) > 0 {
-		b.log.Warn("update read in part: fields in a shape this version does not know were left out",
+		b.log.WarnContext(ctx, "update read in part: fields in a shape this version does not know were left out",
 			"update_id", id, "fields", skipped)
 	}
 	r, err := b.inAnswerMode(ctx, b.classify(&upd)) // answermode.go
@@ -88,7 +88,7 @@ func (b *Bot) handle(ctx context.Context, j *job) error {
 	case verdictMigration:
 		return b.onMigration(ctx, r.msg) // cmd_settings.go
 	}
-	b.log.Debug("ignoring update", "update_id", id, "why", r.why)
+	b.log.DebugContext(ctx, "ignoring update", "update_id", id, "why", r.why)
 	return nil
 }
 
@@ -274,12 +274,12 @@ func (b *Bot) answerMessage(ctx context.Context, j *job, r route) error {
 		return err
 	}
 	if later {
-		b.log.Debug("a message answered together with its sender's next one", "update_id", j.id, "chat_id", r.msg.Chat.ID)
+		b.log.DebugContext(ctx, "a message answered together with its sender's next one", "update_id", j.id, "chat_id", r.msg.Chat.ID)
 		return b.keep(ctx, j.id, r.msg)
 	}
 	if wait, err := b.giveWay(ctx, j, r.msg); wait || err != nil {
 		if wait {
-			b.log.Debug("a turn gives way to someone else's question", "update_id", j.id, "chat_id", r.msg.Chat.ID)
+			b.log.DebugContext(ctx, "a turn gives way to someone else's question", "update_id", j.id, "chat_id", r.msg.Chat.ID)
 			return errGoOnInChat
 		}
 		return err
@@ -303,7 +303,7 @@ func (b *Bot) keepAsContext(ctx context.Context, id int64, m *models.Message) er
 		return err
 	}
 	if !b.mayTalk(u) {
-		b.log.Debug("group message of someone who may not use the bot: not kept", "update_id", id, "chat_id", m.Chat.ID, "user_id", u.ID)
+		b.log.DebugContext(ctx, "group message of someone who may not use the bot: not kept", "update_id", id, "chat_id", m.Chat.ID, "user_id", u.ID)
 		return nil
 	}
 	_, err = b.db.SaveContextMessage(ctx, chatOf(m.Chat), b.userMessage(id, m))
@@ -330,7 +330,7 @@ func (b *Bot) userMessage(id int64, m *models.Message) ryo.Message {
 }
 
 func (b *Bot) onMembership(ctx context.Context, u *models.ChatMemberUpdated) error {
-	b.log.Info("bot membership changed", "chat_id", u.Chat.ID, "chat", u.Chat.Title, "status", string(u.NewChatMember.Type))
+	b.log.InfoContext(ctx, "bot membership changed", "chat_id", u.Chat.ID, "chat", u.Chat.Title, "status", string(u.NewChatMember.Type))
 	return b.db.SaveChat(ctx, chatOf(u.Chat))
 }
 

@@ -143,7 +143,7 @@ func (b *Bot) onSettingsScreen(ctx context.Context, j *job, q *models.CallbackQu
 	case kind == 'M' && v.Chat < 0 && modeName(p, value) != "":
 		said, err = b.setMode(ctx, presser, v.Chat, p, value)
 	default:
-		b.log.Info("a settings button with data not its own", "update_id", j.id, "user_id", q.From.ID, "chat_id", v.Chat)
+		b.log.InfoContext(ctx, "a settings button with data not its own", "update_id", j.id, "user_id", q.From.ID, "chat_id", v.Chat)
 		return b.answerPress(ctx, j.w, q, p.Sprintf(staleButton), false)
 	}
 	if err != nil {

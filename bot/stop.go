@@ -290,16 +290,16 @@ func (b *Bot) onStop(ctx context.Context, j *job, q *models.CallbackQuery) error
 	p := b.wordsAt(ctx, q)
 	update, chat, ok := parseStop(q.Data)
 	if !ok {
-		log.Info("stop press with unreadable data")
+		log.InfoContext(ctx, "stop press with unreadable data")
 		return b.answerPress(ctx, j.w, q, p.Sprintf(staleButton), false)
 	}
 	if pressedIn(q) != chat {
-		log.Warn("stop press naming another chat's turn", "turn", update, "named_chat", chat, "chat_id", pressedIn(q))
+		log.WarnContext(ctx, "stop press naming another chat's turn", "turn", update, "named_chat", chat, "chat_id", pressedIn(q))
 		return b.answerPress(ctx, j.w, q, p.Sprintf(stopElsewhere), true)
 	}
 	s, ok := b.running.byTurn(update)
 	if !ok || s.place.ChatID != chat {
-		log.Info("stop press for a turn that is not running", "turn", update, "chat_id", chat)
+		log.InfoContext(ctx, "stop press for a turn that is not running", "turn", update, "chat_id", chat)
 		return b.answerPress(ctx, j.w, q, p.Sprintf(stopNotRunning), false)
 	}
 	presser, err := b.db.SaveUser(ctx, pressedBy(q), false)
@@ -310,7 +310,7 @@ func (b *Bot) onStop(ctx context.Context, j *job, q *models.CallbackQuery) error
 	if err != nil {
 		return err
 	}
-	log.Info("stop pressed", "turn", update, "chat_id", chat, "outcome", text)
+	log.InfoContext(ctx, "stop pressed", "turn", update, "chat_id", chat, "outcome", text)
 	return b.answerPress(ctx, j.w, q, text, alert)
 }
 
@@ -373,7 +373,7 @@ func (b *Bot) stopHere(ctx context.Context, c call) error {
 	if err != nil {
 		return err
 	}
-	b.log.Info("/stop", "update_id", c.update, "turn", s.turn, "chat_id", c.chat.ID, "outcome", text)
+	b.log.InfoContext(ctx, "/stop", "update_id", c.update, "turn", s.turn, "chat_id", c.chat.ID, "outcome", text)
 	return b.reply(ctx, c, text)
 }
 

@@ -155,6 +155,6 @@ func (b *Bot) keepTrace(ctx context.Context, log *slog.Logger, tr memory.Trace) 
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), traceWrite)
 	defer cancel()
 	if err := b.db.SaveTrace(ctx, tr); err != nil {
-		log.Warn("could not keep the turn's trace; its 🔍 will say it is not kept", "err", err)
+		log.WarnContext(ctx, "could not keep the turn's trace; its 🔍 will say it is not kept", "err", err)
 	}
 }

@@ -91,6 +91,7 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 	var outcome string                  // what the turn came to, when it returns no error
 	defer func() { b.turnEnded(ctx, outcome, err) }()
 	log := b.log.With("update_id", t.id, "chat_id", t.chat.ID)
+	traceTurn(ctx, t) // span.go
 	t.until = time.Now().Add(b.cfg.TurnTimeout)
 	prior, err := b.db.Turn(ctx, t.id)
 	if err != nil {
@@ -205,7 +206,7 @@ func (b *Bot) askAgain(ctx context.Context, log *slog.Logger, t talk, shown *sta
 	if err != nil {
 		return err
 	}
-	log.Info("turn asks again for an interrupted action")
+	log.InfoContext(ctx, "turn asks again for an interrupted action")
 	return b.deliver(ctx, log, t, shown, said, meta, nil)
 }
 
@@ -251,7 +252,7 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 	out, err := b.answerWith(turnCtx, log, &t, in, &ranTools)
 	b.agentPhases(b.cfg.Clock.Now().Sub(started), toolsTook, ranTools)
 	if older := t.seen.withoutOlder(); err != nil && older != nil && !ranTools && turnCtx.Err() == nil {
-		log.Warn("the model server refused the turn with older photos shown again; asking without them", "err", err)
+		log.WarnContext(ctx, "the model server refused the turn with older photos shown again; asking without them", "err", err)
 		started = b.cfg.Clock.Now()
 		in.History = older
 		out, err = b.answerWith(turnCtx, log, &t, in, &ranTools)
@@ -268,7 +269,7 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 		return "", nil, err
 	}
 	if out.CutOff {
-		log.Warn("the model's answer reached its length limit (RYO_MODEL_NUM_PREDICT) and was cut off; it is delivered as far as it got",
+		log.WarnContext(ctx, "the model's answer reached its length limit (RYO_MODEL_NUM_PREDICT) and was cut off; it is delivered as far as it got",
 			"reply_tokens", out.Usage.ReplyTokens)
 	}
 	took := b.cfg.Clock.Now().Sub(started)
@@ -278,7 +279,7 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 	}
 	if stopped {
 		meta = withStopped(meta)
-		log.Info("turn stopped; the reply written so far is the answer", "tools", out.Tools)
+		log.InfoContext(ctx, "turn stopped; the reply written so far is the answer", "tools", out.Tools)
 	}
 	b.keepTrace(ctx, log, trace.trace(t, out, meta, took))
 	err = b.record(ctx, "save answer", func(ctx context.Context) error {
@@ -335,14 +336,16 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 	var ids []int
 	buttons := b.answerButtons(t, about) // answerbuttons.go
 	began := b.cfg.Clock.Now()
+	sendCtx, span := b.startDelivery(ctx)
 	err = t.w.idle(func() error { // Telegram may make the answer wait its turn: other chats go on meanwhile
 		var err error
-		if ids, err = shown.Finish(ctx, answer, about.Tools, delivered, record, buttons...); err != nil {
+		if ids, err = shown.Finish(sendCtx, answer, about.Tools, delivered, record, buttons...); err != nil {
 			return err
 		}
-		ids, err = b.sendFiles(ctx, t, files, ids, delivered, record)
+		ids, err = b.sendFiles(sendCtx, t, files, ids, delivered, record)
 		return err
 	})
+	endDelivery(span, len(ids), err)
 	b.metrics().TurnPhase(PhaseDelivery, b.cfg.Clock.Now().Sub(began))
 	if err != nil {
 		if ctx.Err() != nil {
@@ -371,7 +374,7 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 	if err != nil {
 		return err
 	}
-	log.Info("turn answered", "parts", len(ids), "meta", string(meta))
+	log.InfoContext(ctx, "turn answered", "parts", len(ids), "meta", string(meta))
 	return nil
 }
 
@@ -393,7 +396,7 @@ func (b *Bot) sendFiles(ctx context.Context, t talk, files []ryo.Attachment, ids
 		}
 		id, err := send(ctx, t.place, t.replyTo, f.Name, f.Data, f.Caption)
 		if errors.Is(err, tg.ErrorBadRequest) { // the chat will not take it: a line says so in its place
-			b.log.Warn("Telegram refused a file a tool made; saying so instead", "chat_id", t.chat.ID, "file", f.Name, "err", err)
+			b.log.WarnContext(ctx, "Telegram refused a file a tool made; saying so instead", "chat_id", t.chat.ID, "file", f.Name, "err", err)
 			id, err = b.tg.Send(ctx, t.place, t.replyTo, render.Text(fileRefused(t.words, f.Name, err), render.MaxUnits))
 		}
 		if err != nil {
@@ -452,7 +455,7 @@ func (b *Bot) turnFailed(ctx context.Context, log *slog.Logger, t talk, shown *s
 		shown.Pause(ctx)
 		return err
 	}
-	log.Error("turn failed; the update is kept in the dead letter for an admin to retry (/deadletter)", "code", ryo.ErrorCode(err), "err", err)
+	log.ErrorContext(ctx, "turn failed; the update is kept in the dead letter for an admin to retry (/deadletter)", "code", ryo.ErrorCode(err), "err", err)
 	if ferr := t.w.idle(func() error { return shown.Fail(ctx, t.words.Message(ryo.ErrorMessage(err))) }); ferr != nil {
 		return ferr
 	}

@@ -101,7 +101,7 @@ func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error)
 	if s.model = b.chatSees(ctx, log, t); s.model == "" && b.cfg.Vision != nil { // a chat's own model that reads pictures sees its photos
 		s.model, err = b.cfg.Vision.VisionModel(ctx)
 		if err != nil {
-			log.Warn("cannot tell whether the model reads pictures", "photo_answered", asked, "err", err)
+			log.WarnContext(ctx, "cannot tell whether the model reads pictures", "photo_answered", asked, "err", err)
 		}
 		if err != nil && asked {
 			s.refusal = t.words.Sprintf(noSight) // not noVision: nothing is missing from the settings
@@ -110,7 +110,7 @@ func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error)
 	}
 	if s.model == "" {
 		if asked {
-			log.Info("a photo came, but no model reads pictures (RYO_VISION_MODEL)")
+			log.InfoContext(ctx, "a photo came, but no model reads pictures (RYO_VISION_MODEL)")
 			s.refusal = t.words.Sprintf(noVision)
 		}
 		return s, nil
@@ -132,7 +132,7 @@ func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error)
 				return s, err // shutdown or an outage: the turn runs again later, and the photo is fetched then
 			}
 			if err != nil {
-				log.Warn("cannot fetch a photo to show the model", "message_id", m.TelegramID, "file_size", p.Size,
+				log.WarnContext(ctx, "cannot fetch a photo to show the model", "message_id", m.TelegramID, "file_size", p.Size,
 					"width", p.Width, "height", p.Height, "err", err)
 				if itsOwn(j) {
 					s.refusal = photoRefused(t.words, err) // the answered message's own: an earlier one of the burst may have been refused before

@@ -157,7 +157,7 @@ func (b *Bot) hear(ctx, within context.Context, log *slog.Logger, p lang.Printer
 		return "", nil
 	}
 	if within.Err() != nil { // the turn's deadline passed with an earlier recording
-		log.Warn("a recording is not transcribed: the turn's deadline passed (RYO_TURN_TIMEOUT)", "message_id", m.TelegramID, "kind", rec.Kind)
+		log.WarnContext(ctx, "a recording is not transcribed: the turn's deadline passed (RYO_TURN_TIMEOUT)", "message_id", m.TelegramID, "kind", rec.Kind)
 		return p.Sprintf(voiceSlow), b.unheard(ctx, m, k)
 	}
 	shown.Observe(ryo.Step{Kind: ryo.StepTool, Tool: transcribeTool, Doing: p.Sprintf(listening)})
@@ -167,7 +167,7 @@ func (b *Bot) hear(ctx, within context.Context, log *slog.Logger, p lang.Printer
 		if ctx.Err() != nil || ryo.IsUnavailable(err, ryo.Telegram) {
 			return "", err
 		}
-		log.Warn("cannot transcribe a recording", "message_id", m.TelegramID, "kind", rec.Kind, "duration_s", rec.Duration,
+		log.WarnContext(ctx, "cannot transcribe a recording", "message_id", m.TelegramID, "kind", rec.Kind, "duration_s", rec.Duration,
 			"file_size", rec.Size, "err", err)
 		shown.Observe(ryo.Step{Kind: ryo.StepToolDone, Tool: transcribeTool, Status: "failed", Took: b.cfg.Clock.Now().Sub(began)})
 		return notHeard(p, err), b.unheard(ctx, m, k)
@@ -185,7 +185,7 @@ func (b *Bot) hear(ctx, within context.Context, log *slog.Logger, p lang.Printer
 	m.Text, m.Media = text, media
 	shown.Observe(ryo.Step{Kind: ryo.StepTool, Tool: transcribeTool, Doing: stt.Doing(heard)})
 	shown.Observe(ryo.Step{Kind: ryo.StepToolDone, Tool: transcribeTool, Status: "ok", Took: b.cfg.Clock.Now().Sub(began)})
-	log.Info("recording transcribed", "message_id", m.TelegramID, "kind", rec.Kind, "duration_s", rec.Duration,
+	log.InfoContext(ctx, "recording transcribed", "message_id", m.TelegramID, "kind", rec.Kind, "duration_s", rec.Duration,
 		"language", heard.Language, "chars", len([]rune(heard.Text)))
 	return "", nil
 }

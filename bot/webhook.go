@@ -67,12 +67,12 @@ func (b *Bot) takePosts(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		b.log.Warn("could not set the webhook; retrying", "url", b.cfg.WebhookURL, "err", err)
+		b.log.WarnContext(ctx, "could not set the webhook; retrying", "url", b.cfg.WebhookURL, "err", err)
 		if !ryo.Sleep(ctx, b.cfg.Clock, ryo.Backoff(n)) {
 			return
 		}
 	}
-	b.log.Info("webhook set: Telegram posts updates to it", "url", b.cfg.WebhookURL, "max_connections", maxConn)
+	b.log.InfoContext(ctx, "webhook set: Telegram posts updates to it", "url", b.cfg.WebhookURL, "max_connections", maxConn)
 	<-ctx.Done()
 }
 

@@ -18,7 +18,7 @@ import (
 func (b *Bot) words(ctx context.Context, chat int64, person ryo.User) lang.Printer {
 	s, err := b.db.ChatSettings(ctx, chat)
 	if err != nil {
-		b.log.Warn("cannot read the chat's language; speaking English", "chat_id", chat, "err", err)
+		b.log.WarnContext(ctx, "cannot read the chat's language; speaking English", "chat_id", chat, "err", err)
 	}
 	if s.Language != "" {
 		return lang.For(s.Language)
@@ -46,7 +46,7 @@ func (b *Bot) wordsAt(ctx context.Context, q *models.CallbackQuery) lang.Printer
 func (b *Bot) wordsOfAction(ctx context.Context, a ryo.Action) lang.Printer {
 	person, _, err := b.db.FindUser(ctx, a.Requester)
 	if err != nil {
-		b.log.Warn("cannot read the language of who asked; speaking the chat's", "action", a.ID, "err", err)
+		b.log.WarnContext(ctx, "cannot read the language of who asked; speaking the chat's", "action", a.ID, "err", err)
 	}
 	return b.words(ctx, a.Place.ChatID, person)
 }

@@ -131,7 +131,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 		defer cancel()
 		var page Page
 		if page, err = f.get(ctx, u); err == nil {
-			f.cfg.Log.Debug("web page read", "host", u.Host, "type", page.ContentType, "chars", len(page.Text), "truncated", page.Truncated)
+			f.cfg.Log.DebugContext(ctx, "web page read", "host", u.Host, "type", page.ContentType, "chars", len(page.Text), "truncated", page.Truncated)
 			return page, nil
 		}
 	}
@@ -140,9 +140,9 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 		host = u.Host
 	}
 	if errors.Is(err, ErrRefusedAddress) || errors.Is(err, ErrBadURL) {
-		f.cfg.Log.Warn("web fetch refused", "host", host, "err", err)
+		f.cfg.Log.WarnContext(ctx, "web fetch refused", "host", host, "err", err)
 	} else {
-		f.cfg.Log.Info("web page not read", "host", host, "err", err)
+		f.cfg.Log.InfoContext(ctx, "web page not read", "host", host, "err", err)
 	}
 	return Page{}, err
 }

@@ -152,7 +152,7 @@ func (f *Fetcher) extract(ctx context.Context, body []byte, contentType, name, p
 // workerFailed says why a worker ended without an answer: the deadline,
 // too much memory, or something broken, in its own first words.
 func (f *Fetcher) workerFailed(ctx context.Context, said string, err error) error {
-	f.cfg.Log.Warn("web page text not extracted", "err", err, "worker_said", firstLine(said))
+	f.cfg.Log.WarnContext(ctx, "web page text not extracted", "err", err, "worker_said", firstLine(said))
 	switch {
 	case errors.Is(context.Cause(ctx), ErrTimeout):
 		return fmt.Errorf("%w: reading its text did not finish within %v", ErrTimeout, f.cfg.Timeout)

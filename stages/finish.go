@@ -234,7 +234,7 @@ func (t *Turn) Pause(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pauseTimeout)
 	defer cancel()
 	if err := t.o.m.Edit(ctx, t.s.Place, t.id, render.Part{Plain: t.s.Words.Sprintf(pausedText)}); err != nil && !errors.Is(err, ErrMessageGone) {
-		t.o.cfg.Log.Warn("could not mark the status message paused", "chat_id", t.s.Place.ChatID, "err", err)
+		t.o.cfg.Log.WarnContext(ctx, "could not mark the status message paused", "chat_id", t.s.Place.ChatID, "err", err)
 	}
 }
 

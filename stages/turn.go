@@ -264,7 +264,7 @@ func (t *Turn) post(ctx context.Context) (string, bool) {
 	id, err := t.o.m.Post(ctx, t.s.Place, t.s.ReplyTo, render.Part{Plain: text}, t.buttons()...)
 	if err != nil {
 		if ctx.Err() == nil {
-			t.o.cfg.Log.Warn("could not post the status message", "chat_id", t.s.Place.ChatID, "err", err)
+			t.o.cfg.Log.WarnContext(ctx, "could not post the status message", "chat_id", t.s.Place.ChatID, "err", err)
 		}
 		return "", false
 	}
@@ -273,7 +273,7 @@ func (t *Turn) post(ctx context.Context) (string, bool) {
 	t.mu.Unlock()
 	if t.s.Record != nil {
 		if err := t.s.Record(id); err != nil {
-			t.o.cfg.Log.Warn("could not remember the status message", "chat_id", t.s.Place.ChatID, "err", err)
+			t.o.cfg.Log.WarnContext(ctx, "could not remember the status message", "chat_id", t.s.Place.ChatID, "err", err)
 		}
 	}
 	return text, true

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/schema"
 )
@@ -22,7 +24,8 @@ type Registry struct {
 	policy Policy
 	clock  ryo.Clock
 
-	observer Observer // told of each call; nil for nobody
+	observer Observer     // told of each call; nil for nobody
+	tracer   trace.Tracer // each call is a span; nil for none (span.go)
 
 	mu   sync.Mutex
 	done map[string]Result // finished calls by idempotency key

@@ -153,7 +153,9 @@ func (r *Registry) Run(ctx context.Context, c Call) Result {
 		return res
 	}
 	_, known := r.entry(c.Tool) // before it runs: a tool replaced meanwhile keeps its name
+	ctx, span := r.startSpan(ctx, c, known)
 	res := r.run(ctx, c)
+	endSpan(span, res)
 	r.observe(res, known)
 	if res.Status != StatusCancelled && (len(res.Attachments) == 0 || r.changes(c.Tool)) {
 		// The files of a tool that changes nothing are not kept here:

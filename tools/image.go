@@ -153,25 +153,25 @@ func (g generator) call(ctx context.Context, raw json.RawMessage) (any, error) {
 	defer cancel()
 	answer, err := g.ask(ctx, body)
 	if err != nil {
-		g.cfg.Log.Warn("the image generator failed", "host", g.cfg.URL.Host, "err", err, "took", time.Since(started))
+		g.cfg.Log.WarnContext(ctx, "the image generator failed", "host", g.cfg.URL.Host, "err", err, "took", time.Since(started))
 		return nil, err
 	}
 	data, err := g.picture(ctx, answer)
 	if err != nil {
-		g.cfg.Log.Warn("the image generator's answer holds no picture that can be sent", "host", g.cfg.URL.Host, "err", err)
+		g.cfg.Log.WarnContext(ctx, "the image generator's answer holds no picture that can be sent", "host", g.cfg.URL.Host, "err", err)
 		return nil, err
 	}
 	conf, format, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
-		g.cfg.Log.Warn("the image generator's picture cannot be read", "host", g.cfg.URL.Host, "err", err, "bytes", len(data))
+		g.cfg.Log.WarnContext(ctx, "the image generator's picture cannot be read", "host", g.cfg.URL.Host, "err", err, "bytes", len(data))
 		return nil, toolbus.Errorf("generator_failed", "the image generator sent something that is not a picture; tell the person it did not work and they may try again")
 	}
 	if format != "png" && format != "jpeg" && format != "webp" { // such as a GIF: any decoder linked in reads its size
-		g.cfg.Log.Warn("the image generator's picture is in a format Telegram does not show as a photo", "host", g.cfg.URL.Host, "format", format)
+		g.cfg.Log.WarnContext(ctx, "the image generator's picture is in a format Telegram does not show as a photo", "host", g.cfg.URL.Host, "format", format)
 		return nil, toolbus.Errorf("generator_failed", "the image generator sent a %s, not a PNG, JPEG or WebP picture; tell the person it did not work", strings.ToUpper(format))
 	}
 	if !ryo.PhotoFits(conf.Width, conf.Height) { // a broken generator, or a picture meant to eat a phone's memory
-		g.cfg.Log.Warn("the image generator's picture has sides Telegram does not take", "host", g.cfg.URL.Host, "width", conf.Width, "height", conf.Height)
+		g.cfg.Log.WarnContext(ctx, "the image generator's picture has sides Telegram does not take", "host", g.cfg.URL.Host, "width", conf.Width, "height", conf.Height)
 		return nil, toolbus.Errorf("generator_failed", "the image generator made a picture of %d×%d pixels, which Telegram cannot show; tell the person it did not work", conf.Width, conf.Height)
 	}
 	file := ryo.Attachment{Name: "picture." + format, MimeType: "image/" + format, Caption: "🎨 " + clipRunes(prompt, maxImageCaption), Data: data}

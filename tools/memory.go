@@ -52,7 +52,7 @@ func (r Recaller) Vector(ctx context.Context, text string) []float32 {
 	}
 	vecs, err := r.Embedder.Embed(ctx, []string{text})
 	if err != nil || len(vecs) != 1 {
-		r.Log.Warn("could not embed a memory or a query; using its words alone", "err", err)
+		r.Log.WarnContext(ctx, "could not embed a memory or a query; using its words alone", "err", err)
 		return nil
 	}
 	return vecs[0]

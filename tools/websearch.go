@@ -131,7 +131,7 @@ func searchWeb(ctx context.Context, cfg WebSearchConfig, raw json.RawMessage) (a
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, searchFailure(cfg.Log, err)
+		return nil, searchFailure(ctx, cfg.Log, err)
 	}
 	shown := make([]found, 0, len(results))
 	for _, r := range results {
@@ -171,13 +171,13 @@ func fitResults(out map[string]any, shown []found) map[string]any {
 
 // searchFailure is what the model is told of a provider's failure, with
 // one log line for the owner. Neither holds the key.
-func searchFailure(log *slog.Logger, err error) error {
+func searchFailure(ctx context.Context, log *slog.Logger, err error) error {
 	var e *websearch.Error
 	if !errors.As(err, &e) {
-		log.Warn("web search failed", "err", err)
+		log.WarnContext(ctx, "web search failed", "err", err)
 		return toolbus.Errorf("search_unavailable", "the web search failed; tell the person you could not search just now")
 	}
-	log.Warn("web search failed", "provider", e.Provider, "kind", e.Kind.String(), "status", e.Status, "retry_after", e.RetryAfter, "detail", e.Detail)
+	log.WarnContext(ctx, "web search failed", "provider", e.Provider, "kind", e.Kind.String(), "status", e.Status, "retry_after", e.RetryAfter, "detail", e.Detail)
 	instead := "answer from what you know if you can, and say it may be out of date"
 	switch e.Kind {
 	case websearch.RateLimited:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tg "github.com/go-telegram/bot"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ryo-bot/ryo"
 )
@@ -32,8 +33,9 @@ type engine struct {
 	token   string // scrubbed from errors
 	log     *slog.Logger
 
-	observer Observer // told of each try; nil for nobody
-	ledger   Ledger   // shares calls in groups with other processes; nil for none
+	observer Observer     // told of each try; nil for nobody
+	ledger   Ledger       // shares calls in groups with other processes; nil for none
+	tracer   trace.Tracer // each call a traced turn waits for is a span; nil for none (span.go)
 
 	ledgerWarned time.Time // when a ledger that failed was last logged
 
@@ -204,7 +206,9 @@ func (e *engine) learn(j *apiCall) {
 // do queues j and waits for its outcome. When ctx ends first, a call still
 // queued is withdrawn and never sent; one already on its way is waited for,
 // so that the caller knows whether it happened.
-func (e *engine) do(ctx context.Context, j *apiCall) error {
+func (e *engine) do(ctx context.Context, j *apiCall) (err error) {
+	ctx, span := e.startCall(ctx, j)
+	defer func() { endCall(span, j, err) }()
 	result := make(chan error, 1)
 	j.ctx, j.done = ctx, func(err error) { result <- err }
 	e.submit(j)
@@ -268,7 +272,8 @@ func (e *engine) settle(j *apiCall, err error, now time.Time) (final bool) {
 	var tooMany *tg.TooManyRequestsError
 	if errors.As(err, &tooMany) {
 		wait := time.Duration(max(tooMany.RetryAfter, 1)) * time.Second
-		e.log.Warn("telegram flood control: waiting", "method", j.method, "chat_id", j.chat, "retry_after", wait)
+		e.log.WarnContext(j.ctx, "telegram flood control: waiting", "method", j.method, "chat_id", j.chat, "retry_after", wait)
+		waitedSpan(j, wait)
 		e.s.tooMany(j, wait, now)
 		if j.class == typing || j.ctx.Err() != nil {
 			return true
@@ -281,7 +286,8 @@ func (e *engine) settle(j *apiCall, err error, now time.Time) (final bool) {
 	if !retryable(j.creating, out) || j.attempts >= callTries || j.ctx.Err() != nil {
 		return true
 	}
-	e.log.Warn("telegram call failed; retrying", "method", j.method, "chat_id", j.chat, "retry_in", wait, "err", err)
+	e.log.WarnContext(j.ctx, "telegram call failed; retrying", "method", j.method, "chat_id", j.chat, "retry_in", wait, "err", err)
+	retriedSpan(j, wait, err)
 	j.notBefore = now.Add(wait)
 	e.s.requeue(j)
 	return false

@@ -15,6 +15,7 @@ import (
 
 	tg "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/render"
@@ -44,6 +45,8 @@ type Options struct {
 
 	Observer Observer // told of each call on the wire; nil for nobody
 	Ledger   Ledger   // shares calls in groups with other ryo processes; nil for none
+	// Tracer traces the calls of traced turns (span.go); none when nil.
+	Tracer trace.Tracer
 }
 
 // New makes a client of the Bot API o names. Calls wait until Run runs.
@@ -67,7 +70,7 @@ func New(o Options, log *slog.Logger) (*Telegram, error) {
 		l = limits{}
 	}
 	e := newEngine(l, o.CallTimeout, o.Token.Reveal(), log, o.Clock)
-	e.observer, e.ledger = o.Observer, o.Ledger
+	e.observer, e.ledger, e.tracer = o.Observer, o.Ledger, o.Tracer
 	return &Telegram{api: api, log: log, e: e, files: &http.Client{}}, nil
 }
 
@@ -139,7 +142,7 @@ func (t *Telegram) send(ctx context.Context, c class, place ryo.Place, replyTo i
 		return err
 	}})
 	if refusedMarkup(err, text) {
-		t.log.Warn("Telegram refused the formatting; sending plain text", "chat_id", place.ChatID, "err", err)
+		t.log.WarnContext(ctx, "Telegram refused the formatting; sending plain text", "chat_id", place.ChatID, "err", err)
 		return t.send(ctx, c, place, replyTo, render.Part{Plain: text.Plain}, markup)
 	}
 	return id, err
@@ -196,7 +199,7 @@ func (t *Telegram) SendPhoto(ctx context.Context, place ryo.Place, replyTo int, 
 		return err
 	}})
 	if refusedPhoto(err) {
-		t.log.Warn("Telegram refused the picture as a photo; sending it as a file", "chat_id", place.ChatID, "err", err)
+		t.log.WarnContext(ctx, "Telegram refused the picture as a photo; sending it as a file", "chat_id", place.ChatID, "err", err)
 		return t.SendFile(ctx, place, replyTo, name, data, caption)
 	}
 	return id, err
@@ -219,7 +222,7 @@ func refusedPhoto(err error) bool {
 func (t *Telegram) Edit(ctx context.Context, place ryo.Place, id int, text render.Part, buttons ...stages.Button) error {
 	err := t.e.do(ctx, t.editWith(urgent, place, id, text, keyboard(statusButtons(buttons))))
 	if refusedMarkup(err, text) {
-		t.log.Warn("Telegram refused the formatting; sending plain text", "chat_id", place.ChatID, "err", err)
+		t.log.WarnContext(ctx, "Telegram refused the formatting; sending plain text", "chat_id", place.ChatID, "err", err)
 		return t.Edit(ctx, place, id, render.Part{Plain: text.Plain}, buttons...)
 	}
 	return editOutcome(err)
@@ -242,7 +245,7 @@ func (t *Telegram) MarkupLater(ctx context.Context, place ryo.Place, id int, but
 	j.ctx, j.expires = context.WithoutCancel(ctx), t.e.clock.Now().Add(tidyLife)
 	j.done = func(err error) {
 		if err = editOutcome(err); err != nil && !errors.Is(err, stages.ErrMessageGone) {
-			t.log.Debug("buttons not changed", "chat_id", place.ChatID, "message_id", id, "err", err)
+			t.log.DebugContext(ctx, "buttons not changed", "chat_id", place.ChatID, "message_id", id, "err", err)
 		}
 	}
 	t.e.submit(j)
@@ -263,7 +266,7 @@ func (t *Telegram) Progress(ctx context.Context, place ryo.Place, id int, text r
 	j.ctx, j.expires = ctx, t.e.clock.Now().Add(progressLife)
 	j.done = func(err error) {
 		if err = editOutcome(err); err != nil && !errors.Is(err, errSuperseded) && !errors.Is(err, errExpired) {
-			t.log.Debug("status edit not shown", "chat_id", place.ChatID, "err", err)
+			t.log.DebugContext(ctx, "status edit not shown", "chat_id", place.ChatID, "err", err)
 		}
 	}
 	t.e.submit(j)

@@ -22,6 +22,7 @@ import (
 	"github.com/ryo-bot/ryo/bot/intake"
 	"github.com/ryo-bot/ryo/stt"
 	"github.com/ryo-bot/ryo/toolbus"
+	"github.com/ryo-bot/ryo/tracing"
 )
 
 // Config is every setting, read once at start from the environment and an
@@ -32,6 +33,7 @@ type Config struct {
 	DatabaseURL    ryo.Secret     // may hold a password
 	OllamaHosts    []OllamaServer // one or more; see ollamaHosts
 	OpenAIURL      *url.URL       // an OpenAI-compatible server that answers instead of Ollama; nil: Ollama answers
+	OpenAIServers  []OllamaServer // every server of RYO_OPENAI_URL, OpenAIURL first; several share the turns
 	OpenAIAPIKey   ryo.Secret     // that server's key; "" for none
 	Model          string
 	AdminIDs       []int64
@@ -113,6 +115,8 @@ type Config struct {
 	// ReplicaID names this process among the replicas sharing the
 	// database; a random name when empty.
 	ReplicaID string
+
+	Tracing tracing.Config // where traces of turns go; off by default (tracing.go)
 }
 
 // Settings names every variable ryo reads, in the order .env.example lists
@@ -134,6 +138,11 @@ var settingNames = []string{
 	"RYO_WEBHOOK_URL", "RYO_WEBHOOK_SECRET", "RYO_WEBHOOK_CONNECTIONS",
 	"RYO_TELEGRAM_PACING", "RYO_PPROF",
 	"RYO_REPLICA_ID",
+	// The standard OpenTelemetry variables (tracing.go).
+	"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS",
+	"OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_TIMEOUT", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+	"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+	"OTEL_SERVICE_NAME", "OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG", "OTEL_SDK_DISABLED",
 }
 
 // ConfigError is a missing or malformed setting. Its text is one line that
@@ -150,12 +159,13 @@ var tokenShape = regexp.MustCompile(`^[0-9]{1,20}:[A-Za-z0-9_-]{20,}$`)
 // subcommands that do not talk to Telegram.
 func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, error) {
 	r := &reader{lookup: lookup}
+	parallel := r.between("RYO_OLLAMA_PARALLEL", 1, 1, maxParallel)
 	c := Config{
 		Token:          ryo.Secret(r.token("TELEGRAM_BOT_TOKEN", needToken)),
 		TelegramAPIURL: r.httpURL("TELEGRAM_API_URL", "https://api.telegram.org").String(),
 		DatabaseURL:    ryo.Secret(r.database("DATABASE_URL")),
-		OllamaHosts:    r.ollamaHosts("OLLAMA_HOST", "http://127.0.0.1:11434", r.between("RYO_OLLAMA_PARALLEL", 1, 1, maxParallel)),
-		OpenAIURL:      r.optionalURL("RYO_OPENAI_URL", "http://127.0.0.1:8000"),
+		OllamaHosts:    r.ollamaHosts("OLLAMA_HOST", "http://127.0.0.1:11434", parallel),
+		OpenAIServers:  r.openAIServers("RYO_OPENAI_URL", parallel),
 		OpenAIAPIKey:   ryo.Secret(r.key("RYO_OPENAI_API_KEY")),
 		Model:          r.str("RYO_MODEL", "qwen2.5:3b"),
 		AdminIDs:       r.ids("RYO_ADMIN_IDS"),
@@ -228,6 +238,11 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		TelegramPacing: r.oneOf("RYO_TELEGRAM_PACING", "telegram", "telegram", "off") == "telegram",
 		Pprof:          r.oneOf("RYO_PPROF", "off", "on", "off") == "on",
 		ReplicaID:      r.replicaID("RYO_REPLICA_ID"),
+
+		Tracing: r.tracing(),
+	}
+	if len(c.OpenAIServers) > 0 {
+		c.OpenAIURL = c.OpenAIServers[0].URL
 	}
 	if c.Pprof && c.HTTPAddr == "" {
 		r.fail("RYO_PPROF", "needs RYO_HTTP_ADDR, where the profiles are served; it is off")

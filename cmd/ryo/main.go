@@ -22,11 +22,11 @@ import (
 	"github.com/ryo-bot/ryo/bot/intake"
 	"github.com/ryo-bot/ryo/fetch"
 	"github.com/ryo-bot/ryo/memory"
-	"github.com/ryo-bot/ryo/openai"
 	"github.com/ryo-bot/ryo/prompts"
 	"github.com/ryo-bot/ryo/stt"
 	"github.com/ryo-bot/ryo/toolbus"
 	"github.com/ryo-bot/ryo/tools"
+	"github.com/ryo-bot/ryo/tracing"
 	"github.com/ryo-bot/ryo/websearch"
 )
 
@@ -139,6 +139,7 @@ type Main struct {
 
 // NewMain returns a program that has not started.
 func NewMain(cfg Config, log *slog.Logger) *Main {
+	log = slog.New(tracing.Handler(log.Handler())) // a turn's lines name it
 	return &Main{Config: cfg, Log: log, HTTPReadTimeout: 30 * time.Second, Clock: ryo.SystemClock{}, ready: make(chan struct{})}
 }
 
@@ -158,14 +159,18 @@ func (m *Main) Run(ctx context.Context) error {
 	defer db.Close()
 	db.Clock = m.Clock
 	m.DB = db
+	traces, err := startTracing(cfg, log) // tracing.go
+	if err != nil {
+		return err
+	}
+	defer stopTracing(ctx, traces, log)
 	reg, stats := newMetrics(db, log)
 	set, err := prompts.Load()
 	if err != nil {
 		return err
 	}
-	local, stopModels := startModels(ctx, cfg, m.Clock, reg, log)
+	local, model, stopModels := startModels(ctx, cfg, m.Clock, reg, log)
 	defer stopModels()
-	model := m.modelServer(local)
 	checked := make(chan struct{})
 	go func() { checkModel(ctx, model, log); close(checked) }()
 	defer func() { <-checked }()
@@ -183,6 +188,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	registry.SetObserver(stats)
+	registry.SetTracer(traces.Tracer())
 	var categories []toolbus.Category // each API's, though its document may not have loaded
 	for _, a := range cfg.APIs {
 		categories = append(categories, toolbus.Category(a.Name))
@@ -203,7 +209,7 @@ func (m *Main) Run(ctx context.Context) error {
 	quotas.Admins = cfg.QuotaAdmins
 	m.APIs.use(registry)
 	answerer, err := agent.New(agent.Config{Model: stats.Model(model), Prompts: set, Tools: registry, Store: db,
-		Location: cfg.Timezone, MaxRounds: cfg.MaxRounds, Clock: m.Clock})
+		Location: cfg.Timezone, MaxRounds: cfg.MaxRounds, Clock: m.Clock, Tracer: traces.Tracer()})
 	if err != nil {
 		return err
 	}
@@ -214,7 +220,7 @@ func (m *Main) Run(ctx context.Context) error {
 		NotifyAfter: cfg.NotifyAfter, Drafts: cfg.Drafts, Unpaced: !cfg.TelegramPacing,
 		Tools: registry, Tiers: tiers, Quotas: quotas, ConfirmTTL: cfg.ConfirmTTL, AdminsDecide: cfg.AdminsDecide, Location: cfg.Timezone, Access: cfg.Access,
 		PersonRate: cfg.PersonRate, PersonBurst: cfg.PersonBurst,
-		Recall: recall, Clock: m.Clock, Metrics: stats, Vision: model, Models: model, Listen: listener(cfg, log),
+		Recall: recall, Clock: m.Clock, Metrics: stats, Tracer: traces.Tracer(), Vision: model, Models: model, Listen: listener(cfg, log),
 		Knowledge: bot.KnowledgeConfig{MaxBytes: cfg.KnowledgeBytes, MaxChunks: cfg.KnowledgeChunks,
 			Extract: documentReader{fetcher}.Extract, Pages: documentReader{fetcher}},
 		Documents: bot.DocumentConfig{MaxBytes: cfg.DocumentBytes, Budget: cfg.DocumentBudget},
@@ -353,20 +359,6 @@ type modelServer interface {
 	// Check says what the server is, or why it cannot answer.
 	Check(ctx context.Context) (string, error)
 	Model() string
-}
-
-// modelServer is the OpenAI-compatible server when one is set, else
-// local (Ollama).
-func (m *Main) modelServer(local modelServer) modelServer {
-	cfg := m.Config
-	if cfg.OpenAIURL == nil {
-		return local
-	}
-	m.Log.Info("the model answers from an OpenAI-compatible server", "url", cfg.OpenAIURL.Redacted(), "model", cfg.Model,
-		"key", cfg.OpenAIAPIKey != "", "embeddings", cfg.EmbedModel != "")
-	return openai.New(openai.Config{URL: cfg.OpenAIURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Model, VisionModel: cfg.VisionModel,
-		NumPredict: cfg.NumPredict, ConnectTimeout: cfg.ConnectTimeout, FirstTokenTimeout: cfg.FirstTokenTimeout, Timeout: cfg.ModelTimeout,
-		Clock: m.Clock})
 }
 
 // checkModel warns at start when the model server cannot be reached or

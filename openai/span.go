@@ -1,0 +1,22 @@
+package openai
+
+import (
+	"context"
+	"net/url"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// traceCall names, on the caller's span of a model call (when it is
+// traced), the server asked and the model: never a password in the URL.
+func traceCall(ctx context.Context, server *url.URL, model string) {
+	span := trace.SpanFromContext(ctx)
+	if !span.IsRecording() {
+		return
+	}
+	span.SetAttributes(attribute.String("gen_ai.system", "openai"), attribute.String("gen_ai.request.model", model))
+	if server != nil {
+		span.SetAttributes(attribute.String("server.address", server.Host))
+	}
+}
