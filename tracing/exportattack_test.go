@@ -1,0 +1,69 @@
+package tracing
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// exportOnce starts a provider sending to endpoint, ends one span and
+// shuts down, which exports it; it returns what was logged.
+func exportOnce(t *testing.T, endpoint string) string {
+	t.Helper()
+	var out bytes.Buffer
+	p, err := Start(Config{Endpoint: endpoint, Timeout: 5 * time.Second}, slog.New(slog.NewTextHandler(&out, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, span := p.Tracer().Start(context.Background(), "turn")
+	span.End()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	p.Shutdown(ctx)
+	return out.String()
+}
+
+// A collector that refuses an export is logged as one short line with its
+// status: not its answer, which may quote the key it was sent (or be a
+// proxy's page of megabytes), nor the endpoint's path, which may hold a key.
+func TestARefusedExportIsLoggedWithoutTheCollectorsWords(t *testing.T) {
+	const said, path = "bodymarker-key-4f2a", "pathmarker-9c1e"
+	for _, status := range []int{http.StatusUnauthorized, http.StatusTooManyRequests, http.StatusInternalServerError} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(status)
+			w.Write([]byte("invalid api key " + said + "\n" + strings.Repeat("<p>proxy page</p>\n", 50_000)))
+		}))
+		got := exportOnce(t, srv.URL+"/"+path+"/v1/traces")
+		srv.Close()
+		if n := strings.Count(got, "level=WARN"); n != 1 || strings.Count(got, "\n") != 1 {
+			t.Errorf("%d: %d warnings; want one line:\n%.500s", status, n, got)
+		}
+		if strings.Contains(got, said) || strings.Contains(got, path) || strings.Contains(got, "proxy page") || len(got) > 500 {
+			t.Errorf("%d: the warning quotes the collector or the path (%d bytes):\n%.500s", status, len(got), got)
+		}
+		if !strings.Contains(got, strconv.Itoa(status)) {
+			t.Errorf("%d: the warning does not say the collector's status:\n%.500s", status, got)
+		}
+	}
+}
+
+// A collector that cannot be reached is logged without the endpoint's path.
+func TestAnUnreachableCollectorIsLoggedWithoutThePath(t *testing.T) {
+	const path = "pathmarker-77d0"
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close() // nothing listens there any more
+	got := exportOnce(t, url+"/"+path+"/v1/traces")
+	if strings.Count(got, "level=WARN") != 1 || strings.Contains(got, path) {
+		t.Errorf("the warning quotes the path, or is not one line:\n%s", got)
+	}
+	if !strings.Contains(got, "refused") {
+		t.Errorf("the warning does not say why:\n%s", got)
+	}
+}
