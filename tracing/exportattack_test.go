@@ -40,6 +40,7 @@ func TestARefusedExportIsLoggedWithoutTheCollectorsWords(t *testing.T) {
 			w.Write([]byte("invalid api key " + said + "\n" + strings.Repeat("<p>proxy page</p>\n", 50_000)))
 		}))
 		got := exportOnce(t, srv.URL+"/"+path+"/v1/traces")
+		t.Log(strings.TrimSpace(got))
 		srv.Close()
 		if n := strings.Count(got, "level=WARN"); n != 1 || strings.Count(got, "\n") != 1 {
 			t.Errorf("%d: %d warnings; want one line:\n%.500s", status, n, got)
@@ -60,10 +61,22 @@ func TestAnUnreachableCollectorIsLoggedWithoutThePath(t *testing.T) {
 	url := srv.URL
 	srv.Close() // nothing listens there any more
 	got := exportOnce(t, url+"/"+path+"/v1/traces")
+	t.Log(strings.TrimSpace(got))
 	if strings.Count(got, "level=WARN") != 1 || strings.Contains(got, path) {
 		t.Errorf("the warning quotes the path, or is not one line:\n%s", got)
 	}
 	if !strings.Contains(got, "refused") {
 		t.Errorf("the warning does not say why:\n%s", got)
+	}
+}
+
+// A collector whose certificate is not trusted is logged as such, once.
+func TestACollectorWithAnUntrustedCertificateIsLoggedOnce(t *testing.T) {
+	const path = "pathmarker-31ab"
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer srv.Close()
+	got := exportOnce(t, srv.URL+"/"+path+"/v1/traces")
+	if strings.Count(got, "level=WARN") != 1 || strings.Contains(got, path) || !strings.Contains(got, "certificate") {
+		t.Errorf("the warning quotes the path, does not say why, or is not one line:\n%s", got)
 	}
 }

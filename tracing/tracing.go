@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -41,6 +43,7 @@ const (
 	maxQueue       = 2048
 	maxBatch       = 512
 	batchEvery     = 5 * time.Second
+	maxAnswer      = 64 << 10 // of a collector's answer read, which is only ever logged as its status
 )
 
 // Name is the instrumentation scope of ryo's own spans.
@@ -65,10 +68,15 @@ func Start(cfg Config, log *slog.Logger) (*Provider, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
+	seen := &lastExchange{}
+	transport := &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true, // as the exporter's own
+		DialContext:  (&net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns: 4, IdleConnTimeout: 90 * time.Second, TLSHandshakeTimeout: cfg.Timeout}
 	exp, err := otlptracehttp.New(context.Background(),
 		otlptracehttp.WithEndpointURL(cfg.Endpoint),
 		otlptracehttp.WithHeaders(cfg.Headers),
-		otlptracehttp.WithTimeout(cfg.Timeout),
+		otlptracehttp.WithHTTPClient(&http.Client{Transport: watchingTransport{base: transport, seen: seen}, Timeout: cfg.Timeout}),
+		otlptracehttp.WithMaxResponseSize(maxAnswer),
 		// A batch that fails is dropped: the next one tries again, and a
 		// retrying export would only hold the queue longer.
 		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
@@ -80,7 +88,7 @@ func Start(cfg Config, log *slog.Logger) (*Provider, error) {
 		name = "ryo"
 	}
 	opts := []sdktrace.TracerProviderOption{
-		sdktrace.WithBatcher(&quietExporter{SpanExporter: exp, log: log},
+		sdktrace.WithBatcher(&quietExporter{SpanExporter: exp, log: log, seen: seen},
 			sdktrace.WithMaxQueueSize(maxQueue), sdktrace.WithMaxExportBatchSize(maxBatch),
 			sdktrace.WithBatchTimeout(batchEvery), sdktrace.WithExportTimeout(cfg.Timeout)),
 		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", name))),
