@@ -35,7 +35,7 @@ func TestLinesLoggedInATurnNameTheTurn(t *testing.T) {
 	}
 	tk = talk{message: 5}
 	tk.seen.history = []ryo.Message{{ID: 5, Media: []ryo.Media{{Kind: ryo.MediaVoice, Duration: 3}}}}
-	if b.cannotListen(log, tk) == "" {
+	if b.cannotListen(ctx, log, tk) == "" {
 		t.Fatal("a recording with no transcription server is not refused")
 	}
 	for _, want := range []string{"no longer installed", "no transcription server"} {
