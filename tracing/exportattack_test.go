@@ -3,6 +3,7 @@ package tracing
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ryo-bot/ryo/clocktest"
 )
 
 // exportOnce starts a provider sending to endpoint, ends one span and
@@ -78,5 +81,29 @@ func TestACollectorWithAnUntrustedCertificateIsLoggedOnce(t *testing.T) {
 	got := exportOnce(t, srv.URL+"/"+path+"/v1/traces")
 	if strings.Count(got, "level=WARN") != 1 || strings.Contains(got, path) || !strings.Contains(got, "certificate") {
 		t.Errorf("the warning quotes the path, does not say why, or is not one line:\n%s", got)
+	}
+}
+
+// A collector that fails every other export (one bad instance behind a
+// balancer, a memory limiter shedding load) is warned about once in ten
+// minutes, not at every batch: an hour of batches every 5 seconds, half
+// of them failing, makes at most 7 warnings, each followed by its
+// recovery.
+func TestAFlappingCollectorIsWarnedAboutOnceInTenMinutes(t *testing.T) {
+	var out bytes.Buffer
+	clock := clocktest.New(time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC))
+	inner := &failingExporter{}
+	e := &quietExporter{SpanExporter: inner, log: slog.New(slog.NewTextHandler(&out, nil)), clock: clock}
+	for i := range 720 {
+		inner.err = nil
+		if i%2 == 0 {
+			inner.err = errors.New("429 Too Many Requests")
+		}
+		e.ExportSpans(context.Background(), nil)
+		clock.Advance(5 * time.Second)
+	}
+	w, ok := strings.Count(out.String(), "level=WARN"), strings.Count(out.String(), "level=INFO")
+	if w == 0 || w > 7 || ok != w {
+		t.Fatalf("%d warnings and %d recoveries in an hour; want 1 to 7 of each:\n%.2000s", w, ok, out.String())
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/ryo-bot/ryo"
 )
 
 // quietExporter logs failed exports once per outage, not once per batch,
@@ -22,6 +24,7 @@ type quietExporter struct {
 	sdktrace.SpanExporter
 	log     *slog.Logger
 	seen    *lastExchange // what the exporter's HTTP client last met
+	clock   ryo.Clock     // SystemClock when nil
 	failing atomic.Bool
 }
 
