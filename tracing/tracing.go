@@ -15,6 +15,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/ryo-bot/ryo"
 )
 
 // Config says where traces go. A zero Endpoint switches tracing off.
@@ -31,6 +33,8 @@ type Config struct {
 	Sampler sdktrace.Sampler
 	// Timeout bounds one export; DefaultTimeout when zero.
 	Timeout time.Duration
+	// Clock spaces the warnings of failed exports; the system's when nil.
+	Clock ryo.Clock
 }
 
 // Enabled reports whether traces are sent anywhere.
@@ -60,7 +64,7 @@ func Off() *Provider { return &Provider{TracerProvider: noop.NewTracerProvider()
 
 // Start returns the provider cfg describes: one that records nothing when
 // cfg is not Enabled. Failed exports are logged to log once, when they
-// begin, and once more when they end.
+// begin, and once more when they end; at most once in ten minutes.
 func Start(cfg Config, log *slog.Logger) (*Provider, error) {
 	if !cfg.Enabled() {
 		return Off(), nil
@@ -88,7 +92,7 @@ func Start(cfg Config, log *slog.Logger) (*Provider, error) {
 		name = "ryo"
 	}
 	opts := []sdktrace.TracerProviderOption{
-		sdktrace.WithBatcher(&quietExporter{SpanExporter: exp, log: log, seen: seen},
+		sdktrace.WithBatcher(&quietExporter{SpanExporter: exp, log: log, seen: seen, clock: cfg.Clock},
 			sdktrace.WithMaxQueueSize(maxQueue), sdktrace.WithMaxExportBatchSize(maxBatch),
 			sdktrace.WithBatchTimeout(batchEvery), sdktrace.WithExportTimeout(cfg.Timeout)),
 		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", name))),

@@ -173,6 +173,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	defer release()
 	m.DB = db
+	cfg.Tracing.Clock = m.Clock
 	traces, err := startTracing(cfg, log) // tracing.go
 	if err != nil {
 		return err
