@@ -111,3 +111,33 @@ func TestAFlappingCollectorIsWarnedAboutOnceInTenMinutes(t *testing.T) {
 		t.Fatalf("%d warnings and %d recoveries in an hour; want 1 to 7 of each:\n%.2000s", w, ok, out.String())
 	}
 }
+
+// A collector that takes exports and never answers holds up no span's
+// end (past the queue of maxQueue, spans are dropped), and a shutdown
+// gives up at its deadline.
+func TestAHungCollectorHoldsUpNothingAndShutdownEnds(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		<-release
+	}))
+	defer srv.Close()
+	defer close(release)
+	var out bytes.Buffer
+	p, err := Start(Config{Endpoint: srv.URL + "/v1/traces", Timeout: time.Hour}, slog.New(slog.NewTextHandler(&out, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := p.Tracer()
+	const ended = 50 * maxQueue
+	for range ended { // each End returns: no span waits for the collector
+		_, span := tr.Start(context.Background(), "turn")
+		span.End()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if err := p.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("shutdown with a hung collector = %v; want it to give up at its deadline", err)
+	}
+	t.Logf("%d spans ended with the collector hung", ended)
+}
