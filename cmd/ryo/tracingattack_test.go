@@ -44,3 +44,15 @@ func TestTracingHeadersAsCollectorsWriteThem(t *testing.T) {
 		t.Errorf("endpoint = %q", c.Tracing.Endpoint)
 	}
 }
+
+// A ratio that is not a number between 0 and 1 stops start-up, NaN too:
+// it passes both comparisons with 0 and 1, and the sampler it makes
+// depends on how the machine turns NaN into an integer.
+func TestTracingSamplerRatioNaNStopsStartUp(t *testing.T) {
+	for _, arg := range []string{"NaN", "nan", "-Inf", "+Inf", "1e400"} {
+		_, err := tracingConfig(t, map[string]string{"OTEL_TRACES_SAMPLER": "parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG": arg})
+		if err == nil || !strings.HasPrefix(err.Error(), "OTEL_TRACES_SAMPLER_ARG: ") {
+			t.Errorf("OTEL_TRACES_SAMPLER_ARG=%s: %v", arg, err)
+		}
+	}
+}
