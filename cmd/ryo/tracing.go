@@ -110,7 +110,7 @@ func (r *reader) sampler() sdktrace.Sampler {
 	ratio := 1.0
 	if v, ok := r.get("OTEL_TRACES_SAMPLER_ARG"); ok && strings.HasSuffix(kind, "traceidratio") { // other samplers take none
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 || f > 1 {
+		if err != nil || !(f >= 0 && f <= 1) { // NaN is neither
 			r.fail("OTEL_TRACES_SAMPLER_ARG", "want a fraction of turns to trace, from 0 to 1, such as 0.25")
 		}
 		ratio = f
