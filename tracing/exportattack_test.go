@@ -141,3 +141,38 @@ func TestAHungCollectorHoldsUpNothingAndShutdownEnds(t *testing.T) {
 	}
 	t.Logf("%d spans ended with the collector hung", ended)
 }
+
+// A collector that redirects the export elsewhere does not get its key
+// sent there: exports follow no redirect (the key is often a header HTTP
+// would forward, such as x-api-key), and the warning names the status.
+func TestAnExportFollowsNoRedirect(t *testing.T) {
+	elsewhere := make(chan string, 10)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere <- r.Header.Get("X-Api-Key")
+	}))
+	defer other.Close()
+	to := strings.Replace(other.URL, "127.0.0.1", "localhost", 1) + "/v1/traces" // another host
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, to, http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	var out bytes.Buffer
+	p, err := Start(Config{Endpoint: srv.URL + "/v1/traces", Headers: map[string]string{"x-api-key": "secretkey"}, Timeout: 5 * time.Second},
+		slog.New(slog.NewTextHandler(&out, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, span := p.Tracer().Start(context.Background(), "turn")
+	span.End()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	p.Shutdown(ctx)
+	select {
+	case key := <-elsewhere:
+		t.Errorf("the export followed the redirect to another host, with x-api-key %q", key)
+	default:
+	}
+	if !strings.Contains(out.String(), "status=307") {
+		t.Errorf("the warning does not name the redirect:\n%s", out.String())
+	}
+}
