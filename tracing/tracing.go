@@ -79,7 +79,10 @@ func Start(cfg Config, log *slog.Logger) (*Provider, error) {
 	exp, err := otlptracehttp.New(context.Background(),
 		otlptracehttp.WithEndpointURL(cfg.Endpoint),
 		otlptracehttp.WithHeaders(cfg.Headers),
-		otlptracehttp.WithHTTPClient(&http.Client{Transport: watchingTransport{base: transport, seen: seen}, Timeout: cfg.Timeout}),
+		otlptracehttp.WithHTTPClient(&http.Client{Transport: watchingTransport{base: transport, seen: seen}, Timeout: cfg.Timeout,
+			// A redirect is a failed export: following it would send the
+			// headers, often the collector's key, wherever it points.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}),
 		otlptracehttp.WithMaxResponseSize(maxAnswer),
 		// A batch that fails is dropped: the next one tries again, and a
 		// retrying export would only hold the queue longer.
