@@ -34,9 +34,12 @@ func sentence(s string) bool {
 
 // notForPeople are calls whose string arguments people never read: the
 // log, errors (whose cause is logged; people see a ryo.Error's Message),
-// names of database steps, and matching what Telegram or a server said.
+// names of database steps, matching what Telegram or a server said, and
+// what a trace's spans are named and carry (read by operators).
 var notForPeople = map[string]bool{
 	"Info": true, "Warn": true, "Error": true, "Debug": true, "With": true, "Log": true,
+	"InfoContext": true, "WarnContext": true, "ErrorContext": true, "DebugContext": true, "LogAttrs": true,
+	"AddEvent": true, "SetName": true, "SetStatus": true, "RecordError": true,
 	"Errorf": true, "New": true, "record": true, "retry": true, "fail": true, "BuryUnreadable": true,
 	"isBadRequest": true, "Contains": true, "HasPrefix": true, "HasSuffix": true, "EqualFold": true,
 	"ignored": true, "asContext": true, "Date": true, "Fields": true, "MustCompile": true,

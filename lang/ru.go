@@ -31,6 +31,8 @@ func russianTexts() map[string]string {
 		"The model server does not accept ryo's key. An admin should check RYO_OPENAI_API_KEY.":                     "Сервер модели не принимает ключ ryo. Админу стоит проверить RYO_OPENAI_API_KEY.",
 		"Something went wrong on my side. Please try again.":                                                        "У меня что-то пошло не так. Попробуйте ещё раз.",
 
+		"The model server's content filter stopped the answer, so I am not showing half of it. Please put the question differently.": "Фильтр содержимого на сервере модели остановил ответ, поэтому я не показываю его половину. Попробуйте сформулировать вопрос иначе.",
+
 		// Access.
 		"Sorry — you can't use this bot.": "Извините — вам нельзя пользоваться этим ботом.",
 		"Sorry — this bot only talks to people its admin has let in. If you know the admin, send them your Telegram id: %d.":                 "Извините — этот бот разговаривает только с теми, кого впустил его админ. Если вы знаете админа, отправьте ему свой Telegram id: %d.",

@@ -19,12 +19,13 @@ func (p *Pool) Run(ctx context.Context) {
 
 // watch keeps one server's state fresh: while it is up, its models are
 // read every Refresh (and at once when it lacked a model it listed); while
-// it is down, it is probed after backoffs of growing length.
+// it is down, it is probed after backoffs of growing length. The backoff
+// grows with the server's strikes, which only an answered request clears:
+// a server that answers probes but fails every chat is tried less and
+// less often, not every half second.
 func (p *Pool) watch(ctx context.Context, m *member) {
-	failures := 0
 	for ctx.Err() == nil {
 		if p.isHealthy(m) {
-			failures = 0
 			p.refresh(ctx, m)
 			fired, stop := p.cfg.Clock.Timer(p.cfg.Refresh)
 			select {
@@ -35,12 +36,12 @@ func (p *Pool) watch(ctx context.Context, m *member) {
 			stop()
 			continue
 		}
-		failures++
-		if !ryo.Sleep(ctx, p.cfg.Clock, ryo.Backoff(failures)) {
+		if !ryo.Sleep(ctx, p.cfg.Clock, ryo.Backoff(p.strikes(m))) {
 			return
 		}
 		if err := m.Server.Probe(ctx); err != nil {
 			p.log.Debug("model server still down", "server", m.Name, "err", err)
+			p.strike(m)
 			continue
 		}
 		p.up(m)
@@ -62,6 +63,18 @@ func (p *Pool) refresh(ctx context.Context, m *member) {
 	p.serveLocked()
 }
 
+func (p *Pool) strikes(m *member) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return m.strikes
+}
+
+func (p *Pool) strike(m *member) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	m.strikes++
+}
+
 func (p *Pool) isHealthy(m *member) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -77,6 +90,7 @@ func (p *Pool) down(m *member, err error) {
 		return
 	}
 	m.healthy = false
+	m.strikes++
 	p.log.Warn("model server down; its requests go to the others", "server", m.Name, "err", err)
 	p.serveLocked()
 	p.poke(m)

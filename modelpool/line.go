@@ -3,10 +3,20 @@ package modelpool
 import (
 	"context"
 	"fmt"
+	"slices"
 )
+
+// arrive gives a request its place in line.
+func (p *Pool) arrive() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.arrivals++
+	return p.arrivals
+}
 
 // waiter is a request in line for a server.
 type waiter struct {
+	place uint64 // when the request first came: the line is in this order
 	model string
 	tried map[*member]bool // servers it failed on
 	retry bool             // it failed once: only servers that list its model
@@ -15,13 +25,19 @@ type waiter struct {
 
 // acquire takes a slot on the least-loaded healthy server, not yet tried,
 // that has model. While every such server is full, the request waits in
-// line, first come first served, until one has a free slot or ctx ends.
-// Before any failure, a model no server lists goes to any healthy server,
-// whose answer says the model is missing.
-func (p *Pool) acquire(ctx context.Context, model string, tried map[*member]bool, retry bool) (*member, error) {
-	w := &waiter{model: model, tried: tried, retry: retry, got: make(chan *member, 1)}
+// line, first come first served, until one has a free slot or ctx ends. A
+// request that failed on a server comes back to its place, the one its
+// first arrival gave it (place, from arrive), ahead of those that came
+// later. Before any failure, a model no server lists goes to any healthy
+// server, whose answer says the model is missing.
+func (p *Pool) acquire(ctx context.Context, place uint64, model string, tried map[*member]bool, retry bool) (*member, error) {
+	w := &waiter{place: place, model: model, tried: tried, retry: retry, got: make(chan *member, 1)}
 	p.mu.Lock()
-	p.line = append(p.line, w)
+	i := len(p.line)
+	for i > 0 && p.line[i-1].place > place {
+		i--
+	}
+	p.line = slices.Insert(p.line, i, w)
 	p.serveLocked()
 	p.mu.Unlock()
 	select {

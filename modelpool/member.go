@@ -12,6 +12,7 @@ type member struct {
 	models    map[string]bool // full names; nil until the server said
 	requests  int64
 	failovers int64         // requests that moved on from it
+	strikes   int           // times it went down or failed a probe since it last answered a request
 	wake      chan struct{} // one slot: tells its watcher it went down
 	lastErr   string        // why it went down, for doctor and the log
 }

@@ -44,9 +44,10 @@ type Pool struct {
 	log     *slog.Logger
 	members []*member
 
-	mu      sync.Mutex
-	line    []*waiter     // requests waiting for a server, first come first
-	changed chan struct{} // closed and replaced whenever the line is served
+	mu       sync.Mutex
+	line     []*waiter     // requests waiting for a server, first come first
+	arrivals uint64        // requests that came so far: the place of the last
+	changed  chan struct{} // closed and replaced whenever the line is served
 }
 
 // New returns a pool of members, each thought up and holding every model
@@ -96,8 +97,9 @@ func (p *Pool) do(ctx context.Context, model string, call func(Server) (started 
 	tried := map[*member]bool{}
 	var last error
 	var from *member // the server the request failed on last
+	place := p.arrive()
 	for {
-		m, err := p.acquire(ctx, model, tried, last != nil)
+		m, err := p.acquire(ctx, place, model, tried, last != nil)
 		if errors.Is(err, errNoServer) {
 			if last != nil {
 				return last
@@ -121,7 +123,7 @@ func (p *Pool) do(ctx context.Context, model string, call func(Server) (started 
 		default:
 			moveOn = false
 		}
-		p.release(m)
+		p.release(m, err == nil)
 		if !moveOn {
 			return err
 		}
@@ -165,10 +167,14 @@ func (p *Pool) pickLocked(model string, tried map[*member]bool, retry bool) (*me
 	return best, len(listing) > 0
 }
 
-func (p *Pool) release(m *member) {
+// release hands back a slot on m; answered clears its strikes.
+func (p *Pool) release(m *member, answered bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	m.inFlight--
+	if answered {
+		m.strikes = 0
+	}
 	p.serveLocked()
 }
 

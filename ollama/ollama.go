@@ -51,7 +51,7 @@ func New(cfg Config) *Client {
 		MaxIdleConnsPerHost: 4,
 		IdleConnTimeout:     90 * time.Second,
 	}
-	hc := &http.Client{Transport: transport}
+	hc := &http.Client{Transport: bounded{transport}}
 	return &Client{api: api.NewClient(cfg.Host, hc), http: hc, cfg: cfg, shows: newShows()}
 }
 
@@ -92,6 +92,10 @@ func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply
 	reply.Content = content.String()
 	if err != nil {
 		return reply, c.explain(ctx, c.modelOf(req), err)
+	}
+	if !done && ctx.Err() != nil {
+		// The stream was cut by a deadline or the caller, not the server.
+		return reply, c.explain(ctx, c.modelOf(req), context.Cause(ctx))
 	}
 	if !done {
 		return reply, &ryo.Error{Code: ryo.EUNAVAILABLE, Of: ryo.Model, Err: errors.New("ollama: stream ended without done"),

@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +15,9 @@ import (
 // listTimeout bounds one GET /models, past the connection's own timeout.
 const listTimeout = 10 * time.Second
 
+// errList is a list of models not sent in time.
+var errList = errors.New("the list of models not sent in time")
+
 // Served is one model the server serves, as GET /models lists it.
 type Served struct {
 	ID      string
@@ -23,8 +27,17 @@ type Served struct {
 
 // Models lists the models the server serves, in its order.
 func (c *Client) Models(ctx context.Context) ([]Served, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.ConnectTimeout+listTimeout)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timeout, stop := c.cfg.Clock.Timer(c.cfg.ConnectTimeout + listTimeout)
+	defer stop()
+	go func() {
+		select {
+		case <-timeout:
+			cancel(errList)
+		case <-ctx.Done():
+		}
+	}()
 	r, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/models", nil)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -80,10 +81,14 @@ func New(cfg Config) *Client {
 func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // apiBase is the API's base from the configured address: /v1 on a bare
-// server address, the path as it is otherwise.
+// server address, the path as it is otherwise, less an endpoint an
+// operator pasted whole (…/v1/chat/completions, …/v1/models).
 func apiBase(u *url.URL) string {
 	b := *u
 	b.Path = strings.TrimSuffix(b.Path, "/")
+	for _, endpoint := range []string{"/chat/completions", "/models"} {
+		b.Path = strings.TrimSuffix(b.Path, endpoint)
+	}
 	if b.Path == "" {
 		b.Path = "/v1"
 	}
@@ -118,8 +123,9 @@ func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply
 		return ryo.ModelReply{}, c.explain(ctx, c.modelOf(req), statusOf(resp))
 	}
 	var reply ryo.ModelReply
-	if req.Whole || !isStream(resp) { // a server may answer in one piece though asked to stream
-		reply, err = readWhole(resp.Body)
+	answer := bufio.NewReader(resp.Body)
+	if req.Whole || !isStream(resp, answer) { // a server may answer in one piece though asked to stream
+		reply, err = readWhole(answer)
 		if err == nil {
 			firstToken()
 		}
@@ -127,7 +133,7 @@ func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply
 			req.OnDelta(reply.Content)
 		}
 	} else {
-		reply, err = c.readStream(resp.Body, req.OnDelta, firstToken)
+		reply, err = c.readStream(answer, req.OnDelta, firstToken)
 	}
 	c.timed(&reply.Usage, began, firstAt)
 	if err != nil {
@@ -136,9 +142,27 @@ func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply
 	return reply, nil
 }
 
-// isStream reports whether resp carries server-sent events.
-func isStream(resp *http.Response) bool {
-	return strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream")
+// isStream reports whether resp carries server-sent events: said so, or,
+// as a proxy may drop or change the type, seen so: an answer in one piece
+// is a JSON object, and an event stream begins with a field or a comment.
+func isStream(resp *http.Response, body *bufio.Reader) bool {
+	if strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream") {
+		return true
+	}
+	for i := 1; i <= 64; i++ {
+		b, err := body.Peek(i)
+		if err != nil {
+			return false
+		}
+		switch b[i-1] {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{', '[':
+			return false
+		}
+		return true
+	}
+	return false
 }
 
 // watch cancels ctx when the whole answer's deadline passes, or, when

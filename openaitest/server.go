@@ -82,6 +82,21 @@ func (s *Server) AddModel(name string) {
 	s.models = append(s.models, name)
 }
 
+// RemoveModel stops serving a model, as a server restarted without it
+// does: GET /v1/models no longer lists it, and a chat request naming it
+// is refused with 404 model_not_found.
+func (s *Server) RemoveModel(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	kept := s.models[:0]
+	for _, m := range s.models {
+		if m != name {
+			kept = append(kept, m)
+		}
+	}
+	s.models = kept
+}
+
 // Enqueue appends scripted replies. Each accepted chat request consumes
 // the next one.
 func (s *Server) Enqueue(replies ...Reply) {

@@ -33,6 +33,7 @@ type Config struct {
 	DatabaseURL    ryo.Secret     // may hold a password
 	OllamaHosts    []OllamaServer // one or more; see ollamaHosts
 	OpenAIURL      *url.URL       // an OpenAI-compatible server that answers instead of Ollama; nil: Ollama answers
+	OpenAIServers  []OllamaServer // every server of RYO_OPENAI_URL, OpenAIURL first; several share the turns
 	OpenAIAPIKey   ryo.Secret     // that server's key; "" for none
 	Model          string
 	AdminIDs       []int64
@@ -153,12 +154,13 @@ var tokenShape = regexp.MustCompile(`^[0-9]{1,20}:[A-Za-z0-9_-]{20,}$`)
 // subcommands that do not talk to Telegram.
 func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, error) {
 	r := &reader{lookup: lookup}
+	parallel := r.between("RYO_OLLAMA_PARALLEL", 1, 1, maxParallel)
 	c := Config{
 		Token:          ryo.Secret(r.token("TELEGRAM_BOT_TOKEN", needToken)),
 		TelegramAPIURL: r.httpURL("TELEGRAM_API_URL", "https://api.telegram.org").String(),
 		DatabaseURL:    ryo.Secret(r.database("DATABASE_URL")),
-		OllamaHosts:    r.ollamaHosts("OLLAMA_HOST", "http://127.0.0.1:11434", r.between("RYO_OLLAMA_PARALLEL", 1, 1, maxParallel)),
-		OpenAIURL:      r.optionalURL("RYO_OPENAI_URL", "http://127.0.0.1:8000"),
+		OllamaHosts:    r.ollamaHosts("OLLAMA_HOST", "http://127.0.0.1:11434", parallel),
+		OpenAIServers:  r.openAIServers("RYO_OPENAI_URL", parallel),
 		OpenAIAPIKey:   ryo.Secret(r.key("RYO_OPENAI_API_KEY")),
 		Model:          r.str("RYO_MODEL", "qwen2.5:3b"),
 		AdminIDs:       r.ids("RYO_ADMIN_IDS"),
@@ -232,6 +234,9 @@ func LoadConfig(lookup func(string) (string, bool), needToken bool) (Config, err
 		Pprof:          r.oneOf("RYO_PPROF", "off", "on", "off") == "on",
 
 		Tracing: r.tracing(),
+	}
+	if len(c.OpenAIServers) > 0 {
+		c.OpenAIURL = c.OpenAIServers[0].URL
 	}
 	if c.Pprof && c.HTTPAddr == "" {
 		r.fail("RYO_PPROF", "needs RYO_HTTP_ADDR, where the profiles are served; it is off")

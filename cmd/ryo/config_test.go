@@ -455,6 +455,8 @@ func TestConfigOpenAICompatibleServer(t *testing.T) {
 		{map[string]string{"RYO_OPENAI_URL": "ftp://u:sk-openaisecret1@vllm"}, "RYO_OPENAI_URL: want an http(s) URL"},
 		{map[string]string{"RYO_OPENAI_URL": "http://vllm:8000", "RYO_OPENAI_API_KEY": "sk-openaisecret1 extra"}, "RYO_OPENAI_API_KEY: has a space"},
 		{map[string]string{"RYO_OPENAI_API_KEY": "sk-openaisecret1"}, "RYO_OPENAI_API_KEY: is set but RYO_OPENAI_URL is not"},
+		{map[string]string{"RYO_OPENAI_URL": "https://gw.example.com/v1?api_key=sk-openaisecret1"}, "RYO_OPENAI_URL: has a query"},
+		{map[string]string{"RYO_OPENAI_URL": "https://gw.example.com/v1#sk-openaisecret1"}, "RYO_OPENAI_URL: has a fragment"},
 	} {
 		vars := minimal()
 		for k, v := range tt.vars {

@@ -22,7 +22,6 @@ import (
 	"github.com/ryo-bot/ryo/bot/intake"
 	"github.com/ryo-bot/ryo/fetch"
 	"github.com/ryo-bot/ryo/memory"
-	"github.com/ryo-bot/ryo/openai"
 	"github.com/ryo-bot/ryo/prompts"
 	"github.com/ryo-bot/ryo/stt"
 	"github.com/ryo-bot/ryo/toolbus"
@@ -184,9 +183,8 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	local, stopModels := startModels(ctx, cfg, m.Clock, reg, log)
+	local, model, stopModels := startModels(ctx, cfg, m.Clock, reg, log)
 	defer stopModels()
-	model := m.modelServer(local)
 	checked := make(chan struct{})
 	go func() { checkModel(ctx, model, log); close(checked) }()
 	defer func() { <-checked }()
@@ -375,20 +373,6 @@ type modelServer interface {
 	// Check says what the server is, or why it cannot answer.
 	Check(ctx context.Context) (string, error)
 	Model() string
-}
-
-// modelServer is the OpenAI-compatible server when one is set, else
-// local (Ollama).
-func (m *Main) modelServer(local modelServer) modelServer {
-	cfg := m.Config
-	if cfg.OpenAIURL == nil {
-		return local
-	}
-	m.Log.Info("the model answers from an OpenAI-compatible server", "url", cfg.OpenAIURL.Redacted(), "model", cfg.Model,
-		"key", cfg.OpenAIAPIKey != "", "embeddings", cfg.EmbedModel != "")
-	return openai.New(openai.Config{URL: cfg.OpenAIURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Model, VisionModel: cfg.VisionModel,
-		NumPredict: cfg.NumPredict, ConnectTimeout: cfg.ConnectTimeout, FirstTokenTimeout: cfg.FirstTokenTimeout, Timeout: cfg.ModelTimeout,
-		Clock: m.Clock})
 }
 
 // checkModel warns at start when the model server cannot be reached or
