@@ -69,7 +69,7 @@ func (b *Bot) answerWith(ctx context.Context, log *slog.Logger, t *talk, in agen
 			b.missing.back(t.chat.ID, in.Model)
 		case err != nil && ryo.ModelMissing(err) && !*ranTools && ctx.Err() == nil && len(t.models) > 1 &&
 			ryo.SameModel(in.Model, t.models[0]):
-			b.passOver(log, t.chat.ID, t.models[0], t.models[1])
+			b.passOver(ctx, log, t.chat.ID, t.models[0], t.models[1])
 			t.models = t.models[1:]
 			continue
 		}
@@ -79,9 +79,9 @@ func (b *Bot) answerWith(ctx context.Context, log *slog.Logger, t *talk, in agen
 
 // passOver logs, once for chat and model, that the chosen model is not
 // installed and next answers instead.
-func (b *Bot) passOver(log *slog.Logger, chat int64, model, next string) {
+func (b *Bot) passOver(ctx context.Context, log *slog.Logger, chat int64, model, next string) {
 	if b.missing.note(chat, model) {
-		log.Warn("the model chosen here is no longer installed; the default answers instead until it is installed again or another is chosen (/model)",
+		log.WarnContext(ctx, "the model chosen here is no longer installed; the default answers instead until it is installed again or another is chosen (/model)",
 			"model", model, "instead", next)
 	}
 }
@@ -101,7 +101,7 @@ func (b *Bot) chatSees(ctx context.Context, log *slog.Logger, t talk) string {
 		caps, err := b.cfg.Models.Capabilities(ctx, m)
 		switch {
 		case ryo.ModelMissing(err) && i+1 < len(t.models):
-			b.passOver(log, t.chat.ID, m, t.models[i+1])
+			b.passOver(ctx, log, t.chat.ID, m, t.models[i+1])
 			continue
 		case err != nil:
 			log.WarnContext(ctx, "cannot tell whether the chat's model reads pictures", "model", m, "err", err)

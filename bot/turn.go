@@ -138,7 +138,7 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 			return err
 		}
 		if t.seen.refusal == "" {
-			t.seen.refusal = b.cannotListen(log, t) // voice.go
+			t.seen.refusal = b.cannotListen(ctx, log, t) // voice.go
 		}
 		if t.seen.refusal != "" { // nothing to ask the model: one sentence says why, and the message stays kept
 			outcome = TurnFailed

@@ -88,19 +88,19 @@ func recordingAt(history []ryo.Message, message int64) (int, int) {
 // anything is downloaded or a status message shown: no transcription
 // server, or a recording longer or larger than it takes. "" when it may
 // be heard, or was already.
-func (b *Bot) cannotListen(log *slog.Logger, t talk) string {
+func (b *Bot) cannotListen(ctx context.Context, log *slog.Logger, t talk) string {
 	i, k := recordingAt(t.seen.history, t.message)
 	if k < 0 || t.seen.history[i].Media[k].Transcript != "" {
 		return ""
 	}
 	rec := t.seen.history[i].Media[k]
 	if b.cfg.Listen == nil {
-		log.Info("a recording came, but no transcription server is set up (RYO_STT_URL)", "kind", rec.Kind)
+		log.InfoContext(ctx, "a recording came, but no transcription server is set up (RYO_STT_URL)", "kind", rec.Kind)
 		return t.words.Sprintf(noListener)
 	}
 	err := b.cfg.Listen.Check(time.Duration(rec.Duration)*time.Second, rec.Size)
 	if err != nil {
-		log.Info("a recording is refused before it is downloaded", "kind", rec.Kind, "duration_s", rec.Duration, "file_size", rec.Size, "err", err)
+		log.InfoContext(ctx, "a recording is refused before it is downloaded", "kind", rec.Kind, "duration_s", rec.Duration, "file_size", rec.Size, "err", err)
 		return notHeard(t.words, err)
 	}
 	return ""

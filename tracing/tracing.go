@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -13,6 +15,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/ryo-bot/ryo"
 )
 
 // Config says where traces go. A zero Endpoint switches tracing off.
@@ -29,6 +33,8 @@ type Config struct {
 	Sampler sdktrace.Sampler
 	// Timeout bounds one export; DefaultTimeout when zero.
 	Timeout time.Duration
+	// Clock spaces the warnings of failed exports; the system's when nil.
+	Clock ryo.Clock
 }
 
 // Enabled reports whether traces are sent anywhere.
@@ -41,6 +47,7 @@ const (
 	maxQueue       = 2048
 	maxBatch       = 512
 	batchEvery     = 5 * time.Second
+	maxAnswer      = 64 << 10 // of a collector's answer read, which is only ever logged as its status
 )
 
 // Name is the instrumentation scope of ryo's own spans.
@@ -57,7 +64,7 @@ func Off() *Provider { return &Provider{TracerProvider: noop.NewTracerProvider()
 
 // Start returns the provider cfg describes: one that records nothing when
 // cfg is not Enabled. Failed exports are logged to log once, when they
-// begin, and once more when they end.
+// begin, and once more when they end; at most once in ten minutes.
 func Start(cfg Config, log *slog.Logger) (*Provider, error) {
 	if !cfg.Enabled() {
 		return Off(), nil
@@ -65,10 +72,18 @@ func Start(cfg Config, log *slog.Logger) (*Provider, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
+	seen := &lastExchange{}
+	transport := &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true, // as the exporter's own
+		DialContext:  (&net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns: 4, IdleConnTimeout: 90 * time.Second, TLSHandshakeTimeout: cfg.Timeout}
 	exp, err := otlptracehttp.New(context.Background(),
 		otlptracehttp.WithEndpointURL(cfg.Endpoint),
 		otlptracehttp.WithHeaders(cfg.Headers),
-		otlptracehttp.WithTimeout(cfg.Timeout),
+		otlptracehttp.WithHTTPClient(&http.Client{Transport: watchingTransport{base: transport, seen: seen}, Timeout: cfg.Timeout,
+			// A redirect is a failed export: following it would send the
+			// headers, often the collector's key, wherever it points.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}),
+		otlptracehttp.WithMaxResponseSize(maxAnswer),
 		// A batch that fails is dropped: the next one tries again, and a
 		// retrying export would only hold the queue longer.
 		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
@@ -80,7 +95,7 @@ func Start(cfg Config, log *slog.Logger) (*Provider, error) {
 		name = "ryo"
 	}
 	opts := []sdktrace.TracerProviderOption{
-		sdktrace.WithBatcher(&quietExporter{SpanExporter: exp, log: log},
+		sdktrace.WithBatcher(&quietExporter{SpanExporter: exp, log: log, seen: seen, clock: cfg.Clock},
 			sdktrace.WithMaxQueueSize(maxQueue), sdktrace.WithMaxExportBatchSize(maxBatch),
 			sdktrace.WithBatchTimeout(batchEvery), sdktrace.WithExportTimeout(cfg.Timeout)),
 		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", name))),

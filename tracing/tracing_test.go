@@ -7,8 +7,11 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/ryo-bot/ryo/clocktest"
 )
 
 type failingExporter struct{ err error }
@@ -19,7 +22,8 @@ func (f *failingExporter) Shutdown(context.Context) error                       
 func TestAnOutageOfTheCollectorIsLoggedOnce(t *testing.T) {
 	var out bytes.Buffer
 	inner := &failingExporter{err: errors.New("connection refused")}
-	e := &quietExporter{SpanExporter: inner, log: slog.New(slog.NewTextHandler(&out, nil))}
+	clock := clocktest.New(time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC))
+	e := &quietExporter{SpanExporter: inner, log: slog.New(slog.NewTextHandler(&out, nil)), clock: clock}
 	for range 5 {
 		if err := e.ExportSpans(context.Background(), nil); err != nil {
 			t.Fatalf("the failure reached the SDK: %v", err)
@@ -28,6 +32,7 @@ func TestAnOutageOfTheCollectorIsLoggedOnce(t *testing.T) {
 	inner.err = nil
 	e.ExportSpans(context.Background(), nil)
 	e.ExportSpans(context.Background(), nil)
+	clock.Advance(warnEvery) // a new outage, long enough after the first: warned about too
 	inner.err = errors.New("timeout")
 	e.ExportSpans(context.Background(), nil)
 	if w, i := strings.Count(out.String(), "level=WARN"), strings.Count(out.String(), "level=INFO"); w != 2 || i != 1 {

@@ -159,6 +159,7 @@ func (m *Main) Run(ctx context.Context) error {
 	defer db.Close()
 	db.Clock = m.Clock
 	m.DB = db
+	cfg.Tracing.Clock = m.Clock
 	traces, err := startTracing(cfg, log) // tracing.go
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/ryo-bot/ryo/tracing"
 )
@@ -54,6 +55,12 @@ func (r *reader) otlpEndpoint() string {
 		r.fail(name, "want an http(s) URL of an OTLP/HTTP collector, such as http://127.0.0.1:4318")
 		return ""
 	}
+	if u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		// The exporter sends to scheme, host and path only: what else the
+		// URL holds would be dropped without a word, and exports refused.
+		r.fail(name, "want no user, password, query or fragment in the URL: put a collector's key in OTEL_EXPORTER_OTLP_HEADERS")
+		return ""
+	}
 	return v
 }
 
@@ -72,7 +79,8 @@ func (r *reader) otlpHeaders(name string, base map[string]string) map[string]str
 		k, val, ok := strings.Cut(pair, "=")
 		k = strings.TrimSpace(k)
 		dec, err := url.PathUnescape(strings.TrimSpace(val))
-		if !ok || k == "" || err != nil || strings.ContainsAny(k, " \t\r\n") || strings.ContainsAny(dec, "\r\n") {
+		dec = strings.TrimSpace(dec)
+		if !ok || err != nil || !httpguts.ValidHeaderFieldName(k) || !httpguts.ValidHeaderFieldValue(dec) {
 			r.fail(name, "want key=value pairs separated by commas, values URL-encoded")
 			return base
 		}
@@ -102,7 +110,7 @@ func (r *reader) sampler() sdktrace.Sampler {
 	ratio := 1.0
 	if v, ok := r.get("OTEL_TRACES_SAMPLER_ARG"); ok && strings.HasSuffix(kind, "traceidratio") { // other samplers take none
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 || f > 1 {
+		if err != nil || !(f >= 0 && f <= 1) { // NaN is neither
 			r.fail("OTEL_TRACES_SAMPLER_ARG", "want a fraction of turns to trace, from 0 to 1, such as 0.25")
 		}
 		ratio = f
