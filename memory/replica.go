@@ -41,6 +41,11 @@ type Replica struct {
 	leading bool
 }
 
+// ErrReplicaNameTaken is returned by Join when a live replica already
+// goes by the name asked for: two replicas under one name would both hold
+// the same chats, and answer their updates twice.
+var ErrReplicaNameTaken = errors.New("another live replica goes by this name (RYO_REPLICA_ID); give each replica its own, or leave it unset")
+
 // Notice is a stored update announced by another replica: its chat.
 type Notice struct{ Chat int64 }
 

@@ -140,3 +140,42 @@ func store(t *testing.T, db *memory.DB, u memory.InboxUpdate) {
 		t.Fatalf("StoreUpdates = %+v, %v", refused, err)
 	}
 }
+
+// Two processes started with the same RYO_REPLICA_ID — a compose file
+// copied for a second service — must not both hold a chat under one name:
+// each would claim and finish its updates, and answer them twice.
+func TestASecondReplicaWithALiveReplicasNameIsRefused(t *testing.T) {
+	url := memorytest.URL(t)
+	a, b := memorytest.OpenURL(t, url), memorytest.OpenURL(t, url)
+	c := ctx(t)
+	ra, err := a.Join(c, "web-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ra.Leave(context.Background()) })
+	if _, err := ra.Beat(c); err != nil {
+		t.Fatal(err)
+	}
+	rb, err := b.Join(c, "web-1")
+	if err == nil {
+		t.Cleanup(func() { rb.Leave(context.Background()) })
+		chat := int64(-1005550001234)
+		okA, _, _ := ra.TakeChat(c, chat, false)
+		okB, _, _ := rb.TakeChat(c, chat, false)
+		t.Fatalf("second Join with a live replica's name succeeded; both hold chat %d: %v, %v", chat, okA, okB)
+	}
+	if !errors.Is(err, memory.ErrReplicaNameTaken) {
+		t.Fatalf("second Join = %v; want ErrReplicaNameTaken", err)
+	}
+	// The first one beats on, and a restart under its name, once it is
+	// gone, is welcome.
+	if live, err := ra.Beat(c); len(live) != 1 || err != nil {
+		t.Fatalf("first Beat after the refusal = %v, %v", live, err)
+	}
+	ra.Leave(c)
+	rb, err = b.Join(c, "web-1")
+	if err != nil {
+		t.Fatalf("Join under the name of a replica that left = %v", err)
+	}
+	t.Cleanup(func() { rb.Leave(context.Background()) })
+}
