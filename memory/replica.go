@@ -93,8 +93,19 @@ func (r *Replica) connect(ctx context.Context) error {
 		_, err = conn.Exec(ctx, "listen "+updatesChannel)
 	}
 	if err == nil {
-		_, err = conn.Exec(ctx, `insert into replicas (id, lock_key, started_at, seen_at) values ($1, $2::bigint, now(), now())
-			on conflict (id) do update set lock_key = excluded.lock_key, seen_at = now(), leader = false`, r.ID, r.key)
+		// The name is this replica's, unless another replica that lives
+		// (its connection open, its heartbeat recent) goes by it. One whose
+		// machine vanished, its connection not yet closed, stops beating:
+		// its name is free again once its leases would have run out.
+		var mine bool
+		err = conn.QueryRow(ctx, `with joined as (insert into replicas as r (id, lock_key, started_at, seen_at) values ($1, $2::bigint, now(), now())
+				on conflict (id) do update set lock_key = excluded.lock_key, seen_at = now(), leader = false
+				where r.lock_key = excluded.lock_key or r.seen_at <= now() - $3::interval or not replica_alive(r.lock_key)
+				returning 1)
+			select exists (select 1 from joined)`, r.ID, r.key, LeaseTTL.String()).Scan(&mine)
+		if err == nil && !mine {
+			err = fmt.Errorf("%w: %q", ErrReplicaNameTaken, r.ID)
+		}
 	}
 	if err != nil {
 		conn.Conn().Close(context.WithoutCancel(ctx))
