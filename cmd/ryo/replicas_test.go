@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/memory/memorytest"
 	"github.com/ryo-bot/ryo/ollamatest"
 	"github.com/ryo-bot/ryo/telegramtest"
 )
@@ -401,4 +402,49 @@ func unfinishedUpdates(t testing.TB, db *memory.DB) int {
 		t.Fatal(err)
 	}
 	return len(all)
+}
+
+// The polling replica's own database connection is cut (the server ended
+// its backend) while its process runs on: one replica polls again within
+// five seconds — the cut one, reconnected, or the other — and Telegram
+// sees two pollers at most for a moment: one 409 Conflict, not an endless
+// tug of war.
+func TestPollingGoesOnWhenTheLeadersConnectionIsCut(t *testing.T) {
+	bin := builtBinary(t)
+	h := newHarness(t)
+	h.startReplica(bin, "first")
+	h.waitForLeader("first")
+	h.startReplica(bin, "second")
+	h.waitForReplicas(2)
+	memorytest.Exec(t, h.env["DATABASE_URL"], `select pg_terminate_backend(l.pid) from pg_locks l join replicas r
+		on l.locktype = 'advisory' and l.objsubid = 1 and l.classid = (r.lock_key >> 32)::oid
+		and l.objid = (r.lock_key & 4294967295)::oid where r.id = 'first'`)
+	cut := time.Now()
+	var leader string
+	h.waitUntil("a replica polling again", func(live []memory.LiveReplica) bool {
+		for _, r := range live {
+			if r.Leading && r.SeenAt.After(cut) && len(live) == 2 {
+				leader = r.ID
+				return true
+			}
+		}
+		return false
+	})
+	t.Logf("%s polled %v after the leader's connection was cut", leader, time.Since(cut).Round(time.Millisecond))
+	if time.Since(cut) > 5*time.Second {
+		t.Errorf("a replica polled again only %v after the cut; want within 5 s", time.Since(cut))
+	}
+	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Still here.")})
+	q := h.tg.SendText(dm, alice, "anyone there?")
+	h.answer(dm, q.ID, "Still here.")
+	conflicts := 0
+	for _, c := range h.tg.Calls("getUpdates") {
+		if c.Err != nil && c.Err.Code == 409 && c.At.After(cut) {
+			conflicts++
+		}
+	}
+	t.Logf("%d getUpdates answered 409 Conflict after the cut", conflicts)
+	if conflicts > 1 {
+		t.Errorf("%d getUpdates answered 409 Conflict after the cut; want at most the one in flight", conflicts)
+	}
 }
