@@ -253,10 +253,18 @@ func (r *chaosRun) report(b *testing.B, h *harness, took time.Duration) {
 				seen[questionKey.FindString(m.Text)]++
 			}
 		}
-		for _, n := range seen {
-			if n > 1 {
-				twice += n - 1
+		for key, n := range seen {
+			if n <= 1 {
+				continue
 			}
+			twice += n - 1
+			var said []string
+			for _, m := range h.tg.BotMessages(chat) {
+				if strings.Contains(m.Text, key) {
+					said = append(said, fmt.Sprintf("%d (reply to %d, %d edits, at %s): %q", m.ID, m.ReplyTo, m.Edits, m.Date.Format("15:04:05"), m.Text))
+				}
+			}
+			b.Logf("answered twice: %s in %s", key, strings.Join(said, "; "))
 		}
 	}
 	// Out of order: within a chat, an answer that showed before the answer
