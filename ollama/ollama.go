@@ -13,6 +13,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/tracing"
 )
 
 // Config says which server and model to use and how long to wait.
@@ -62,7 +63,7 @@ func (c *Client) Model() string { return c.cfg.Model }
 // asks for the answer in one piece, it streams, even when the caller does not
 // want the deltas, so that the first-token deadline can be watched.
 func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply, error) {
-	traceCall(ctx, c.cfg.Host, c.modelOf(req)) // span.go
+	tracing.ModelCall(ctx, "ollama", c.cfg.Host, c.modelOf(req))
 	ctx, cancelTotal := context.WithTimeoutCause(ctx, c.cfg.Timeout, errTotal)
 	defer cancelTotal()
 	ctx, cancel := context.WithCancelCause(ctx)

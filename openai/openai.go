@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/tracing"
 )
 
 // Config says which server and model to use and how long to wait.
@@ -103,7 +104,7 @@ func (c *Client) Model() string { return c.cfg.Model }
 // asks for the answer in one piece, it streams, even when the caller does
 // not want the deltas, so that the first-token deadline can be watched.
 func (c *Client) Chat(ctx context.Context, req ryo.ModelRequest) (ryo.ModelReply, error) {
-	traceCall(ctx, c.cfg.URL, c.modelOf(req)) // span.go
+	tracing.ModelCall(ctx, "openai", c.cfg.URL, c.modelOf(req))
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stopFirst := c.watch(ctx, cancel, !req.Whole)
