@@ -93,7 +93,13 @@ func BenchmarkCapacity(b *testing.B) {
 	b.ReportMetric(float64(rss)/1024, "rss-MB")
 	b.ReportMetric(float64(peak)/1024, "peak-rss-MB")
 	run.mu.Lock()
-	b.Logf("%d chats; %d turns in %v; calls by method %v; 429s %d", *capacityChats, turns, took.Round(time.Millisecond), run.calls, run.tooMany)
+	calls := 0 // over the whole run, as the answers counted beside them
+	for _, n := range run.calls {
+		calls += n
+	}
+	b.ReportMetric(float64(calls)/float64(len(run.answered)), "calls/turn")
+	b.Logf("%d chats; %d turns in %v; calls by method %v over %d answers; 429s %d", *capacityChats, turns,
+		took.Round(time.Millisecond), run.calls, len(run.answered), run.tooMany)
 	run.mu.Unlock()
 	if errs := strings.Count(h.logs.String(), "level=ERROR"); errs > 0 {
 		b.Errorf("ryo logged %d errors:\n%s", errs, h.logs.String())
