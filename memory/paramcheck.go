@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
@@ -20,9 +21,50 @@ import (
 // statement it runs with a 64-bit integer argument; Verify asks PostgreSQL
 // which type each of those parameters has and names every one that is not
 // bigint, whatever values the test happened to use.
+//
+// It also tells, between Record and Recorded, each round trip to the
+// database in order: a statement, a begin or commit, or a batch sent at
+// once — what a turn costs PostgreSQL and ryo's syscalls, counted.
 type ParamCheck struct {
-	mu   sync.Mutex
-	seen map[string][]bool // statement → which arguments are 64-bit integers
+	mu        sync.Mutex
+	seen      map[string][]bool // statement → which arguments are 64-bit integers
+	recording bool
+	trips     []string // the statements of each round trip since Record; a batch's joined by " ; "
+}
+
+// Record starts telling round trips afresh.
+func (c *ParamCheck) Record() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.recording, c.trips = true, nil
+}
+
+// Recorded stops telling round trips and returns those made since Record,
+// each as its statements' first words.
+func (c *ParamCheck) Recorded() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.recording = false
+	return c.trips
+}
+
+// trip tells one round trip of sql, when recording; inBatch adds sql to
+// the batch begun last.
+func (c *ParamCheck) trip(sql string, inBatch bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.recording {
+		return
+	}
+	sql = strings.Join(strings.Fields(sql), " ")
+	if len(sql) > 90 {
+		sql = sql[:90] + "…"
+	}
+	if inBatch && len(c.trips) > 0 {
+		c.trips[len(c.trips)-1] += " ; " + sql
+		return
+	}
+	c.trips = append(c.trips, sql)
 }
 
 // NewParamCheck returns an empty check.
@@ -121,17 +163,20 @@ func typeName(conn *pgx.Conn, oid uint32) string {
 
 func (c *ParamCheck) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
 	c.note(d.SQL, d.Args)
+	c.trip(d.SQL, false)
 	return ctx
 }
 
 func (c *ParamCheck) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
 func (c *ParamCheck) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	c.trip("batch:", false)
 	return ctx
 }
 
 func (c *ParamCheck) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
 	c.note(d.SQL, d.Args)
+	c.trip(d.SQL, true)
 }
 
 func (c *ParamCheck) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}

@@ -49,6 +49,14 @@ func Open(tb testing.TB) *memory.DB {
 // OpenURL returns a migrated store on the database at url, closed when tb ends.
 func OpenURL(tb testing.TB, url string) *memory.DB {
 	tb.Helper()
+	db, _ := OpenWatched(tb, url)
+	return db
+}
+
+// OpenWatched is OpenURL, with the check that watches every statement
+// the store runs: it can also record the round trips some work makes.
+func OpenWatched(tb testing.TB, url string) (*memory.DB, *memory.ParamCheck) {
+	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	check := memory.NewParamCheck()
@@ -68,7 +76,7 @@ func OpenURL(tb testing.TB, url string) *memory.DB {
 	if _, err := db.Migrate(ctx); err != nil {
 		tb.Fatal(err)
 	}
-	return db
+	return db, check
 }
 
 // Exec runs sql on the database at dsn, failing tb when it fails: for
