@@ -56,7 +56,7 @@ func New(o Options, log *slog.Logger) (*Telegram, error) {
 		tg.WithSkipGetMe(),
 		// Each call's deadline is the engine's; the client's own only backs
 		// it up, after the longest upload's.
-		tg.WithHTTPClient(o.CallTimeout, &http.Client{Timeout: o.CallTimeout + uploadTime(maxUploadBytes) + 5*time.Second}),
+		tg.WithHTTPClient(o.CallTimeout, sized{&http.Client{Timeout: o.CallTimeout + uploadTime(maxUploadBytes) + 5*time.Second}}),
 		tg.WithErrorsHandler(func(err error) { log.Debug("telegram client", "err", Scrub(err, o.Token.Reveal())) }),
 	)
 	if err != nil {
