@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -77,4 +78,38 @@ func BenchmarkLoopRound(b *testing.B) {
 	}
 	slices.Sort(turns)
 	b.ReportMetric(float64(turns[len(turns)/2].Microseconds())/1000, "median-turn-ms")
+}
+
+// BenchmarkPrompt: the messages of a turn in a private chat with ten
+// tools, whose system prompt is the same from turn to turn.
+func BenchmarkPrompt(b *testing.B) {
+	reg := toolbus.NewRegistry()
+	for i := range 10 {
+		err := reg.Register(toolbus.Spec{Name: fmt.Sprintf("tool_%d", i), Description: "Does one thing of many, described in a sentence or two for the model.",
+			Schema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "query": {"type": "string", "description": "what to look for"},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 20}
+  },
+  "required": ["query"],
+  "additionalProperties": false
+}`), Category: toolbus.MathFinance, Examples: []toolbus.Example{{Question: "find cats", Arguments: json.RawMessage(`{"query":"cats"}`)}},
+			Tool: toolbus.ToolFunc(func(context.Context, json.RawMessage) (any, error) { return 42, nil })})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	set, _ := prompts.Load()
+	a, err := agent.New(agent.Config{Model: &instant{}, Prompts: set, Tools: reg, Store: &results{byKey: map[string]ryo.Message{}}, Location: time.UTC})
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := private("what is 6+36?")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := a.Prompt(in); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

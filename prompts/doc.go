@@ -9,7 +9,9 @@
 // message instead (rendered by Now), so the prompt keeps the bytes of the
 // previous turn up to the previous newest message. (Ollama merges system
 // messages into the first one, so a per-turn system note would change the
-// very start of the prompt.)
+// very start of the prompt.) A Set keeps the system prompts it rendered,
+// by all the data they were rendered from, so a chat's later turns reuse
+// its prompt rather than run the template again.
 //
 // A chat's persona (/settings) is the admins' words: it is shown in a
 // delimited section right after the first line, before the envelope

@@ -14,7 +14,8 @@ var files embed.FS
 
 // Set is the parsed templates.
 type Set struct {
-	tmpl *template.Template
+	tmpl    *template.Template
+	systems *systems
 }
 
 // Load parses the embedded templates. An error here is a bug in a template
@@ -29,7 +30,7 @@ func Load() (*Set, error) {
 			return nil, fmt.Errorf("parse prompts: %s is missing", name)
 		}
 	}
-	return &Set{tmpl: t}, nil
+	return &Set{tmpl: t, systems: &systems{byData: map[string]string{}}}, nil
 }
 
 // System is what the system prompt is rendered from.
@@ -74,8 +75,20 @@ type Memory struct {
 	Content string // one line
 }
 
-// System renders the system prompt.
-func (s *Set) System(data System) (string, error) { return s.render("system.tmpl", data) }
+// System renders the system prompt, or returns the one it rendered
+// before from the same data.
+func (s *Set) System(data System) (string, error) {
+	key := data.key()
+	if p, ok := s.systems.get(key); ok {
+		return p, nil
+	}
+	p, err := s.render("system.tmpl", data)
+	if err != nil {
+		return "", err
+	}
+	s.systems.put(key, p)
+	return p, nil
+}
 
 // Now renders the note that heads the newest message: the memories that
 // may help with it, and the time.

@@ -180,3 +180,43 @@ func TestForcedEnvelope(t *testing.T) {
 		}
 	}
 }
+
+// A system prompt is rendered once for the same data, and a change of any
+// field renders it anew: each answer is what a fresh Set renders.
+func TestSystemKept(t *testing.T) {
+	kept, err := prompts.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	calc := prompts.Tool{Name: "calculate", Description: "Evaluate an expression.", Schema: json.RawMessage(`{"type":"object"}`)}
+	base := prompts.System{BotName: "Ryo", BotUsername: "ryo_bot", ChatType: "private", Tools: []prompts.Tool{calc}}
+	variants := []func(s *prompts.System){
+		func(*prompts.System) {},
+		func(s *prompts.System) { s.BotName = "Ryo2" },
+		func(s *prompts.System) { s.BotUsername = "" },
+		func(s *prompts.System) { s.ChatType = "supergroup" },
+		func(s *prompts.System) { s.ChatType, s.InTopic = "supergroup", true },
+		func(s *prompts.System) { s.Persona = "A pirate." },
+		func(s *prompts.System) { s.Persona = "Ryo" }, // the same bytes, shifted between fields
+		func(s *prompts.System) { s.BotName, s.Persona = "", "Ryo" },
+		func(s *prompts.System) { s.Tools = nil },
+		func(s *prompts.System) {
+			s.Tools = []prompts.Tool{{Name: calc.Name, Description: calc.Description, Schema: json.RawMessage(`{"type":"string"}`)}}
+		},
+		func(s *prompts.System) { s.Tools = []prompts.Tool{calc, calc} },
+	}
+	for round := range 2 {
+		for i, vary := range variants {
+			data := base
+			vary(&data)
+			fresh, _ := prompts.Load()
+			want, err := fresh.System(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := kept.System(data); got != want {
+				t.Fatalf("round %d, variant %d: the kept prompt differs from a fresh one:\n%s\n---\n%s", round, i, got, want)
+			}
+		}
+	}
+}
