@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/text/feature/plural"
@@ -16,7 +18,8 @@ type Language struct {
 	Tag  string // BCP 47, as Telegram's language_code: "en", "ru"
 	Name string // the language's name in itself: "English", "Русский"
 
-	messages func() Messages // its translations, built when a printer needs them
+	messages func() Messages // its translations, built the first time a printer needs them
+	printer  func() Printer  // its printer, made once
 }
 
 // Messages are one language's translations, keyed by the English format
@@ -44,19 +47,29 @@ type Plural struct {
 const English = "en"
 
 // Languages are the languages ryo speaks, English first. Adding one is a
-// file of its own (ru.go) with its Messages, and one line here.
-func Languages() []Language {
-	return []Language{
-		{Tag: English, Name: "English", messages: english},
-		{Tag: "ru", Name: "Русский", messages: russian},
-	}
+// file of its own (ru.go) with its Messages, and one line in languages.
+func Languages() []Language { return slices.Clone(languages) }
+
+// languages are the languages ryo speaks. Each builds its translations
+// the first time a printer of it is asked for, and never changes them:
+// they are constants, kept in maps for lookup, and no printer writes to
+// them.
+var languages = []Language{
+	speaks(English, "English", english),
+	speaks("ru", "Русский", russian),
+}
+
+func speaks(tag, name string, messages func() Messages) Language {
+	l := Language{Tag: tag, Name: name, messages: sync.OnceValue(messages)}
+	l.printer = sync.OnceValue(func() Printer { return Printer{tag: tag, base: language.Make(tag), m: l.messages()} })
+	return l
 }
 
 // Supported is the tag of the language of Languages that tag names — "ru"
 // for "ru-RU" — and whether there is one.
 func Supported(tag string) (string, bool) {
 	base, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(strings.ReplaceAll(tag, "_", "-"))), "-")
-	for _, l := range Languages() {
+	for _, l := range languages {
 		if l.Tag == base {
 			return l.Tag, true
 		}
@@ -79,9 +92,9 @@ func For(tag string) Printer {
 	if !ok {
 		t = English
 	}
-	for _, l := range Languages() {
+	for _, l := range languages {
 		if l.Tag == t {
-			return Printer{tag: t, base: language.Make(t), m: l.messages()}
+			return l.printer()
 		}
 	}
 	panic("lang: English is not among the languages") // unreachable: Languages lists English
@@ -171,8 +184,16 @@ func (p Printer) translate(format string, args []any) string {
 // of is the form the plural rules chose, else Other, else Many, else
 // fallback.
 func (pl Plural) of(f plural.Form, fallback string) string {
-	byForm := map[plural.Form]string{plural.One: pl.One, plural.Few: pl.Few, plural.Many: pl.Many}
-	for _, s := range []string{byForm[f], pl.Other, pl.Many} {
+	var chosen string
+	switch f {
+	case plural.One:
+		chosen = pl.One
+	case plural.Few:
+		chosen = pl.Few
+	case plural.Many:
+		chosen = pl.Many
+	}
+	for _, s := range []string{chosen, pl.Other, pl.Many} {
 		if s != "" {
 			return s
 		}

@@ -131,3 +131,12 @@ func TestMessageAbout(t *testing.T) {
 		t.Errorf("the zero Printer says %q", got)
 	}
 }
+
+// BenchmarkFor: a printer of Russian, as every turn gets one, and a
+// message printed with it.
+func BenchmarkFor(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		For("ru-RU").Sprintf("%d answers", 5)
+	}
+}
