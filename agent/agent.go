@@ -170,7 +170,7 @@ func (a *Agent) Run(ctx context.Context, in Input) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	free, err := prompts.Envelope(tools)
+	free, err := a.cfg.Prompts.Envelope(tools)
 	if err != nil {
 		return Output{}, err
 	}

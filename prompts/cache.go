@@ -2,36 +2,74 @@ package prompts
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"sync"
 )
 
-// maxSystems bounds the system prompts a Set keeps: one for each bot,
-// chat type, tool set and persona in use, a few kilobytes each.
-const maxSystems = 128
+// maxKept bounds the prompts and schemas a Set keeps of each kind: one
+// for each bot, chat type, tool set and persona in use, a few kilobytes
+// each.
+const maxKept = 128
 
-// systems keeps rendered system prompts by everything they are rendered
-// from, so that a chat's turns after its first render nothing: the
-// template, run every turn, was a twentieth of ryo's CPU time.
-type systems struct {
+// kept keeps what a Set rendered by everything it was rendered from, so
+// that a chat's turns after its first render nothing: the system prompt's
+// template and the envelope schema's JSON, made on every turn, were a
+// twelfth of ryo's CPU time.
+type kept struct {
 	mu     sync.Mutex
 	byData map[string]string
 }
 
-func (c *systems) get(key []byte) (string, bool) {
+func newKept() *kept { return &kept{byData: map[string]string{}} }
+
+func (c *kept) get(key []byte) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p, ok := c.byData[string(key)]
-	return p, ok
+	v, ok := c.byData[string(key)]
+	return v, ok
 }
 
-// put keeps p; when full, it forgets all it kept before.
-func (c *systems) put(key []byte, p string) {
+// put keeps v; when full, it forgets all it kept before.
+func (c *kept) put(key []byte, v string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.byData) >= maxSystems {
+	if len(c.byData) >= maxKept {
 		clear(c.byData)
 	}
-	c.byData[string(key)] = p
+	c.byData[string(key)] = v
+}
+
+// System renders the system prompt, or returns the one it rendered
+// before from the same data.
+func (s *Set) System(data System) (string, error) {
+	key := data.key()
+	if p, ok := s.systems.get(key); ok {
+		return p, nil
+	}
+	p, err := s.render("system.tmpl", data)
+	if err != nil {
+		return "", err
+	}
+	s.systems.put(key, p)
+	return p, nil
+}
+
+// Envelope is Envelope(tools), made once for the same tool names (all it
+// depends on); each call has its own copy.
+func (s *Set) Envelope(tools []Tool) (json.RawMessage, error) {
+	var key []byte
+	for _, t := range tools {
+		key = appendField(key, t.Name)
+	}
+	if e, ok := s.envelopes.get(key); ok {
+		return json.RawMessage(e), nil
+	}
+	e, err := Envelope(tools)
+	if err != nil {
+		return nil, err
+	}
+	s.envelopes.put(key, string(e))
+	return e, nil
 }
 
 // key is every field of s, each after its length, so that two different

@@ -14,8 +14,9 @@ var files embed.FS
 
 // Set is the parsed templates.
 type Set struct {
-	tmpl    *template.Template
-	systems *systems
+	tmpl      *template.Template
+	systems   *kept // system prompts
+	envelopes *kept // envelope schemas
 }
 
 // Load parses the embedded templates. An error here is a bug in a template
@@ -30,7 +31,7 @@ func Load() (*Set, error) {
 			return nil, fmt.Errorf("parse prompts: %s is missing", name)
 		}
 	}
-	return &Set{tmpl: t, systems: &systems{byData: map[string]string{}}}, nil
+	return &Set{tmpl: t, systems: newKept(), envelopes: newKept()}, nil
 }
 
 // System is what the system prompt is rendered from.
@@ -73,21 +74,6 @@ type Now struct {
 type Memory struct {
 	ID      int64
 	Content string // one line
-}
-
-// System renders the system prompt, or returns the one it rendered
-// before from the same data.
-func (s *Set) System(data System) (string, error) {
-	key := data.key()
-	if p, ok := s.systems.get(key); ok {
-		return p, nil
-	}
-	p, err := s.render("system.tmpl", data)
-	if err != nil {
-		return "", err
-	}
-	s.systems.put(key, p)
-	return p, nil
 }
 
 // Now renders the note that heads the newest message: the memories that

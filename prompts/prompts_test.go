@@ -220,3 +220,51 @@ func TestSystemKept(t *testing.T) {
 		}
 	}
 }
+
+// The envelope schema a Set keeps is the one Envelope makes for the same
+// tool names, and each caller has a copy of its own.
+func TestEnvelopeKept(t *testing.T) {
+	set, err := prompts.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := func(name string) prompts.Tool {
+		return prompts.Tool{Name: name, Schema: json.RawMessage(`{"type":"object"}`)}
+	}
+	for round := range 2 {
+		for i, tools := range [][]prompts.Tool{nil, {tool("a")}, {tool("ab")}, {tool("a"), tool("b")}, {tool("b"), tool("a")}, {tool("a"), tool("b"), tool("")}} {
+			want, err := prompts.Envelope(tools)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := set.Envelope(tools)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("round %d, tools %d: kept %s, %v; want %s", round, i, got, err, want)
+			}
+			clear(got) // a caller's copy is its own
+		}
+	}
+}
+
+// BenchmarkEnvelope: the envelope schema of a turn with ten tools, made
+// anew and kept by a Set.
+func BenchmarkEnvelope(b *testing.B) {
+	set, _ := prompts.Load()
+	var tools []prompts.Tool
+	for i := range 10 {
+		tools = append(tools, prompts.Tool{Name: fmt.Sprintf("tool_%d", i), Schema: json.RawMessage(`{"type":"object"}`)})
+	}
+	for _, tt := range []struct {
+		name string
+		make func([]prompts.Tool) (json.RawMessage, error)
+	}{{"made", prompts.Envelope}, {"kept", set.Envelope}} {
+		b.Run(tt.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tt.make(tools); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
