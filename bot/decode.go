@@ -20,7 +20,12 @@ import (
 // UnmarshalJSON, which also stops the objects around it; so an update that
 // does not decode whole is decoded again field by field, and the fields left
 // out are named in skipped. Only JSON that is not an object is malformed.
+// An object that decodes whole is decoded once.
 func decodeUpdate(raw []byte) (upd models.Update, skipped []string, err error) {
+	if isObject(raw) && json.Unmarshal(raw, &upd) == nil {
+		return upd, nil, nil
+	}
+	upd = models.Update{}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
 		return models.Update{}, nil, errors.Join(errMalformed, err)

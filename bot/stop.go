@@ -388,10 +388,13 @@ func isStopCommand(kind string, raw json.RawMessage) bool {
 	if kind != "message" {
 		return false
 	}
-	var upd struct {
-		Message models.Message `json:"message"`
+	var upd struct { // only what tells a command: every update goes through here
+		Message struct {
+			Text     string                 `json:"text"`
+			Entities []models.MessageEntity `json:"entities"`
+		} `json:"message"`
 	}
-	if json.Unmarshal(raw, &upd) != nil || !startsWithCommand(&upd.Message) {
+	if json.Unmarshal(raw, &upd) != nil || !startsWithCommand(&models.Message{Text: upd.Message.Text, Entities: upd.Message.Entities}) {
 		return false
 	}
 	word := entityText(upd.Message.Text, upd.Message.Entities[0])
