@@ -55,11 +55,17 @@ func newBotAPI(t testing.TB) *botAPI {
 		s.length.Store(r.ContentLength)
 		s.chunked.Store(len(r.TransferEncoding) > 0)
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"ok":true,"result":{"message_id":7,"date":1,"chat":{"id":42,"type":"private"}}}`)
+		io.WriteString(w, sentAnswer)
 	}))
 	t.Cleanup(s.Close)
 	return s
 }
+
+// sentAnswer is Telegram's answer to a sent message: the message, as a
+// person sees it.
+var sentAnswer = `{"ok":true,"result":{"message_id":7,"from":{"id":7900000001,"is_bot":true,"first_name":"Ryo","username":"ryo_test_bot"},` +
+	`"chat":{"id":42,"first_name":"Ann","username":"ann","type":"private"},"date":1764201600,"text":"` +
+	strings.Repeat("Привет, мир! ", 40) + `","entities":[` + strings.TrimSuffix(strings.Repeat(`{"offset":8,"length":3,"type":"bold"},`, 40), ",") + `]}}`
 
 func sendOne(tb testing.TB, api *tg.Bot, text string) {
 	m, err := api.SendMessage(context.Background(), &tg.SendMessageParams{ChatID: 42, Text: text, ParseMode: "HTML"})

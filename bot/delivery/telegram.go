@@ -27,6 +27,9 @@ import (
 // stages.Messenger. Run must be running for calls to go out.
 type Telegram struct {
 	api   *tg.Bot
+	calls *http.Client // the library's client, for the calls post makes itself
+	base  string       // the URL of the Bot API's methods: …/bot<token>/
+	token string
 	e     *engine
 	log   *slog.Logger
 	files *http.Client // downloads; each has its own deadline
@@ -51,12 +54,14 @@ type Options struct {
 
 // New makes a client of the Bot API o names. Calls wait until Run runs.
 func New(o Options, log *slog.Logger) (*Telegram, error) {
+	// Each call's deadline is the engine's; the client's own only backs it
+	// up, after the longest upload's.
+	calls := &http.Client{Timeout: o.CallTimeout + uploadTime(maxUploadBytes) + 5*time.Second}
+	server := strings.TrimRight(o.APIURL, "/")
 	api, err := tg.New(o.Token.Reveal(),
-		tg.WithServerURL(strings.TrimRight(o.APIURL, "/")),
+		tg.WithServerURL(server),
 		tg.WithSkipGetMe(),
-		// Each call's deadline is the engine's; the client's own only backs
-		// it up, after the longest upload's.
-		tg.WithHTTPClient(o.CallTimeout, sized{&http.Client{Timeout: o.CallTimeout + uploadTime(maxUploadBytes) + 5*time.Second}}),
+		tg.WithHTTPClient(o.CallTimeout, sized{calls}),
 		tg.WithErrorsHandler(func(err error) { log.Debug("telegram client", "err", Scrub(err, o.Token.Reveal())) }),
 	)
 	if err != nil {
@@ -71,7 +76,8 @@ func New(o Options, log *slog.Logger) (*Telegram, error) {
 	}
 	e := newEngine(l, o.CallTimeout, o.Token.Reveal(), log, o.Clock)
 	e.observer, e.ledger, e.tracer = o.Observer, o.Ledger, o.Tracer
-	return &Telegram{api: api, log: log, e: e, files: &http.Client{}}, nil
+	return &Telegram{api: api, calls: calls, base: server + "/bot" + o.Token.Reveal() + "/", token: o.Token.Reveal(),
+		log: log, e: e, files: &http.Client{}}, nil
 }
 
 // Run sends calls until ctx ends, then ends the calls still queued and
@@ -135,7 +141,8 @@ func (t *Telegram) send(ctx context.Context, c class, place ryo.Place, replyTo i
 		if replyTo != 0 {
 			params.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
 		}
-		m, err := t.api.SendMessage(ctx, params)
+		var m sent
+		err := t.post(ctx, "sendMessage", params, &m)
 		if err == nil {
 			id = m.ID
 		}
@@ -255,8 +262,7 @@ func (t *Telegram) markupJob(c class, place ryo.Place, id int, buttons []stages.
 	markup := keyboard(statusButtons(buttons)) // none (nil, left out of the call) takes them off
 	return &apiCall{chat: place.ChatID, class: c, key: messageKey(id), method: "editMessageReplyMarkup",
 		call: func(ctx context.Context) error {
-			_, err := t.api.EditMessageReplyMarkup(ctx, &tg.EditMessageReplyMarkupParams{ChatID: place.ChatID, MessageID: id, ReplyMarkup: markup})
-			return err
+			return t.post(ctx, "editMessageReplyMarkup", &tg.EditMessageReplyMarkupParams{ChatID: place.ChatID, MessageID: id, ReplyMarkup: markup}, nil)
 		}}
 }
 
@@ -276,8 +282,7 @@ func (t *Telegram) editWith(c class, place ryo.Place, id int, text render.Part, 
 	return &apiCall{chat: place.ChatID, class: c, key: messageKey(id), method: "editMessageText", call: func(ctx context.Context) error {
 		params := &tg.EditMessageTextParams{ChatID: place.ChatID, MessageID: id, ReplyMarkup: markup}
 		params.Text, params.ParseMode = content(text)
-		_, err := t.api.EditMessageText(ctx, params)
-		return err
+		return t.post(ctx, "editMessageText", params, nil)
 	}}
 }
 
@@ -349,9 +354,8 @@ func (t *Telegram) Typing(ctx context.Context, place ryo.Place) {
 	t.e.submit(&apiCall{chat: place.ChatID, class: typing, key: "typing", method: "sendChatAction", ctx: ctx,
 		expires: t.e.clock.Now().Add(typingLife), done: func(error) {},
 		call: func(ctx context.Context) error {
-			_, err := t.api.SendChatAction(ctx, &tg.SendChatActionParams{
-				ChatID: place.ChatID, MessageThreadID: place.Thread, Action: models.ChatActionTyping})
-			return err
+			return t.post(ctx, "sendChatAction", &tg.SendChatActionParams{
+				ChatID: place.ChatID, MessageThreadID: place.Thread, Action: models.ChatActionTyping}, nil)
 		}})
 }
 
