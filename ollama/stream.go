@@ -58,10 +58,7 @@ func (c *Client) chat(ctx context.Context, req *api.ChatRequest, fn func(api.Cha
 	}
 	d := json.NewDecoder(io.LimitReader(resp.Body, maxAnswerBytes))
 	for {
-		var line struct {
-			api.ChatResponse
-			Error string `json:"error"`
-		}
+		var line answerLine
 		err := d.Decode(&line)
 		var syntax *json.SyntaxError
 		var wrongType *json.UnmarshalTypeError
@@ -79,8 +76,27 @@ func (c *Client) chat(ctx context.Context, req *api.ChatRequest, fn func(api.Cha
 		if line.Error != "" {
 			return errors.New(line.Error)
 		}
-		if err := fn(line.ChatResponse); err != nil {
+		if err := fn(line.response()); err != nil {
 			return err
 		}
 	}
+}
+
+// answerLine is what ryo reads of a line of a chat answer: the words, the
+// end and its counts. The rest of api.ChatResponse — the model's name, the
+// time, the role, which api.Message lowercases in a decoding of its own —
+// is left undecoded: it cost a quarter of the allocations of a call.
+type answerLine struct {
+	Message struct {
+		Content string `json:"content"`
+	} `json:"message"`
+	Done       bool   `json:"done"`
+	DoneReason string `json:"done_reason"`
+	api.Metrics
+	Error string `json:"error"`
+}
+
+func (l *answerLine) response() api.ChatResponse {
+	return api.ChatResponse{Message: api.Message{Content: l.Message.Content},
+		Done: l.Done, DoneReason: l.DoneReason, Metrics: l.Metrics}
 }
