@@ -69,7 +69,10 @@ func (b *Bot) turnEnded(ctx context.Context, outcome string, err error) {
 // answered is the outcome of a turn whose answer, with metadata meta, is
 // delivered.
 func answered(meta json.RawMessage) string {
-	var about answerAbout
+	var about struct { // of answerAbout, what tells the outcome
+		Held    bool `json:"held"`
+		Stopped bool `json:"stopped"`
+	}
 	if json.Unmarshal(meta, &about) == nil && about.Held {
 		return TurnHeld
 	}
