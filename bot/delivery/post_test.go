@@ -3,14 +3,17 @@ package delivery
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -197,4 +200,37 @@ func BenchmarkPost(b *testing.B) {
 		send()
 	}
 	b.ReportMetric(float64(w.writes.Load())/float64(b.N), "writes/op")
+}
+
+// BenchmarkCallsAtOnce: sixteen calls in flight at once, as a busy bot
+// has, with the default's 2 idle connections kept and with ryo's.
+func BenchmarkCallsAtOnce(b *testing.B) {
+	for _, idle := range []int{2, idleCalls} {
+		b.Run(fmt.Sprintf("idle=%d", idle), func(b *testing.B) {
+			s := newBotAPI(b)
+			tel := newTelegram(b, s.URL)
+			transport := callTransport().(*http.Transport)
+			transport.MaxIdleConnsPerHost = idle
+			var dials atomic.Int64
+			var d net.Dialer
+			transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+				dials.Add(1)
+				return d.DialContext(ctx, network, addr)
+			}
+			tel.calls = &http.Client{Transport: transport}
+			params := &tg.SendMessageParams{ChatID: int64(42), Text: "hi"}
+			b.SetParallelism(8)
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					var m sent
+					if err := tel.post(context.Background(), "sendMessage", params, &m); err != nil {
+						b.Error(err)
+					}
+				}
+			})
+			b.ReportMetric(float64(dials.Load())/float64(b.N), "dials/op")
+			transport.CloseIdleConnections()
+		})
+	}
 }

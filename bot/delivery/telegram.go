@@ -56,7 +56,7 @@ type Options struct {
 func New(o Options, log *slog.Logger) (*Telegram, error) {
 	// Each call's deadline is the engine's; the client's own only backs it
 	// up, after the longest upload's.
-	calls := &http.Client{Timeout: o.CallTimeout + uploadTime(maxUploadBytes) + 5*time.Second}
+	calls := &http.Client{Transport: callTransport(), Timeout: o.CallTimeout + uploadTime(maxUploadBytes) + 5*time.Second}
 	server := strings.TrimRight(o.APIURL, "/")
 	api, err := tg.New(o.Token.Reveal(),
 		tg.WithServerURL(server),
@@ -78,6 +78,23 @@ func New(o Options, log *slog.Logger) (*Telegram, error) {
 	e.observer, e.ledger, e.tracer = o.Observer, o.Ledger, o.Tracer
 	return &Telegram{api: api, calls: calls, base: server + "/bot" + o.Token.Reveal() + "/", token: o.Token.Reveal(),
 		log: log, e: e, files: &http.Client{}}, nil
+}
+
+// idleCalls is how many connections to the Bot API are kept open between
+// calls: as many as a busy bot has calls in flight, so that each call
+// finds one. The default, 2, closed all others after their call, and the
+// next call opened a new one — a TLS handshake, with Telegram.
+const idleCalls = 64
+
+// callTransport is the default transport, keeping idleCalls connections.
+func callTransport() http.RoundTripper {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return http.DefaultTransport
+	}
+	t = t.Clone()
+	t.MaxIdleConnsPerHost = idleCalls
+	return t
 }
 
 // Run sends calls until ctx ends, then ends the calls still queued and
