@@ -146,6 +146,29 @@ func (db *DB) exec(ctx context.Context, op, sql string, args ...any) error {
 	return nil
 }
 
+// send runs the statements queue puts in a batch, with the query
+// deadline, again when it lost a race to another transaction. Sent outside
+// a transaction, a batch is one round trip and one implicit transaction:
+// all of its statements happen or none does.
+func (db *DB) send(ctx context.Context, op string, queue func(*pgx.Batch) error) error {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	var err error
+	for range txAttempts {
+		var b pgx.Batch
+		if err = queue(&b); err != nil {
+			break
+		}
+		if err = db.pool.SendBatch(ctx, &b).Close(); !lostRace(err) {
+			break
+		}
+	}
+	if err != nil {
+		return db.fail(op, err)
+	}
+	return nil
+}
+
 // lostRace reports whether PostgreSQL aborted a transaction for another's
 // sake: a deadlock (40P01) or a serialization failure (40001).
 func lostRace(err error) bool {

@@ -67,6 +67,24 @@ func storableText(s string) string {
 // returns the stored row's id and time. contextOnly marks a group message
 // not meant for the bot, which is swept in time.
 func insertMessage(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Time, contextOnly bool) (ryo.Message, error) {
+	m, args := messageArgs(m, now, contextOnly)
+	err := tx.QueryRow(ctx, `with ins as (
+			insert into messages (chat_id, thread_id, sender_id, role, kind, text,
+				telegram_message_id, reply_to_message_id, update_id, metadata, created_at, context_only, media, media_group)
+			values ($1, $2, $3, $4, $5, $6, nullif($7::bigint, 0), nullif($8::bigint, 0), nullif($9::bigint, 0), $10, $11, $12,
+				$13, nullif($14::text, ''))
+			on conflict (chat_id, telegram_message_id) where telegram_message_id is not null do nothing
+			returning id, created_at)
+		select id, created_at from ins
+		union all
+		select id, created_at from messages where chat_id = $1 and telegram_message_id = nullif($7::bigint, 0)
+		limit 1`, args...).Scan(&m.ID, &m.CreatedAt)
+	return m, err
+}
+
+// messageArgs are m, as it is stored, and the values of its columns, in
+// the order insertMessage takes them.
+func messageArgs(m ryo.Message, now time.Time, contextOnly bool) (ryo.Message, []any) {
 	if len(m.Metadata) == 0 {
 		m.Metadata = []byte("{}")
 	}
@@ -79,20 +97,8 @@ func insertMessage(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Time,
 	if media == nil {
 		media = []ryo.Media{}
 	}
-	err := tx.QueryRow(ctx, `with ins as (
-			insert into messages (chat_id, thread_id, sender_id, role, kind, text,
-				telegram_message_id, reply_to_message_id, update_id, metadata, created_at, context_only, media, media_group)
-			values ($1, $2, $3, $4, $5, $6, nullif($7::bigint, 0), nullif($8::bigint, 0), nullif($9::bigint, 0), $10, $11, $12,
-				$13, nullif($14::text, ''))
-			on conflict (chat_id, telegram_message_id) where telegram_message_id is not null do nothing
-			returning id, created_at)
-		select id, created_at from ins
-		union all
-		select id, created_at from messages where chat_id = $1 and telegram_message_id = nullif($7::bigint, 0)
-		limit 1`,
-		m.Place.ChatID, m.Place.Thread, sender, role(m.Kind), string(m.Kind), m.Text,
-		m.TelegramID, m.ReplyTo, m.UpdateID, m.Metadata, now, contextOnly, media, storableText(m.MediaGroup)).Scan(&m.ID, &m.CreatedAt)
-	return m, err
+	return m, []any{m.Place.ChatID, m.Place.Thread, sender, role(m.Kind), string(m.Kind), m.Text,
+		m.TelegramID, m.ReplyTo, m.UpdateID, m.Metadata, now, contextOnly, media, storableText(m.MediaGroup)}
 }
 
 // History returns the latest messages at place since its context was last
