@@ -42,6 +42,9 @@ type talk struct {
 	// models are the models the turn may ask, the first first: the
 	// chat's, the default, RYO_MODEL (modelchoice.go).
 	models []string
+	// settings are what admins set for the chat and every chat, read once
+	// when the turn began; nil until then.
+	settings *memory.TurnSettings
 	// seen is the history the model is shown, with its pictures, and the
 	// model that reads them: set by look before the turn shows itself.
 	seen sight
@@ -80,7 +83,7 @@ func (b *Bot) turn(ctx context.Context, j *job, m *models.Message, prior memory.
 		b.metrics().TurnPhase(PhaseQueue, b.cfg.Clock.Now().Sub(j.queued))
 	}
 	t := talk{id: id, w: j.w, chat: chatOf(m.Chat), place: placeOf(m), replyTo: m.ID, person: userOf(m.From), prior: &prior}
-	t.words = b.words(ctx, t.chat.ID, t.person)
+	t.settings, t.words = b.turnSettings(ctx, t.chat.ID, t.person) // words.go
 	stored, err := b.db.SaveUserMessage(ctx, t.chat, b.userMessage(id, m))
 	if err != nil {
 		return err
@@ -121,7 +124,7 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		outcome = answered(prior.AnswerMetadata)
 		return b.deliver(ctx, log, t, b.stages.Adopt(start), prior.Answer, prior.AnswerMetadata, prior.Parts)
 	}
-	if t.models, err = b.modelsFor(ctx, t.chat.ID); err != nil {
+	if t.models, err = b.modelsFor(ctx, &t); err != nil {
 		return err
 	}
 	if t.prepare == nil { // a turn for a message: the tools of its writer, and the one they chose
@@ -231,13 +234,13 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 	if err != nil {
 		return "", nil, err
 	}
-	set, err := b.db.ChatSettings(ctx, t.chat.ID) // the persona and temperature of /settings, as they are now
-	if err != nil {
-		return "", nil, err
-	}
+	set := t.settings.ChatSettings // the persona and temperature of /settings, as the turn found them
 	tools := t.tools
-	if t.prepare != nil { // a turn going on after a confirmation: the person's tools now, and the history with the action's result
+	if t.prepare != nil { // a turn going on after a confirmation: the person's tools and settings now, and the history with the action's result
 		if tools, err = b.toolsOfID(ctx, t.person.ID); err != nil {
+			return "", nil, err
+		}
+		if set, err = b.db.ChatSettings(ctx, t.chat.ID); err != nil {
 			return "", nil, err
 		}
 		if t.seen, err = b.look(ctx, log, t); err != nil {

@@ -298,6 +298,34 @@ func (db *DB) QuotaOf(ctx context.Context, person int64) (PersonQuota, bool, err
 	return q, true, nil
 }
 
+// QuotaStanding is what decides the quota a person is held to: the quota
+// an admin gave them, and their role and tier.
+type QuotaStanding struct {
+	Limits string // the quota an admin gave them, as /quota writes it; "" when Own is false
+	Own    bool
+	Known  bool // whether the bot knows them: Role and Tier are theirs only then
+	Role   ryo.Role
+	Tier   string // "" for the default tier
+}
+
+// QuotaStandingOf is what decides person's quota, in one round trip:
+// QuotaOf, and the role and tier FindUser would find.
+func (db *DB) QuotaStandingOf(ctx context.Context, person int64) (QuotaStanding, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	var s QuotaStanding
+	var role string
+	err := db.pool.QueryRow(ctx, `select q.user_id is not null, coalesce(q.limits, ''), u.id is not null, coalesce(u.role, ''), coalesce(u.tier, '')
+		from (select $1::bigint as id) p
+		left join person_quotas q on q.user_id = p.id
+		left join users u on u.id = p.id`, person).Scan(&s.Own, &s.Limits, &s.Known, &role, &s.Tier)
+	if err != nil {
+		return QuotaStanding{}, db.fail("load quota standing", err)
+	}
+	s.Role = ryo.Role(role)
+	return s, nil
+}
+
 // ExportUsage is what a person's answers in one chat on one day (UTC)
 // cost, with one model.
 type ExportUsage struct {
