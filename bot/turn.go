@@ -63,6 +63,9 @@ type talk struct {
 	// hold is the turn's hold on one of its person's answers while it runs
 	// (quota.go); nil when they have no quota, or it answers a confirmation.
 	hold *quotaHold
+	// prior is what earlier runs of the turn left, when whoever began it
+	// read that already; nil: converse reads it.
+	prior *memory.Turn
 	// finished, when set, is told that the turn marked its update done
 	// with its answer (finishTurn): nothing is left for process to finish.
 	finished *bool
@@ -76,12 +79,14 @@ type talk struct {
 // earlier run got done is reused: the stored message, the status message
 // (edited, never posted twice) and the model's answer (delivered, never asked
 // for twice).
-func (b *Bot) turn(ctx context.Context, j *job, m *models.Message) error {
+// prior is what earlier runs left, as read when the update was taken up.
+func (b *Bot) turn(ctx context.Context, j *job, m *models.Message, prior memory.Turn) error {
 	id := j.id
 	if j.attempt == 1 && !j.queued.IsZero() {
 		b.metrics().TurnPhase(PhaseQueue, b.cfg.Clock.Now().Sub(j.queued))
 	}
-	t := talk{id: id, w: j.w, chat: chatOf(m.Chat), place: placeOf(m), replyTo: m.ID, person: userOf(m.From), finished: &j.finished}
+	t := talk{id: id, w: j.w, chat: chatOf(m.Chat), place: placeOf(m), replyTo: m.ID, person: userOf(m.From), prior: &prior,
+		finished: &j.finished}
 	t.settings, t.words = b.turnSettings(ctx, t.chat.ID, t.person) // words.go
 	stored, err := b.db.SaveUserMessage(ctx, t.chat, b.userMessage(id, m))
 	if err != nil {
@@ -89,6 +94,14 @@ func (b *Bot) turn(ctx context.Context, j *job, m *models.Message) error {
 	}
 	t.text, t.message = stored.Text, stored.ID
 	return b.converse(ctx, t)
+}
+
+// priorTurn returns what earlier runs of turn t left.
+func (b *Bot) priorTurn(ctx context.Context, t talk) (memory.Turn, error) {
+	if t.prior != nil {
+		return *t.prior, nil
+	}
+	return b.db.Turn(ctx, t.id)
 }
 
 // converse runs turn t: from here on a turn for a message and one that
@@ -100,7 +113,7 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 	log := b.log.With("update_id", t.id, "chat_id", t.chat.ID)
 	traceTurn(ctx, t) // span.go
 	t.until = time.Now().Add(b.cfg.TurnTimeout)
-	prior, err := b.db.Turn(ctx, t.id)
+	prior, err := b.priorTurn(ctx, t)
 	if err != nil {
 		return err
 	}

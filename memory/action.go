@@ -64,14 +64,15 @@ func (db *DB) SaveHeldAnswer(ctx context.Context, updateID int64, place ryo.Plac
 func (db *DB) SaveHeldAnswered(ctx context.Context, answer TurnAnswer, a ryo.Action) (ryo.Action, error) {
 	err := db.tx(ctx, "save held answer", func(tx pgx.Tx) error {
 		now := db.Now()
-		var b pgx.Batch
-		if err := queueTurnAnswer(&b, answer, now); err != nil {
+		trace, err := answer.traceArgs(now)
+		if err != nil {
 			return err
 		}
+		var b pgx.Batch
+		queueTurnAnswer(&b, answer, trace, now)
 		if err := tx.SendBatch(ctx, &b).Close(); err != nil {
 			return err
 		}
-		var err error
 		a, err = insertAction(ctx, tx, answer.UpdateID, answer.Place, a, now)
 		return err
 	})

@@ -146,20 +146,19 @@ func (db *DB) exec(ctx context.Context, op, sql string, args ...any) error {
 	return nil
 }
 
-// send runs the statements queue puts in a batch, with the query
-// deadline, again when it lost a race to another transaction. Sent outside
-// a transaction, a batch is one round trip and one implicit transaction:
-// all of its statements happen or none does.
-func (db *DB) send(ctx context.Context, op string, queue func(*pgx.Batch) error) error {
+// batch sends the statements build queues, with their callbacks, in one
+// round trip and without begin or commit: PostgreSQL runs statements sent
+// together and ended by one sync as one implicit transaction, all of them
+// or none. Each statement sees what those before it wrote. The batch is
+// sent again, built afresh, when it lost a race to another transaction.
+func (db *DB) batch(ctx context.Context, op string, build func(*pgx.Batch)) error {
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
 	var err error
 	for range txAttempts {
-		var b pgx.Batch
-		if err = queue(&b); err != nil {
-			break
-		}
-		if err = db.pool.SendBatch(ctx, &b).Close(); !lostRace(err) {
+		b := &pgx.Batch{}
+		build(b)
+		if err = db.pool.SendBatch(ctx, b).Close(); !lostRace(err) {
 			break
 		}
 	}

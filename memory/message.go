@@ -25,26 +25,20 @@ func (db *DB) SaveContextMessage(ctx context.Context, chat ryo.Chat, m ryo.Messa
 }
 
 func (db *DB) saveUserMessage(ctx context.Context, op string, chat ryo.Chat, m ryo.Message, contextOnly bool) (ryo.Message, error) {
-	err := db.tx(ctx, op, func(tx pgx.Tx) error {
+	var stored ryo.Message
+	err := db.batch(ctx, op, func(b *pgx.Batch) {
 		now := db.Now()
-		if err := saveChat(ctx, tx, chat, now); err != nil {
-			return err
-		}
-		if err := savePlace(ctx, tx, m.Place, now); err != nil {
-			return err
-		}
+		stored = m
+		queueChat(b, chat, now)
+		queuePlace(b, m.Place, now)
 		if m.Sender != nil {
-			sender, err := saveUser(ctx, tx, *m.Sender, false, now)
-			if err != nil {
-				return err
-			}
-			m.Sender = &sender
+			sender := *m.Sender
+			stored.Sender = &sender
+			queueUser(b, &sender, false, now)
 		}
-		var err error
-		m, err = insertMessage(ctx, tx, m, now, contextOnly)
-		return err
+		queueMessage(b, &stored, now, contextOnly)
 	})
-	return m, err
+	return stored, err
 }
 
 func role(k ryo.Kind) string {
@@ -67,24 +61,34 @@ func storableText(s string) string {
 // returns the stored row's id and time. contextOnly marks a group message
 // not meant for the bot, which is swept in time.
 func insertMessage(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Time, contextOnly bool) (ryo.Message, error) {
-	m, args := messageArgs(m, now, contextOnly)
-	err := tx.QueryRow(ctx, `with ins as (
-			insert into messages (chat_id, thread_id, sender_id, role, kind, text,
-				telegram_message_id, reply_to_message_id, update_id, metadata, created_at, context_only, media, media_group)
-			values ($1, $2, $3, $4, $5, $6, nullif($7::bigint, 0), nullif($8::bigint, 0), nullif($9::bigint, 0), $10, $11, $12,
-				$13, nullif($14::text, ''))
-			on conflict (chat_id, telegram_message_id) where telegram_message_id is not null do nothing
-			returning id, created_at)
-		select id, created_at from ins
-		union all
-		select id, created_at from messages where chat_id = $1 and telegram_message_id = nullif($7::bigint, 0)
-		limit 1`, args...).Scan(&m.ID, &m.CreatedAt)
+	args := messageArgs(&m, now, contextOnly)
+	err := tx.QueryRow(ctx, insertMessageSQL, args...).Scan(&m.ID, &m.CreatedAt)
 	return m, err
 }
 
-// messageArgs are m, as it is stored, and the values of its columns, in
-// the order insertMessage takes them.
-func messageArgs(m ryo.Message, now time.Time, contextOnly bool) (ryo.Message, []any) {
+// queueMessage queues what insertMessage does for *m, and has the stored
+// row's id and time land in it.
+func queueMessage(b *pgx.Batch, m *ryo.Message, now time.Time, contextOnly bool) {
+	b.Queue(insertMessageSQL, messageArgs(m, now, contextOnly)...).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&m.ID, &m.CreatedAt)
+	})
+}
+
+const insertMessageSQL = `with ins as (
+		insert into messages (chat_id, thread_id, sender_id, role, kind, text,
+			telegram_message_id, reply_to_message_id, update_id, metadata, created_at, context_only, media, media_group)
+		values ($1, $2, $3, $4, $5, $6, nullif($7::bigint, 0), nullif($8::bigint, 0), nullif($9::bigint, 0), $10, $11, $12,
+			$13, nullif($14::text, ''))
+		on conflict (chat_id, telegram_message_id) where telegram_message_id is not null do nothing
+		returning id, created_at)
+	select id, created_at from ins
+	union all
+	select id, created_at from messages where chat_id = $1 and telegram_message_id = nullif($7::bigint, 0)
+	limit 1`
+
+// messageArgs makes *m storable — its text and metadata as PostgreSQL
+// takes them — and returns the arguments of insertMessageSQL for it.
+func messageArgs(m *ryo.Message, now time.Time, contextOnly bool) []any {
 	if len(m.Metadata) == 0 {
 		m.Metadata = []byte("{}")
 	}
@@ -97,7 +101,7 @@ func messageArgs(m ryo.Message, now time.Time, contextOnly bool) (ryo.Message, [
 	if media == nil {
 		media = []ryo.Media{}
 	}
-	return m, []any{m.Place.ChatID, m.Place.Thread, sender, role(m.Kind), string(m.Kind), m.Text,
+	return []any{m.Place.ChatID, m.Place.Thread, sender, role(m.Kind), string(m.Kind), m.Text,
 		m.TelegramID, m.ReplyTo, m.UpdateID, m.Metadata, now, contextOnly, media, storableText(m.MediaGroup)}
 }
 

@@ -93,21 +93,31 @@ func (db *DB) SaveTurnAnswer(ctx context.Context, updateID int64, place ryo.Plac
 // and its trace, in one round trip and one transaction: either all of it
 // is kept or none is.
 func (db *DB) SaveAnswered(ctx context.Context, a TurnAnswer) error {
-	return db.send(ctx, "save turn answer", func(b *pgx.Batch) error { return queueTurnAnswer(b, a, db.Now()) })
+	trace, err := a.traceArgs(db.Now())
+	if err != nil {
+		return err
+	}
+	return db.batch(ctx, "save turn answer", func(b *pgx.Batch) { queueTurnAnswer(b, a, trace, db.Now()) })
+}
+
+// traceArgs are the arguments of upsertTrace for a's trace; nil when it
+// has none.
+func (a TurnAnswer) traceArgs(now time.Time) ([]any, error) {
+	if a.Trace == nil {
+		return nil, nil
+	}
+	return traceArgs(*a.Trace, now)
 }
 
 // queueTurnAnswer queues the statements that remember a: its usage, its
-// trace, the answer, and the end of the tool the person chose for the turn.
-func queueTurnAnswer(b *pgx.Batch, a TurnAnswer, now time.Time) error {
+// trace (trace, its arguments, when it has one), the answer, and the end
+// of the tool the person chose for the turn.
+func queueTurnAnswer(b *pgx.Batch, a TurnAnswer, trace []any, now time.Time) {
 	if a.Usage != nil {
 		b.Queue(insertUsage, usageArgs(*a.Usage, now)...)
 	}
-	if a.Trace != nil {
-		args, err := traceArgs(*a.Trace, now)
-		if err != nil {
-			return err
-		}
-		b.Queue(upsertTrace, args...)
+	if trace != nil {
+		b.Queue(upsertTrace, trace...)
 	}
 	b.Queue(`insert into turns (update_id, chat_id, thread_id, answer, answer_metadata, updated_at)
 		values ($1::bigint, $2::bigint, $3::bigint, $4, $5, $6)
@@ -116,7 +126,6 @@ func queueTurnAnswer(b *pgx.Batch, a TurnAnswer, now time.Time) error {
 		a.UpdateID, a.Place.ChatID, a.Place.Thread, storableText(a.Text), storable(a.Metadata), now)
 	// The tool the person chose for this turn has served.
 	b.Queue(`delete from forced_tools where used_by = $1::bigint`, a.UpdateID)
-	return nil
 }
 
 // FinishTurn stores the bot's answer with its tags and marks its update
@@ -144,7 +153,8 @@ func (db *DB) FinishAnswer(ctx context.Context, answer ryo.Message, tags []strin
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
 	f := Finished{Before: ryo.Message{Place: answer.Place}}
-	m, args := messageArgs(answer, db.Now(), false)
+	m := answer
+	args := messageArgs(&m, db.Now(), false)
 	args = append(args, db.fence(), tags)
 	var lost bool
 	var before, beforeUpdate *int64
