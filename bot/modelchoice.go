@@ -25,13 +25,18 @@ type Models interface {
 // installed is passed over for the next: the turn goes on, and the log
 // says so once for each chat and model (missing), not at every turn.
 
-// modelsFor is the models a turn in chat may ask, the one to ask first
-// first: the chat's, the default, RYO_MODEL; each once.
-func (b *Bot) modelsFor(ctx context.Context, chat int64) ([]string, error) {
-	choice, err := b.db.ModelChoice(ctx, chat)
-	if err != nil {
-		return nil, err
+// modelsFor is the models turn t may ask, the one to ask first first: the
+// chat's, the default, RYO_MODEL; each once. It reads t's settings when
+// the turn has not yet.
+func (b *Bot) modelsFor(ctx context.Context, t *talk) ([]string, error) {
+	if t.settings == nil {
+		s, err := b.db.TurnSettings(ctx, t.chat.ID)
+		if err != nil {
+			return nil, err
+		}
+		t.settings = &s
 	}
+	choice := t.settings.ModelChoice()
 	var out []string
 	for _, m := range []string{choice.Chat, choice.Default, b.model} {
 		if m != "" && !containsModel(out, m) {

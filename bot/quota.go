@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
 	"github.com/ryo-bot/ryo/lang"
 	"github.com/ryo-bot/ryo/memory"
@@ -262,19 +263,23 @@ func (b *Bot) quotaNote(ctx context.Context, p lang.Printer, person int64) (stri
 // any: the one an admin gave them, else their tier's; none for admins
 // unless RYO_QUOTA_ADMINS counts them.
 func (b *Bot) quotaOf(ctx context.Context, person int64) (Quota, error) {
-	own, found, err := b.db.QuotaOf(ctx, person)
-	if err != nil {
-		return nil, err
-	}
-	u, _, err := b.db.FindUser(ctx, person)
-	if err != nil {
-		return nil, err
-	}
-	if b.isAdmin(u) && (b.cfg.Quotas == nil || !b.cfg.Quotas.Admins) {
+	adminsExempt := b.cfg.Quotas == nil || !b.cfg.Quotas.Admins
+	if adminsExempt && slices.Contains(b.cfg.AdminIDs, person) { // an admin by RYO_ADMINS: nothing to read
 		return nil, nil
 	}
-	if found {
-		return ParseQuota(own.Limits)
+	st, err := b.db.QuotaStandingOf(ctx, person)
+	if err != nil {
+		return nil, err
+	}
+	var u ryo.User
+	if st.Known {
+		u = ryo.User{ID: person, Role: st.Role, Tier: st.Tier}
+	}
+	if b.isAdmin(u) && adminsExempt {
+		return nil, nil
+	}
+	if st.Own {
+		return ParseQuota(st.Limits)
 	}
 	if b.cfg.Quotas == nil {
 		return nil, nil
@@ -420,18 +425,14 @@ func (b *Bot) location() *time.Location {
 	return time.UTC
 }
 
-// recordUsage keeps what turn t's answer cost: its model, tokens, the
-// model's time (the wall time of the run when the model told none) and
-// the tools that ran.
-func (b *Bot) recordUsage(ctx context.Context, t talk, model string, out agent.Output, took time.Duration) error {
+// usage is what turn t's answer cost: its model, tokens, the model's
+// time (the wall time of the run when the model told none) and the tools
+// that ran. It is kept with the answer (memory.TurnAnswer).
+func (b *Bot) usage(t talk, model string, out agent.Output, took time.Duration) memory.Usage {
 	modelTime := out.Usage.TotalDuration
 	if modelTime <= 0 {
 		modelTime = took
 	}
-	return b.record(ctx, "record usage", func(ctx context.Context) error {
-		return b.holds.settle(t.hold, func() error {
-			return b.db.RecordUsage(ctx, memory.Usage{UpdateID: t.id, ChatID: t.chat.ID, UserID: t.person.ID, Model: model,
-				PromptTokens: int64(out.Usage.PromptTokens), ReplyTokens: int64(out.Usage.ReplyTokens), ModelTime: modelTime, Tools: out.Tools})
-		})
-	})
+	return memory.Usage{UpdateID: t.id, ChatID: t.chat.ID, UserID: t.person.ID, Model: model,
+		PromptTokens: int64(out.Usage.PromptTokens), ReplyTokens: int64(out.Usage.ReplyTokens), ModelTime: modelTime, Tools: out.Tools}
 }

@@ -176,7 +176,7 @@ func (b *Bot) offer(ctx context.Context, d *dispatcher, chat int64, stored []mem
 	if !force && !d.busy(chat) && !b.leases.ours(chat, b.cfg.Clock.Now()) {
 		return 0 // its home replica takes it; the sweep does, should it not
 	}
-	ok, last, err := b.leases.r.TakeChat(ctx, chat, force)
+	ok, last, waiting, err := b.leases.r.TakeChatWaiting(ctx, chat, force)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.log.Warn("could not take a chat; the sweep tries again", "chat_id", chat, "err", err)
@@ -190,11 +190,6 @@ func (b *Bot) offer(ctx context.Context, d *dispatcher, chat int64, stored []mem
 		b.tg.Inherit(chat, last.Idle)
 		b.log.Info("took over a chat from another replica", "chat_id", chat, "from", last.From, "idle", last.Idle)
 	}
-	waiting, err := b.db.ChatUnfinished(ctx, chat)
-	if err != nil {
-		b.log.Warn("could not list a chat's updates; the sweep tries again", "chat_id", chat, "err", err)
-		return 0
-	}
 	if len(waiting) == 0 && !d.busy(chat) {
 		b.release(ctx, chat)
 		return 0
@@ -207,27 +202,38 @@ func (b *Bot) offer(ctx context.Context, d *dispatcher, chat int64, stored []mem
 
 // release lets chat's lease go. The chat's stripe is locked.
 func (b *Bot) release(ctx context.Context, chat int64) {
-	if err := b.leases.r.ReleaseChat(ctx, chat); err != nil && ctx.Err() == nil {
+	b.releaseWaiting(ctx, chat, false)
+}
+
+// releaseWaiting lets chat's lease go and, when list is set, returns its
+// updates waiting, read right after in the same round trip; none when it
+// could not. The chat's stripe is locked.
+func (b *Bot) releaseWaiting(ctx context.Context, chat int64, list bool) []memory.InboxUpdate {
+	var waiting []memory.InboxUpdate
+	var err error
+	if list {
+		waiting, err = b.leases.r.ReleaseChatWaiting(ctx, chat)
+	} else {
+		err = b.leases.r.ReleaseChat(ctx, chat)
+	}
+	if err != nil && ctx.Err() == nil {
 		b.log.Warn("could not let a chat go; it is free once its lease runs out", "chat_id", chat, "err", err)
 	}
+	return waiting
 }
 
 // chatIdle lets chat go once nothing of it waits or runs here, and looks
-// again for updates that were stored meanwhile.
+// again, in the same round trip, for updates that were stored meanwhile.
 func (b *Bot) chatIdle(ctx context.Context, d *dispatcher, chat int64) {
 	mu := b.leases.lock(chat)
 	if d.busy(chat) {
 		mu.Unlock()
 		return
 	}
-	b.release(ctx, chat)
+	waiting := b.releaseWaiting(ctx, chat, !d.isClosed())
 	b.leases.letGo(chat, b.cfg.Clock.Now())
 	mu.Unlock()
-	if d.isClosed() {
-		return
-	}
-	waiting, err := b.db.ChatUnfinished(ctx, chat)
-	if err == nil && len(waiting) > 0 {
+	if len(waiting) > 0 {
 		b.offer(ctx, d, chat, nil, false)
 	}
 }

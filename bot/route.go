@@ -264,7 +264,7 @@ func (b *Bot) answerMessage(ctx context.Context, j *job, r route) error {
 		return err
 	}
 	if !prior.CreatedAt.IsZero() { // begun before a stop: it goes on as it began, with what it showed and got
-		return b.turn(ctx, j, r.msg)
+		return b.turn(ctx, j, r.msg, prior)
 	}
 	if wait := albumWait(r.msg, j.queued, b.cfg.Clock.Now()); wait > 0 {
 		return errWait{wait}
@@ -290,7 +290,7 @@ func (b *Bot) answerMessage(ctx context.Context, j *job, r route) error {
 	if err := b.gatherAlbum(ctx, j, r.msg); err != nil {
 		return err
 	}
-	return b.turn(ctx, j, r.msg)
+	return b.turn(ctx, j, r.msg, prior)
 }
 
 // keepAsContext stores a group message not meant for the bot, so that when

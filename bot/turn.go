@@ -18,6 +18,7 @@ import (
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/agent"
 	"github.com/ryo-bot/ryo/lang"
+	"github.com/ryo-bot/ryo/memory"
 	"github.com/ryo-bot/ryo/render"
 	"github.com/ryo-bot/ryo/stages"
 )
@@ -41,6 +42,9 @@ type talk struct {
 	// models are the models the turn may ask, the first first: the
 	// chat's, the default, RYO_MODEL (modelchoice.go).
 	models []string
+	// settings are what admins set for the chat and every chat, read once
+	// when the turn began; nil until then.
+	settings *memory.TurnSettings
 	// seen is the history the model is shown, with its pictures, and the
 	// model that reads them: set by look before the turn shows itself.
 	seen sight
@@ -59,6 +63,12 @@ type talk struct {
 	// hold is the turn's hold on one of its person's answers while it runs
 	// (quota.go); nil when they have no quota, or it answers a confirmation.
 	hold *quotaHold
+	// prior is what earlier runs of the turn left, when whoever began it
+	// read that already; nil: converse reads it.
+	prior *memory.Turn
+	// finished, when set, is told that the turn marked its update done
+	// with its answer (finishTurn): nothing is left for process to finish.
+	finished *bool
 }
 
 // turn answers a message meant for the bot: store it, show the turn live
@@ -69,19 +79,29 @@ type talk struct {
 // earlier run got done is reused: the stored message, the status message
 // (edited, never posted twice) and the model's answer (delivered, never asked
 // for twice).
-func (b *Bot) turn(ctx context.Context, j *job, m *models.Message) error {
+// prior is what earlier runs left, as read when the update was taken up.
+func (b *Bot) turn(ctx context.Context, j *job, m *models.Message, prior memory.Turn) error {
 	id := j.id
 	if j.attempt == 1 && !j.queued.IsZero() {
 		b.metrics().TurnPhase(PhaseQueue, b.cfg.Clock.Now().Sub(j.queued))
 	}
-	t := talk{id: id, w: j.w, chat: chatOf(m.Chat), place: placeOf(m), replyTo: m.ID, person: userOf(m.From)}
-	t.words = b.words(ctx, t.chat.ID, t.person)
+	t := talk{id: id, w: j.w, chat: chatOf(m.Chat), place: placeOf(m), replyTo: m.ID, person: userOf(m.From), prior: &prior,
+		finished: &j.finished}
+	t.settings, t.words = b.turnSettings(ctx, t.chat.ID, t.person) // words.go
 	stored, err := b.db.SaveUserMessage(ctx, t.chat, b.userMessage(id, m))
 	if err != nil {
 		return err
 	}
 	t.text, t.message = stored.Text, stored.ID
 	return b.converse(ctx, t)
+}
+
+// priorTurn returns what earlier runs of turn t left.
+func (b *Bot) priorTurn(ctx context.Context, t talk) (memory.Turn, error) {
+	if t.prior != nil {
+		return *t.prior, nil
+	}
+	return b.db.Turn(ctx, t.id)
 }
 
 // converse runs turn t: from here on a turn for a message and one that
@@ -93,7 +113,7 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 	log := b.log.With("update_id", t.id, "chat_id", t.chat.ID)
 	traceTurn(ctx, t) // span.go
 	t.until = time.Now().Add(b.cfg.TurnTimeout)
-	prior, err := b.db.Turn(ctx, t.id)
+	prior, err := b.priorTurn(ctx, t)
 	if err != nil {
 		return err
 	}
@@ -108,7 +128,7 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		outcome = answered(prior.AnswerMetadata)
 		return b.deliver(ctx, log, t, b.stages.Adopt(start), prior.Answer, prior.AnswerMetadata, prior.Parts)
 	}
-	if t.models, err = b.modelsFor(ctx, t.chat.ID); err != nil {
+	if t.models, err = b.modelsFor(ctx, &t); err != nil {
 		return err
 	}
 	if t.prepare == nil { // a turn for a message: the tools of its writer, and the one they chose
@@ -218,13 +238,13 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 	if err != nil {
 		return "", nil, err
 	}
-	set, err := b.db.ChatSettings(ctx, t.chat.ID) // the persona and temperature of /settings, as they are now
-	if err != nil {
-		return "", nil, err
-	}
+	set := t.settings.ChatSettings // the persona and temperature of /settings, as the turn found them
 	tools := t.tools
-	if t.prepare != nil { // a turn going on after a confirmation: the person's tools now, and the history with the action's result
+	if t.prepare != nil { // a turn going on after a confirmation: the person's tools and settings now, and the history with the action's result
 		if tools, err = b.toolsOfID(ctx, t.person.ID); err != nil {
+			return "", nil, err
+		}
+		if set, err = b.db.ChatSettings(ctx, t.chat.ID); err != nil {
 			return "", nil, err
 		}
 		if t.seen, err = b.look(ctx, log, t); err != nil {
@@ -274,20 +294,28 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 	}
 	took := b.cfg.Clock.Now().Sub(started)
 	meta := b.answerMetadata(cmp.Or(t.asked(), b.model), out, took)
-	if err := b.recordUsage(ctx, t, cmp.Or(t.asked(), b.model), out, took); err != nil { // quota.go
-		return "", nil, err
-	}
 	if stopped {
 		meta = withStopped(meta)
 		log.InfoContext(ctx, "turn stopped; the reply written so far is the answer", "tools", out.Tools)
 	}
-	b.keepTrace(ctx, log, trace.trace(t, out, meta, took))
+	usage := b.usage(t, cmp.Or(t.asked(), b.model), out, took) // quota.go
+	tr := trace.trace(t, out, meta, took)
+	answer := memory.TurnAnswer{UpdateID: t.id, Place: t.place, Text: out.Text, Metadata: meta, Usage: &usage, Trace: &tr}
+	var held *ryo.Action
+	if out.Held != nil {
+		a := b.heldAction(ctx, t, out.Held)
+		held = &a
+	}
+	// The answer, what it cost and the trace are kept at once, what it
+	// cost counted once and with its person's quota hold let go.
 	err = b.record(ctx, "save answer", func(ctx context.Context) error {
-		if out.Held == nil {
-			return b.db.SaveTurnAnswer(ctx, t.id, t.place, out.Text, meta)
-		}
-		_, err := b.db.SaveHeldAnswer(ctx, t.id, t.place, out.Text, meta, b.heldAction(ctx, t, out.Held))
-		return err
+		return b.holds.settle(t.hold, func() error {
+			if held == nil {
+				return b.db.SaveAnswered(ctx, answer)
+			}
+			_, err := b.db.SaveHeldAnswered(ctx, answer, *held)
+			return err
+		})
 	})
 	return out.Text, meta, err
 }
@@ -325,11 +353,10 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 	answer string, meta json.RawMessage, delivered []int) error {
 	var about answerAbout
 	_ = json.Unmarshal(meta, &about) // written by answerMetadata; unreadable means no tags or tools
-	files, err := b.db.TurnAttachments(ctx, t.id)
+	files, err := b.turnFiles(ctx, t, about)
 	if err != nil {
 		return err
 	}
-	files = distinctFiles(files)
 	record := func(ids []int) error {
 		return b.record(ctx, "remember answer parts", func(ctx context.Context) error { return b.db.SaveTurnParts(ctx, t.id, ids) })
 	}
@@ -353,7 +380,6 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 		}
 		return err
 	}
-	b.afterAnswer(ctx, t, ids) // regenerate.go
 	msg := ryo.Message{Place: t.place, Kind: ryo.KindAssistant, Text: answer, TelegramID: ids[0],
 		ReplyTo: t.replyTo, UpdateID: t.id, Metadata: withButtons(withMessageIDs(meta, ids), shown.ButtonsOn(), buttons)}
 	if about.Held {
@@ -370,12 +396,28 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 			return err
 		}
 	}
-	err = b.record(ctx, "finish turn", func(ctx context.Context) error { return b.finishTurn(ctx, t, msg, about.Tags) })
+	var before ryo.Message
+	err = b.record(ctx, "finish turn", func(ctx context.Context) (err error) {
+		before, err = b.finishTurn(ctx, t, msg, about.Tags)
+		return err
+	})
 	if err != nil {
 		return err
 	}
+	b.afterAnswer(ctx, t, ids, before) // regenerate.go
 	log.InfoContext(ctx, "turn answered", "parts", len(ids), "meta", string(meta))
 	return nil
+}
+
+// turnFiles are the files the tools of turn t made, to be delivered after
+// its answer, which about tells of. Only a tool makes a file: an answer
+// that names none has none, and they are not looked for.
+func (b *Bot) turnFiles(ctx context.Context, t talk, about answerAbout) ([]ryo.Attachment, error) {
+	if len(about.Tools) == 0 {
+		return nil, nil
+	}
+	files, err := b.db.TurnAttachments(ctx, t.id)
+	return distinctFiles(files), err
 }
 
 // sendFiles sends the files the turn's tools made after the answer's

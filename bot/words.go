@@ -8,6 +8,7 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/lang"
+	"github.com/ryo-bot/ryo/memory"
 )
 
 // words is the printer of ryo's own messages in chat, to person: the
@@ -20,10 +21,28 @@ func (b *Bot) words(ctx context.Context, chat int64, person ryo.User) lang.Print
 	if err != nil {
 		b.log.WarnContext(ctx, "cannot read the chat's language; speaking English", "chat_id", chat, "err", err)
 	}
-	if s.Language != "" {
-		return lang.For(s.Language)
+	return wordsIn(s.Language, person)
+}
+
+// wordsIn is words for a chat whose language is language ("" when it
+// chose none).
+func wordsIn(language string, person ryo.User) lang.Printer {
+	if language != "" {
+		return lang.For(language)
 	}
 	return lang.For(person.LanguageCode)
+}
+
+// turnSettings are the settings a turn in chat follows, and its words to
+// person (words): nil settings when they cannot be read — the turn reads
+// them again when it needs the model (modelsFor), and fails there.
+func (b *Bot) turnSettings(ctx context.Context, chat int64, person ryo.User) (*memory.TurnSettings, lang.Printer) {
+	s, err := b.db.TurnSettings(ctx, chat)
+	if err != nil {
+		b.log.WarnContext(ctx, "cannot read the chat's language; speaking English", "chat_id", chat, "err", err)
+		return nil, wordsIn("", person)
+	}
+	return &s, wordsIn(s.Language, person)
 }
 
 // wordsOf is words for message m: its chat, and the person who sent it.

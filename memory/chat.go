@@ -10,18 +10,28 @@ import (
 )
 
 func saveChat(ctx context.Context, tx pgx.Tx, c ryo.Chat, now time.Time) error {
-	_, err := tx.Exec(ctx, `insert into chats (id, type, title, username, is_forum, updated_at)
-		values ($1, $2, $3, $4, $5, $6)
-		on conflict (id) do update set type = excluded.type, title = excluded.title,
-			username = excluded.username, is_forum = excluded.is_forum, updated_at = excluded.updated_at`,
-		c.ID, string(c.Type), c.Title, c.Username, c.IsForum, now)
+	_, err := tx.Exec(ctx, saveChatSQL, chatArgs(c, now)...)
 	return err
 }
 
-func savePlace(ctx context.Context, tx pgx.Tx, p ryo.Place, now time.Time) error {
-	_, err := tx.Exec(ctx, `insert into chat_topics (chat_id, thread_id, updated_at) values ($1, $2, $3)
+// queueChat queues what saveChat does.
+func queueChat(b *pgx.Batch, c ryo.Chat, now time.Time) {
+	b.Queue(saveChatSQL, chatArgs(c, now)...)
+}
+
+const saveChatSQL = `insert into chats (id, type, title, username, is_forum, updated_at)
+	values ($1, $2, $3, $4, $5, $6)
+	on conflict (id) do update set type = excluded.type, title = excluded.title,
+		username = excluded.username, is_forum = excluded.is_forum, updated_at = excluded.updated_at`
+
+func chatArgs(c ryo.Chat, now time.Time) []any {
+	return []any{c.ID, string(c.Type), c.Title, c.Username, c.IsForum, now}
+}
+
+// queuePlace queues the saving of place p: its chat's topic, or the chat.
+func queuePlace(b *pgx.Batch, p ryo.Place, now time.Time) {
+	b.Queue(`insert into chat_topics (chat_id, thread_id, updated_at) values ($1, $2, $3)
 		on conflict (chat_id, thread_id) do nothing`, p.ChatID, p.Thread, now)
-	return err
 }
 
 // SaveChat records a chat the bot has seen.

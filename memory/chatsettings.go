@@ -87,6 +87,37 @@ func (db *DB) ChatSettings(ctx context.Context, chat int64) (ChatSettings, error
 	return s, nil
 }
 
+// TurnSettings is what a turn in a chat follows: the chat's settings, and
+// the model admins chose as every chat's default ("" when none).
+type TurnSettings struct {
+	ChatSettings
+	DefaultModel string
+}
+
+// ModelChoice is the model chosen for the chat, and the default.
+func (s TurnSettings) ModelChoice() ModelChoice {
+	return ModelChoice{Chat: s.Model, Default: s.DefaultModel}
+}
+
+// TurnSettings is what was set for chat, and for every chat: ChatSettings
+// and ModelChoice in one round trip.
+func (db *DB) TurnSettings(ctx context.Context, chat int64) (TurnSettings, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	var model, persona, language, mode, def *string
+	var s TurnSettings
+	err := db.pool.QueryRow(ctx, `select s.model, s.persona, round(s.temperature::numeric, 2)::float8, s.language, s.answer_mode,
+			(select model from bot_settings where id)
+		from (select $1::bigint as id) c left join chat_settings s on s.chat_id = c.id`, chat).
+		Scan(&model, &persona, &s.Temperature, &language, &mode, &def)
+	if err != nil {
+		return TurnSettings{}, db.fail("load turn settings", err)
+	}
+	s.Model, s.Persona, s.Language, s.AnswerMode = orEmpty(model), orEmpty(persona), orEmpty(language), orEmpty(mode)
+	s.DefaultModel = orEmpty(def)
+	return s, nil
+}
+
 // SetChatPersona makes persona what the model is told of its character in
 // chat; "" takes it away. by is who set it.
 func (db *DB) SetChatPersona(ctx context.Context, chat, by int64, persona string) error {

@@ -20,6 +20,9 @@ func TestModelChoice(t *testing.T) {
 		if got, err := db.ModelChoice(c, chat); err != nil || got != want {
 			t.Fatalf("ModelChoice(%d) = %+v, %v; want %+v", chat, got, err, want)
 		}
+		if got, err := db.TurnSettings(c, chat); err != nil || got.ModelChoice() != want {
+			t.Fatalf("TurnSettings(%d) = %+v, %v; want the models %+v", chat, got, err, want)
+		}
 	}
 	check(group, memory.ModelChoice{})
 	if err := db.SetChatModel(c, group, admin, "qwen3:8b"); err != nil {
@@ -64,11 +67,18 @@ func TestChatSettings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		turn, err := db.TurnSettings(c, chat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if turn.Temperature != nil && want.Temperature != nil && *turn.Temperature == *want.Temperature {
+			turn.Temperature = nil
+		}
 		if got.Temperature != nil && want.Temperature != nil && *got.Temperature == *want.Temperature {
 			got.Temperature, want.Temperature = nil, nil
 		}
-		if got != want {
-			t.Fatalf("ChatSettings(%d) = %+v; want %+v", chat, got, want)
+		if got != want || turn.ChatSettings != want {
+			t.Fatalf("ChatSettings(%d) = %+v, TurnSettings %+v; want %+v", chat, got, turn.ChatSettings, want)
 		}
 	}
 	warm := 0.3

@@ -146,6 +146,28 @@ func (db *DB) exec(ctx context.Context, op, sql string, args ...any) error {
 	return nil
 }
 
+// batch sends the statements build queues, with their callbacks, in one
+// round trip and without begin or commit: PostgreSQL runs statements sent
+// together and ended by one sync as one implicit transaction, all of them
+// or none. Each statement sees what those before it wrote. The batch is
+// sent again, built afresh, when it lost a race to another transaction.
+func (db *DB) batch(ctx context.Context, op string, build func(*pgx.Batch)) error {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	var err error
+	for range txAttempts {
+		b := &pgx.Batch{}
+		build(b)
+		if err = db.pool.SendBatch(ctx, b).Close(); !lostRace(err) {
+			break
+		}
+	}
+	if err != nil {
+		return db.fail(op, err)
+	}
+	return nil
+}
+
 // lostRace reports whether PostgreSQL aborted a transaction for another's
 // sake: a deadlock (40P01) or a serialization failure (40001).
 func lostRace(err error) bool {

@@ -104,6 +104,45 @@ func TestRefusedUpdateGoesToTheDeadLetter(t *testing.T) {
 	}
 }
 
+// A batch the database fails part way through, for a reason that may go
+// away, stores none of its updates: the batch is not acknowledged to
+// Telegram, comes again, and nothing is stored twice or half.
+func TestABatchFailedPartWayStoresNothing(t *testing.T) {
+	url := memorytest.URL(t)
+	db := memorytest.OpenURL(t, url)
+	c := ctx(t)
+	memorytest.Exec(t, url, `create function refuse_busy() returns trigger language plpgsql as $$
+		begin
+			if new.raw -> 'message' ->> 'text' = 'busy' then
+				raise exception 'lock not available for %', new.update_id using errcode = '55P03';
+			end if;
+			return new;
+		end $$;
+		create trigger refuse_busy before insert on updates for each row execute function refuse_busy()`)
+	batch := []memory.InboxUpdate{
+		update(987654331, 7123456789, `{"update_id":987654331,"message":{"text":"hello"}}`),
+		update(987654332, 7123456789, `{"update_id":987654332,"message":{"text":"busy"}}`),
+		update(987654333, 7123456789, `{"update_id":987654333,"message":{"text":"there"}}`),
+	}
+	refused, err := db.StoreUpdates(c, batch)
+	if err == nil || !memory.Transient(err) || len(refused) > 0 {
+		t.Fatalf("StoreUpdates = %+v, %v; want a transient error and nothing refused", refused, err)
+	}
+	if n := memorytest.Count(t, url, `select count(*) from updates`); n != 0 {
+		t.Fatalf("%d updates stored by a batch that failed; want none", n)
+	}
+	if n, _ := db.DeadCount(c); n != 0 {
+		t.Fatalf("DeadCount = %d; want 0", n)
+	}
+	memorytest.Exec(t, url, `drop trigger refuse_busy on updates`)
+	if refused, err := db.StoreUpdates(c, batch); err != nil || len(refused) > 0 {
+		t.Fatalf("StoreUpdates again = %+v, %v", refused, err)
+	}
+	if un, _ := db.Unfinished(c); ids(un) != "987654331,987654332,987654333" {
+		t.Fatalf("Unfinished = %s; want the whole batch", ids(un))
+	}
+}
+
 // An update whose handling failed stays failed in the inbox and waits in
 // the dead letter; revived, it starts again with its attempts counted anew,
 // and failing again buries it again.

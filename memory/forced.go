@@ -53,25 +53,37 @@ func (db *DB) ForcedToolFor(ctx context.Context, person int64, place ryo.Place) 
 // interruption, gets the same tool, however late; storing its answer
 // deletes it.
 func (db *DB) TakeForcedTool(ctx context.Context, person int64, place ryo.Place, updateID int64) (string, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	// One statement: the lapsed choices the delete drops and the one the
+	// update takes are told apart by the same conditions, so that neither
+	// needs to see what the other did. A lapsed choice goes, unless a turn
+	// that took it may still run (again): its update waits, runs, or failed
+	// and may be retried. The choice taken is one not yet taken and not
+	// lapsed, or the one this turn took already, kept while it may run.
 	var tool string
-	err := db.tx(ctx, "take forced tool", func(tx pgx.Tx) error {
-		now := db.Now()
-		// A lapsed choice goes, unless a turn that took it may still run
-		// (again): its update waits, runs, or failed and may be retried.
-		if _, err := tx.Exec(ctx, `delete from forced_tools f where f.user_id = $1::bigint and f.expires_at <= $2::timestamptz
-			and (f.used_by is null or not exists (select 1 from updates u where u.update_id = f.used_by and u.state <> 'done'))`,
-			person, now); err != nil {
-			return err
+	var err error
+	for range txAttempts {
+		err = db.pool.QueryRow(ctx, `with gone as (
+				delete from forced_tools f where f.user_id = $1::bigint and f.expires_at <= $5::timestamptz
+					and (f.used_by is null or not exists (select 1 from updates u where u.update_id = f.used_by and u.state <> 'done'))),
+			taken as (
+				update forced_tools set used_by = $4::bigint
+				where user_id = $1::bigint and chat_id = $2::bigint and thread_id = $3::bigint
+					and (used_by is null and expires_at > $5::timestamptz
+						or used_by = $4::bigint and (expires_at > $5::timestamptz
+							or exists (select 1 from updates u where u.update_id = $4::bigint and u.state <> 'done')))
+				returning tool)
+			select coalesce((select tool from taken), '')`,
+			person, place.ChatID, int64(place.Thread), updateID, db.Now()).Scan(&tool)
+		if !lostRace(err) {
+			break
 		}
-		err := tx.QueryRow(ctx, `update forced_tools set used_by = $4::bigint
-			where user_id = $1::bigint and chat_id = $2::bigint and thread_id = $3::bigint and (used_by is null or used_by = $4::bigint)
-			returning tool`, person, place.ChatID, int64(place.Thread), updateID).Scan(&tool)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
-		}
-		return err
-	})
-	return tool, err
+	}
+	if err != nil {
+		return "", db.fail("take forced tool", err)
+	}
+	return tool, nil
 }
 
 // UnforceTool drops the tool person chose for their next message in place,

@@ -48,7 +48,7 @@ type Refused struct {
 	First  bool // false when it was in the dead letter already: Telegram sent it again
 }
 
-// StoreUpdates stores a batch of updates, in one transaction. An update
+// StoreUpdates stores a batch of updates, in one transaction sent at once. An update
 // already in the inbox, finished or not, is left as it is: Telegram may
 // deliver an update again when it did not hear that it arrived. An update
 // the inbox refuses — PostgreSQL rejects its JSON, say — does not hold up
@@ -57,13 +57,11 @@ type Refused struct {
 // returned. An error means that nothing was stored, and that storing the
 // batch again later may work (the database is away).
 func (db *DB) StoreUpdates(ctx context.Context, batch []InboxUpdate) ([]Refused, error) {
-	err := db.tx(ctx, "store updates", func(tx pgx.Tx) error {
-		rows := &pgx.Batch{}
+	err := db.batch(ctx, "store updates", func(rows *pgx.Batch) {
 		for _, u := range batch {
 			rows.Queue(insertUpdate, u.ID, u.ChatID, storableText(u.Kind), storable(u.Raw), db.Now(), u.Sender)
 		}
 		db.announce(rows, batch)
-		return tx.SendBatch(ctx, rows).Close()
 	})
 	if err == nil || transient(err) {
 		return nil, err

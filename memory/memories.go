@@ -216,57 +216,73 @@ func (db *DB) RecallNear(ctx context.Context, s ryo.Shelf, query string, vec []f
 	if limit <= 0 {
 		return nil, nil
 	}
-	var out []ryo.Memory
-	err := db.tx(ctx, "recall", func(tx pgx.Tx) error {
-		pool := max(limit*5, 50)
-		byWords, err := wordRanking(ctx, tx, s, queryStems(query), db.Now(), pool)
-		if err != nil {
-			return err
-		}
-		byMeaning, err := vectorRanking(ctx, tx, s, vec, db.Now(), pool)
-		if err != nil {
-			return err
-		}
-		ids, scores := fuse(limit, byWords, byMeaning)
-		if len(ids) == 0 {
-			return nil
-		}
-		rows, err := tx.Query(ctx, `select `+memoryColumns+memoryFrom+`where m.id = any($1)`, ids)
-		if err != nil {
-			return err
-		}
-		found, err := pgx.CollectRows(rows, scanMemory)
-		if err != nil {
-			return err
-		}
-		now := db.Now()
-		for i := range found {
-			found[i].Score, found[i].LastUsed = scores[found[i].ID], now
-		}
-		slices.SortFunc(found, func(a, b ryo.Memory) int {
-			if c := cmp.Compare(b.Score, a.Score); c != 0 {
-				return c
-			}
-			return cmp.Compare(b.ID, a.ID)
-		})
-		out = found
-		_, err = tx.Exec(ctx, `update memories set last_used_at = $2 where id = any($1)`, ids, now)
-		return err
-	})
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	// No transaction: in read committed it would give the statements no
+	// common snapshot, only two more round trips. Each ranking is one
+	// statement, and the memories they found are read and marked used in
+	// one more.
+	now := db.Now()
+	pool := max(limit*5, 50)
+	byWords, err := wordRanking(ctx, db.pool, s, queryStems(query), now, pool)
 	if err != nil {
-		return nil, err
+		return nil, db.fail("recall", err)
 	}
-	return out, nil
+	byMeaning, err := vectorRanking(ctx, db.pool, s, vec, now, pool)
+	if err != nil {
+		return nil, db.fail("recall", err)
+	}
+	ids, scores := fuse(limit, byWords, byMeaning)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	found, err := db.useMemories(ctx, ids, now)
+	if err != nil {
+		return nil, db.fail("recall", err)
+	}
+	for i := range found {
+		found[i].Score, found[i].LastUsed = scores[found[i].ID], now
+	}
+	slices.SortFunc(found, func(a, b ryo.Memory) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.ID, a.ID)
+	})
+	return found, nil
+}
+
+// useMemories marks the memories ids used at now, and returns them.
+func (db *DB) useMemories(ctx context.Context, ids []int64, now time.Time) ([]ryo.Memory, error) {
+	var found []ryo.Memory
+	var err error
+	for range txAttempts {
+		var rows pgx.Rows
+		rows, err = db.pool.Query(ctx, `with m as (update memories set last_used_at = $2::timestamptz where id = any($1::bigint[]) returning *)
+			select `+memoryColumns+` from m left join users o on o.id = m.owner_id`, ids, now)
+		if err == nil {
+			found, err = pgx.CollectRows(rows, scanMemory)
+		}
+		if !lostRace(err) {
+			break
+		}
+	}
+	return found, err
+}
+
+// querier is what runs a query: the pool, or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
 // wordRanking is the shelf's memories that contain the query's stems, best
 // first, by the summed rarity of the stems they contain.
-func wordRanking(ctx context.Context, tx pgx.Tx, s ryo.Shelf, stems []string, now time.Time, limit int) ([]int64, error) {
+func wordRanking(ctx context.Context, db querier, s ryo.Shelf, stems []string, now time.Time, limit int) ([]int64, error) {
 	if len(stems) == 0 {
 		return nil, nil
 	}
 	cond, args := shelfWhere(s, 4)
-	rows, err := tx.Query(ctx, `with cand as (
+	rows, err := db.Query(ctx, `with cand as (
 			select m.id, m.search from memories m where `+cond+live+`),
 		n as (select count(*)::float8 as n from cand),
 		q as (select stem, to_tsquery('simple', quote_literal(stem) || ':*') as tsq from unnest($2::text[]) as stem),
@@ -282,12 +298,12 @@ func wordRanking(ctx context.Context, tx pgx.Tx, s ryo.Shelf, stems []string, no
 
 // vectorRanking is the shelf's memories with embeddings, closest to vec
 // first by cosine similarity; none when vec is nil.
-func vectorRanking(ctx context.Context, tx pgx.Tx, s ryo.Shelf, vec []float32, now time.Time, limit int) ([]int64, error) {
+func vectorRanking(ctx context.Context, db querier, s ryo.Shelf, vec []float32, now time.Time, limit int) ([]int64, error) {
 	if len(vec) == 0 {
 		return nil, nil
 	}
 	cond, args := shelfWhere(s, 3)
-	rows, err := tx.Query(ctx, `select m.id, m.embedding from memories m
+	rows, err := db.Query(ctx, `select m.id, m.embedding from memories m
 		where `+cond+live+` and cardinality(m.embedding) = $2::bigint`, append([]any{now, len(vec)}, args...)...)
 	if err != nil {
 		return nil, err

@@ -259,6 +259,46 @@ func TestSaveUserKeepsRoleAndStart(t *testing.T) {
 	}
 }
 
+// A person's message is stored with its chat, place and sender all
+// together, or not at all: when the database refuses the message, nothing
+// of it is kept, not even the username its sender took from someone else.
+func TestAMessageRefusedKeepsNothingOfItsChatOrSender(t *testing.T) {
+	url := memorytest.URL(t)
+	db := memorytest.OpenURL(t, url)
+	c := ctx(t)
+	bob := ryo.User{ID: 1<<33 + 5, FirstName: "Bob", Username: "alice", Seen: time.Now().Add(-time.Hour)}
+	if _, err := db.SaveUser(c, bob, false); err != nil {
+		t.Fatal(err)
+	}
+	memorytest.Exec(t, url, `create function refuse_message() returns trigger language plpgsql as $$
+		begin raise exception 'refused message %', new.telegram_message_id; end $$;
+		create trigger refuse_message before insert on messages for each row execute function refuse_message()`)
+	_, err := db.SaveUserMessage(c, group, ryo.Message{Place: ryo.Place{ChatID: group.ID, Thread: 7}, Sender: &alice,
+		Kind: ryo.KindUser, Text: "hi", TelegramID: 12, UpdateID: 1<<32 + 12})
+	if err == nil || !strings.Contains(err.Error(), "refused message 12") {
+		t.Fatalf("SaveUserMessage = %v; want the message refused", err)
+	}
+	for what, sql := range map[string]string{
+		"chats":       `select count(*) from chats`,
+		"chat topics": `select count(*) from chat_topics`,
+		"alice":       fmt.Sprintf(`select count(*) from users where id = %d`, alice.ID),
+		"bob's name":  fmt.Sprintf(`select count(*) from users where id = %d and username = 'alice'`, bob.ID),
+	} {
+		if n := memorytest.Count(t, url, sql); n != map[string]int{"bob's name": 1}[what] {
+			t.Errorf("%s: %d rows after the message was refused", what, n)
+		}
+	}
+	memorytest.Exec(t, url, `drop trigger refuse_message on messages`)
+	m, err := db.SaveUserMessage(c, group, ryo.Message{Place: ryo.Place{ChatID: group.ID, Thread: 7}, Sender: &alice,
+		Kind: ryo.KindUser, Text: "hi", TelegramID: 12, UpdateID: 1<<32 + 12})
+	if err != nil || m.ID == 0 || m.Sender.Role != ryo.RoleUser {
+		t.Fatalf("SaveUserMessage once the database takes it = %+v, %v", m, err)
+	}
+	if n := memorytest.Count(t, url, fmt.Sprintf(`select count(*) from users where id = %d and username = 'alice'`, alice.ID)); n != 1 {
+		t.Errorf("alice was stored without her username, which bob was seen with before her")
+	}
+}
+
 func TestToolResultsRunOncePerKey(t *testing.T) {
 	db := memorytest.Open(t)
 	c := ctx(t)

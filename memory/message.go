@@ -25,26 +25,20 @@ func (db *DB) SaveContextMessage(ctx context.Context, chat ryo.Chat, m ryo.Messa
 }
 
 func (db *DB) saveUserMessage(ctx context.Context, op string, chat ryo.Chat, m ryo.Message, contextOnly bool) (ryo.Message, error) {
-	err := db.tx(ctx, op, func(tx pgx.Tx) error {
+	var stored ryo.Message
+	err := db.batch(ctx, op, func(b *pgx.Batch) {
 		now := db.Now()
-		if err := saveChat(ctx, tx, chat, now); err != nil {
-			return err
-		}
-		if err := savePlace(ctx, tx, m.Place, now); err != nil {
-			return err
-		}
+		stored = m
+		queueChat(b, chat, now)
+		queuePlace(b, m.Place, now)
 		if m.Sender != nil {
-			sender, err := saveUser(ctx, tx, *m.Sender, false, now)
-			if err != nil {
-				return err
-			}
-			m.Sender = &sender
+			sender := *m.Sender
+			stored.Sender = &sender
+			queueUser(b, &sender, false, now)
 		}
-		var err error
-		m, err = insertMessage(ctx, tx, m, now, contextOnly)
-		return err
+		queueMessage(b, &stored, now, contextOnly)
 	})
-	return m, err
+	return stored, err
 }
 
 func role(k ryo.Kind) string {
@@ -67,6 +61,34 @@ func storableText(s string) string {
 // returns the stored row's id and time. contextOnly marks a group message
 // not meant for the bot, which is swept in time.
 func insertMessage(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Time, contextOnly bool) (ryo.Message, error) {
+	args := messageArgs(&m, now, contextOnly)
+	err := tx.QueryRow(ctx, insertMessageSQL, args...).Scan(&m.ID, &m.CreatedAt)
+	return m, err
+}
+
+// queueMessage queues what insertMessage does for *m, and has the stored
+// row's id and time land in it.
+func queueMessage(b *pgx.Batch, m *ryo.Message, now time.Time, contextOnly bool) {
+	b.Queue(insertMessageSQL, messageArgs(m, now, contextOnly)...).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&m.ID, &m.CreatedAt)
+	})
+}
+
+const insertMessageSQL = `with ins as (
+		insert into messages (chat_id, thread_id, sender_id, role, kind, text,
+			telegram_message_id, reply_to_message_id, update_id, metadata, created_at, context_only, media, media_group)
+		values ($1, $2, $3, $4, $5, $6, nullif($7::bigint, 0), nullif($8::bigint, 0), nullif($9::bigint, 0), $10, $11, $12,
+			$13, nullif($14::text, ''))
+		on conflict (chat_id, telegram_message_id) where telegram_message_id is not null do nothing
+		returning id, created_at)
+	select id, created_at from ins
+	union all
+	select id, created_at from messages where chat_id = $1 and telegram_message_id = nullif($7::bigint, 0)
+	limit 1`
+
+// messageArgs makes *m storable — its text and metadata as PostgreSQL
+// takes them — and returns the arguments of insertMessageSQL for it.
+func messageArgs(m *ryo.Message, now time.Time, contextOnly bool) []any {
 	if len(m.Metadata) == 0 {
 		m.Metadata = []byte("{}")
 	}
@@ -79,20 +101,8 @@ func insertMessage(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Time,
 	if media == nil {
 		media = []ryo.Media{}
 	}
-	err := tx.QueryRow(ctx, `with ins as (
-			insert into messages (chat_id, thread_id, sender_id, role, kind, text,
-				telegram_message_id, reply_to_message_id, update_id, metadata, created_at, context_only, media, media_group)
-			values ($1, $2, $3, $4, $5, $6, nullif($7::bigint, 0), nullif($8::bigint, 0), nullif($9::bigint, 0), $10, $11, $12,
-				$13, nullif($14::text, ''))
-			on conflict (chat_id, telegram_message_id) where telegram_message_id is not null do nothing
-			returning id, created_at)
-		select id, created_at from ins
-		union all
-		select id, created_at from messages where chat_id = $1 and telegram_message_id = nullif($7::bigint, 0)
-		limit 1`,
-		m.Place.ChatID, m.Place.Thread, sender, role(m.Kind), string(m.Kind), m.Text,
-		m.TelegramID, m.ReplyTo, m.UpdateID, m.Metadata, now, contextOnly, media, storableText(m.MediaGroup)).Scan(&m.ID, &m.CreatedAt)
-	return m, err
+	return []any{m.Place.ChatID, m.Place.Thread, sender, role(m.Kind), string(m.Kind), m.Text,
+		m.TelegramID, m.ReplyTo, m.UpdateID, m.Metadata, now, contextOnly, media, storableText(m.MediaGroup)}
 }
 
 // History returns the latest messages at place since its context was last
@@ -104,14 +114,28 @@ func insertMessage(ctx context.Context, tx pgx.Tx, m ryo.Message, now time.Time,
 func (db *DB) History(ctx context.Context, p ryo.Place, limit int) ([]ryo.Message, error) {
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
-	var msgs []ryo.Message
-	// One snapshot for the count and the rows: a message committed between
-	// the two must not shrink the window.
-	snapshot := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
-	err := pgx.BeginTxFunc(ctx, db.pool, snapshot, func(tx pgx.Tx) error {
-		var err error
-		msgs, err = history(ctx, tx, p, limit)
-		return err
+	// One statement, so one snapshot for the count and the rows: a message
+	// committed between the two must not shrink the window.
+	rows, err := db.pool.Query(ctx, `with since as (
+			select coalesce((select context_from from chat_topics where chat_id = $1::bigint and thread_id = $2::bigint), 0) as id),
+		total as (
+			select count(*) as n from messages where chat_id = $1::bigint and thread_id = $2::bigint and id > (select id from since)),
+		win as (`+windowSQL+`)
+		select * from (
+			select m.id, m.kind, m.text, coalesce(m.telegram_message_id, 0), coalesce(m.reply_to_message_id, 0),
+				coalesce(m.update_id, 0), m.metadata, m.created_at,
+				u.id, coalesce(u.username, ''), coalesce(u.first_name, ''), coalesce(u.last_name, ''), coalesce(u.role, ''),
+				m.media, coalesce(m.media_group, '')
+			from messages m
+			left join users u on u.id = m.sender_id
+			where m.chat_id = $1::bigint and m.thread_id = $2::bigint and m.id > (select id from since)
+			order by m.id desc limit (select n from win)) recent
+		order by 1`, p.ChatID, int64(p.Thread), int64(limit))
+	if err != nil {
+		return nil, db.fail("history", err)
+	}
+	msgs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ryo.Message, error) {
+		return scanMessage(row, p)
 	})
 	if err != nil {
 		return nil, db.fail("history", err)
@@ -119,32 +143,13 @@ func (db *DB) History(ctx context.Context, p ryo.Place, limit int) ([]ryo.Messag
 	return msgs, nil
 }
 
-func history(ctx context.Context, tx pgx.Tx, p ryo.Place, limit int) ([]ryo.Message, error) {
-	var total int
-	err := tx.QueryRow(ctx, `select count(*) from messages where chat_id = $1 and thread_id = $2
-		and id > coalesce((select context_from from chat_topics where chat_id = $1 and thread_id = $2), 0)`,
-		p.ChatID, p.Thread).Scan(&total)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := tx.Query(ctx, `select * from (
-			select m.id, m.kind, m.text, coalesce(m.telegram_message_id, 0), coalesce(m.reply_to_message_id, 0),
-				coalesce(m.update_id, 0), m.metadata, m.created_at,
-				u.id, coalesce(u.username, ''), coalesce(u.first_name, ''), coalesce(u.last_name, ''), coalesce(u.role, ''),
-				m.media, coalesce(m.media_group, '')
-			from messages m
-			left join users u on u.id = m.sender_id
-			where m.chat_id = $1 and m.thread_id = $2
-				and m.id > coalesce((select context_from from chat_topics where chat_id = $1 and thread_id = $2), 0)
-			order by m.id desc limit $3) recent
-		order by 1`, p.ChatID, p.Thread, window(total, limit))
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (ryo.Message, error) {
-		return scanMessage(row, p)
-	})
-}
+// windowSQL is how many of total's n messages to keep for the limit $3:
+// all up to the limit, then a number that shrinks by one with each message
+// and grows back by limit/2 at once, so that the oldest kept message
+// changes only every limit/2 messages.
+const windowSQL = `select case when t.n <= $3::bigint then t.n
+		else t.n - (t.n - $3::bigint + s.step - 1) / s.step * s.step end as n
+	from total t, (select greatest($3::bigint / 2, 1) as step) s`
 
 func scanMessage(row pgx.CollectableRow, p ryo.Place) (ryo.Message, error) {
 	m := ryo.Message{Place: p}
@@ -192,17 +197,4 @@ func (db *DB) SinceAnswered(ctx context.Context, p ryo.Place, sender int64, n in
 		}
 	}
 	return len(answers), nil
-}
-
-// window is how many of total messages to keep for a limit: all up to the
-// limit, then a number that shrinks by one with each message and grows back
-// by limit/2 at once, so that the oldest kept message changes only every
-// limit/2 messages.
-func window(total, limit int) int {
-	if total <= limit {
-		return total
-	}
-	step := max(limit/2, 1)
-	skip := (total - limit + step - 1) / step * step
-	return total - skip
 }

@@ -244,41 +244,75 @@ const Affinity = time.Minute
 // replica holds it, or — when not forced — let it go less than Affinity
 // ago.
 func (r *Replica) TakeChat(ctx context.Context, chat int64, force bool) (ok bool, last Taken, err error) {
-	ctx, cancel := r.db.deadline(ctx)
-	defer cancel()
+	ok, last, _, err = r.take(ctx, chat, force, false)
+	return ok, last, err
+}
+
+// TakeChatWaiting takes chat's lease as TakeChat does and, when it took
+// it, returns the chat's updates that are pending or were being processed,
+// oldest first, read right after the lease was taken: both in one round
+// trip, and one transaction.
+func (r *Replica) TakeChatWaiting(ctx context.Context, chat int64, force bool) (ok bool, last Taken, waiting []InboxUpdate, err error) {
+	return r.take(ctx, chat, force, true)
+}
+
+func (r *Replica) take(ctx context.Context, chat int64, force, list bool) (ok bool, last Taken, waiting []InboxUpdate, err error) {
 	var idle float64
-	err = r.db.pool.QueryRow(ctx, `with before as (select replica, until from chat_leases where chat_id = $1::bigint),
-			taken as (insert into chat_leases as l (chat_id, replica, until) values ($1::bigint, $2, now() + $3::interval)
-				on conflict (chat_id) do update set replica = excluded.replica, until = excluded.until
-				where l.replica = excluded.replica
-					or lease_orphaned(l.replica, l.until, $3::interval)
-					or l.until < now() and ($4::boolean or l.until < now() - $5::interval)
-				returning 1)
-		select exists (select 1 from taken), coalesce(b.replica, ''),
-			coalesce(greatest(extract(epoch from now() - b.until), 0)::float8, 0)
-		from (select 1) one left join before b on b.replica <> $2 and b.until > now() - $5::interval`,
-		chat, r.ID, LeaseTTL.String(), force, Affinity.String()).Scan(&ok, &last.From, &idle)
+	err = r.db.batch(ctx, "take a chat", func(b *pgx.Batch) {
+		b.Queue(`with before as (select replica, until from chat_leases where chat_id = $1::bigint),
+				taken as (insert into chat_leases as l (chat_id, replica, until) values ($1::bigint, $2, now() + $3::interval)
+					on conflict (chat_id) do update set replica = excluded.replica, until = excluded.until
+					where l.replica = excluded.replica
+						or lease_orphaned(l.replica, l.until, $3::interval)
+						or l.until < now() and ($4::boolean or l.until < now() - $5::interval)
+					returning 1)
+			select exists (select 1 from taken), coalesce(b.replica, ''),
+				coalesce(greatest(extract(epoch from now() - b.until), 0)::float8, 0)
+			from (select 1) one left join before b on b.replica <> $2 and b.until > now() - $5::interval`,
+			chat, r.ID, LeaseTTL.String(), force, Affinity.String()).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&ok, &last.From, &idle)
+		})
+		if list { // read once the lease is taken, as a statement of its own: it sees what was stored until then
+			queueUnfinished(b, chat, `and exists (select 1 from chat_leases
+				where chat_id = $1::bigint and replica = $2 and until > now())`, r.ID, &waiting)
+		}
+	})
 	if err != nil {
-		return false, Taken{}, r.db.fail("take a chat", err)
+		return false, Taken{}, nil, err
 	}
-	if !ok || last.From == "" {
-		return ok, Taken{}, nil
+	if !ok {
+		return false, Taken{}, nil, nil
+	}
+	if last.From == "" {
+		return true, Taken{}, waiting, nil
 	}
 	last.Idle = time.Duration(idle * float64(time.Second))
-	return ok, last, nil
+	return true, last, waiting, nil
 }
 
 // ReleaseChat lets chat's lease go, as its updates are all done here. The
 // lease is kept as run out, so that whoever takes the chat next knows who
 // wrote in it last.
 func (r *Replica) ReleaseChat(ctx context.Context, chat int64) error {
-	ctx, cancel := r.db.deadline(ctx)
-	defer cancel()
-	_, err := r.db.pool.Exec(ctx, "update chat_leases set until = now() - interval '1 millisecond' where chat_id = $1::bigint and replica = $2", chat, r.ID)
-	if err != nil {
-		return r.db.fail("release a chat", err)
-	}
-	return nil
+	_, err := r.release(ctx, chat, false)
+	return err
+}
+
+// ReleaseChatWaiting lets chat's lease go as ReleaseChat does, and returns
+// the chat's updates that are pending or were being processed, oldest
+// first, read right after it let go: both in one round trip.
+func (r *Replica) ReleaseChatWaiting(ctx context.Context, chat int64) ([]InboxUpdate, error) {
+	return r.release(ctx, chat, true)
+}
+
+func (r *Replica) release(ctx context.Context, chat int64, list bool) (waiting []InboxUpdate, err error) {
+	err = r.db.batch(ctx, "release a chat", func(b *pgx.Batch) {
+		b.Queue("update chat_leases set until = now() - interval '1 millisecond' where chat_id = $1::bigint and replica = $2", chat, r.ID)
+		if list {
+			queueUnfinished(b, chat, "", nil, &waiting)
+		}
+	})
+	return waiting, err
 }
 
 // Waiting is a chat with updates waiting that no live replica holds.
@@ -318,24 +352,30 @@ func (r *Replica) Claimable(ctx context.Context, limit int) ([]Waiting, error) {
 	return chats, nil
 }
 
-// ChatUnfinished returns chat's updates that are pending or were being
-// processed, oldest first.
-func (db *DB) ChatUnfinished(ctx context.Context, chat int64) ([]InboxUpdate, error) {
-	ctx, cancel := db.deadline(ctx)
-	defer cancel()
-	rows, err := db.pool.Query(ctx, `select update_id, coalesce(chat_id, 0), kind, raw from updates
-		where coalesce(chat_id, 0) = $1::bigint and state in ('pending', 'processing') order by update_id`, chat)
-	if err != nil {
-		return nil, db.fail("unfinished updates of a chat", err)
+// queueUnfinished queues the reading of chat's updates that are pending or
+// were being processed, oldest first, into *into; and, the condition on
+// them ("" for none), which may use $2, given as arg.
+func queueUnfinished(b *pgx.Batch, chat int64, and string, arg any, into *[]InboxUpdate) {
+	args := []any{chat}
+	if and != "" {
+		args = append(args, arg)
 	}
-	all, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (InboxUpdate, error) {
-		var u InboxUpdate
-		return u, row.Scan(&u.ID, &u.ChatID, &u.Kind, &u.Raw)
-	})
-	if err != nil {
-		return nil, db.fail("unfinished updates of a chat", err)
+	// The chat's own condition, not coalesce(chat_id, 0) = $1: that one
+	// no index serves, and it read every update waiting in every chat.
+	of := "chat_id = $1::bigint"
+	if chat == 0 {
+		of = "chat_id is null and $1::bigint = 0"
 	}
-	return all, nil
+	b.Queue(`select update_id, coalesce(chat_id, 0), kind, raw from updates
+		where `+of+` and state in ('pending', 'processing') `+and+` order by update_id`, args...).
+		Query(func(rows pgx.Rows) error {
+			var err error
+			*into, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (InboxUpdate, error) {
+				var u InboxUpdate
+				return u, row.Scan(&u.ID, &u.ChatID, &u.Kind, &u.Raw)
+			})
+			return err
+		})
 }
 
 // LiveReplica is a replica `ryo doctor` lists.

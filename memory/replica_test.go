@@ -117,6 +117,40 @@ func TestOneReplicaLeads(t *testing.T) {
 	}
 }
 
+// Taking a chat and letting it go each tell, in the same round trip, the
+// chat's updates waiting: to the replica that took it, and only to it.
+func TestTakingAndLettingGoOfAChatTellItsUpdatesWaiting(t *testing.T) {
+	a, _, ra, rb, _ := twoReplicas(t)
+	c := ctx(t)
+	chat, other := int64(-1001234567891), int64(7123456789)
+	store(t, a, memory.InboxUpdate{ID: 9000000012, ChatID: chat, Kind: "message", Raw: []byte(`{"update_id":9000000012}`)})
+	store(t, a, memory.InboxUpdate{ID: 9000000011, ChatID: chat, Kind: "message", Raw: []byte(`{"update_id":9000000011}`)})
+	store(t, a, memory.InboxUpdate{ID: 9000000013, ChatID: other, Kind: "message", Raw: []byte(`{"update_id":9000000013}`)})
+	ok, last, waiting, err := ra.TakeChatWaiting(c, chat, false)
+	if !ok || last.From != "" || err != nil || ids(waiting) != "9000000011,9000000012" || string(waiting[0].Raw) != `{"update_id": 9000000011}` {
+		t.Fatalf("r1 TakeChatWaiting = %v, %+v, %s, %v; want the chat and its two updates, oldest first", ok, last, ids(waiting), err)
+	}
+	if ok, _, waiting, err := rb.TakeChatWaiting(c, chat, true); ok || len(waiting) > 0 || err != nil {
+		t.Fatalf("r2 TakeChatWaiting = %v, %s, %v; want it refused, and nothing told", ok, ids(waiting), err)
+	}
+	if _, ok, err := a.ClaimUpdate(c, 9000000011); !ok || err != nil {
+		t.Fatalf("r1 ClaimUpdate = %v, %v", ok, err)
+	}
+	if err := a.FinishUpdate(c, 9000000011, memory.StateDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	waiting, err = ra.ReleaseChatWaiting(c, chat)
+	if err != nil || ids(waiting) != "9000000012" {
+		t.Fatalf("r1 ReleaseChatWaiting = %s, %v; want the update still waiting", ids(waiting), err)
+	}
+	if holder, err := a.ChatHolder(c, chat); holder != "" || err != nil {
+		t.Fatalf("ChatHolder after the release = %q, %v; want none", holder, err)
+	}
+	if ok, last, waiting, err := rb.TakeChatWaiting(c, chat, true); !ok || last.From != "r1" || ids(waiting) != "9000000012" || err != nil {
+		t.Fatalf("r2 TakeChatWaiting forced = %v, %+v, %s, %v; want the chat from r1, with its update waiting", ok, last, ids(waiting), err)
+	}
+}
+
 func TestAStoredUpdateIsAnnouncedToTheOtherReplicas(t *testing.T) {
 	a, _, ra, rb, _ := twoReplicas(t)
 	chat := int64(-1009876543210)

@@ -26,14 +26,20 @@ type Usage struct {
 // RecordUsage stores what a turn cost, at the store's clock's now. A turn
 // recorded already (run again after an interruption) keeps its first row.
 func (db *DB) RecordUsage(ctx context.Context, u Usage) error {
+	return db.exec(ctx, "record usage", insertUsage, usageArgs(u, db.Now())...)
+}
+
+// insertUsage stores a turn's usage once (usageArgs).
+const insertUsage = `insert into usage (update_id, chat_id, user_id, model, prompt_tokens, reply_tokens, model_ms, tools, at)
+	values ($1::bigint, $2::bigint, nullif($3::bigint, 0::bigint), $4, $5::bigint, $6::bigint, $7::bigint, $8, $9)
+	on conflict (update_id) do nothing`
+
+func usageArgs(u Usage, now time.Time) []any {
 	tools := u.Tools
 	if tools == nil {
 		tools = []string{}
 	}
-	return db.exec(ctx, "record usage", `insert into usage (update_id, chat_id, user_id, model, prompt_tokens, reply_tokens, model_ms, tools, at)
-		values ($1::bigint, $2::bigint, nullif($3::bigint, 0::bigint), $4, $5::bigint, $6::bigint, $7::bigint, $8, $9)
-		on conflict (update_id) do nothing`,
-		u.UpdateID, u.ChatID, u.UserID, storableText(u.Model), u.PromptTokens, u.ReplyTokens, u.ModelTime.Milliseconds(), tools, db.Now())
+	return []any{u.UpdateID, u.ChatID, u.UserID, storableText(u.Model), u.PromptTokens, u.ReplyTokens, u.ModelTime.Milliseconds(), tools, now}
 }
 
 // UsageScope is whose usage a report counts: a chat's (ChatID), a
@@ -296,6 +302,34 @@ func (db *DB) QuotaOf(ctx context.Context, person int64) (PersonQuota, bool, err
 		return PersonQuota{}, false, db.fail("load quota", err)
 	}
 	return q, true, nil
+}
+
+// QuotaStanding is what decides the quota a person is held to: the quota
+// an admin gave them, and their role and tier.
+type QuotaStanding struct {
+	Limits string // the quota an admin gave them, as /quota writes it; "" when Own is false
+	Own    bool
+	Known  bool // whether the bot knows them: Role and Tier are theirs only then
+	Role   ryo.Role
+	Tier   string // "" for the default tier
+}
+
+// QuotaStandingOf is what decides person's quota, in one round trip:
+// QuotaOf, and the role and tier FindUser would find.
+func (db *DB) QuotaStandingOf(ctx context.Context, person int64) (QuotaStanding, error) {
+	ctx, cancel := db.deadline(ctx)
+	defer cancel()
+	var s QuotaStanding
+	var role string
+	err := db.pool.QueryRow(ctx, `select q.user_id is not null, coalesce(q.limits, ''), u.id is not null, coalesce(u.role, ''), coalesce(u.tier, '')
+		from (select $1::bigint as id) p
+		left join person_quotas q on q.user_id = p.id
+		left join users u on u.id = p.id`, person).Scan(&s.Own, &s.Limits, &s.Known, &role, &s.Tier)
+	if err != nil {
+		return QuotaStanding{}, db.fail("load quota standing", err)
+	}
+	s.Role = ryo.Role(role)
+	return s, nil
 }
 
 // ExportUsage is what a person's answers in one chat on one day (UTC)

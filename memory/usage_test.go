@@ -174,3 +174,31 @@ func TestPersonQuotaSetAndRemoved(t *testing.T) {
 		t.Error("a removed quota is still there")
 	}
 }
+
+// What decides a person's quota is read in one: the quota an admin gave
+// them, with or without the bot knowing them, and their role and tier.
+func TestQuotaStanding(t *testing.T) {
+	db, _ := usageDB(t)
+	stranger := int64(8_999_999_998)
+	check := func(person int64, want memory.QuotaStanding) {
+		t.Helper()
+		if got, err := db.QuotaStandingOf(ctx(t), person); err != nil || got != want {
+			t.Fatalf("QuotaStandingOf(%d) = %+v, %v; want %+v", person, got, err, want)
+		}
+	}
+	check(carol.ID, memory.QuotaStanding{Known: true, Role: ryo.RoleUser})
+	check(stranger, memory.QuotaStanding{})
+	for _, person := range []int64{carol.ID, stranger} {
+		if err := db.SetPersonQuota(ctx(t), person, "50/day", alice.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.SetTier(ctx(t), carol.ID, "guest", alice.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SetAccess(ctx(t), carol.ID, ryo.RoleAdmin, true, alice.ID); err != nil {
+		t.Fatal(err)
+	}
+	check(carol.ID, memory.QuotaStanding{Limits: "50/day", Own: true, Known: true, Role: ryo.RoleAdmin, Tier: "guest"})
+	check(stranger, memory.QuotaStanding{Limits: "50/day", Own: true})
+}

@@ -12,36 +12,9 @@ import (
 
 // SaveUser records a user's profile as Telegram shows it now and returns the
 // user with the role stored for them. started marks the user as having sent
-// /start.
+// /start. It is one round trip, and one transaction.
 func (db *DB) SaveUser(ctx context.Context, u ryo.User, started bool) (ryo.User, error) {
-	err := db.tx(ctx, "save user", func(tx pgx.Tx) error {
-		var err error
-		u, err = saveUser(ctx, tx, u, started, db.Now())
-		return err
-	})
-	return u, err
-}
-
-func saveUser(ctx context.Context, tx pgx.Tx, u ryo.User, started bool, now time.Time) (ryo.User, error) {
-	seen := u.Seen
-	if seen.IsZero() || seen.After(now) {
-		seen = now // a clock ahead of the bot's claims no later sighting than now
-	}
-	username, err := claimUsername(ctx, tx, u.ID, u.Username, seen)
-	if err != nil {
-		return u, err
-	}
-	var role string
-	err = tx.QueryRow(ctx, `insert into users (id, username, first_name, last_name, language_code, is_bot, started_at, updated_at, username_seen_at)
-		values ($1::bigint, $2, $3, $4, $5, $6, case when $7 then $8::timestamptz end, $8, $9)
-		on conflict (id) do update set
-			username = case when users.username_seen_at > excluded.username_seen_at then users.username else excluded.username end,
-			username_seen_at = greatest(users.username_seen_at, excluded.username_seen_at),
-			first_name = excluded.first_name, last_name = excluded.last_name, language_code = excluded.language_code,
-			is_bot = excluded.is_bot, started_at = coalesce(users.started_at, excluded.started_at), updated_at = excluded.updated_at
-		returning role, allowed`,
-		u.ID, username, u.FirstName, u.LastName, u.LanguageCode, u.IsBot, started, now, seen).Scan(&role, &u.Allowed)
-	u.Role = ryo.Role(role)
+	err := db.batch(ctx, "save user", func(b *pgx.Batch) { queueUser(b, &u, started, db.Now()) })
 	return u, err
 }
 
@@ -50,29 +23,39 @@ func saveUser(ctx context.Context, tx pgx.Tx, u ryo.User, started bool, now time
 // that two sightings of one name at once are judged one after the other.
 const usernameLock int32 = 0x72796f02
 
-// claimUsername records that person id was seen with username at seen: a
-// username belongs to one account at a time, so anyone stored with it who
-// was seen with it before then loses it. It returns the username to store
-// for id: none when someone else was seen with it later, as this sighting
-// is then out of date.
-func claimUsername(ctx context.Context, tx pgx.Tx, id int64, username string, seen time.Time) (string, error) {
-	if username == "" {
-		return "", nil
+// queueUser queues the statements that save *u, and has the role stored
+// for them land in it. A username belongs to one account at a time: anyone
+// stored with it who was seen with it before this sighting loses it; and
+// when someone else was seen with it later, this sighting is out of date,
+// and u is stored without it. The statements hold the name's lock from the
+// first, so each sees what a sighting of the same name before it wrote.
+func queueUser(b *pgx.Batch, u *ryo.User, started bool, now time.Time) {
+	seen := u.Seen
+	if seen.IsZero() || seen.After(now) {
+		seen = now // a clock ahead of the bot's claims no later sighting than now
 	}
-	if _, err := tx.Exec(ctx, `select pg_advisory_xact_lock($1, hashtext(lower($2)))`, usernameLock, username); err != nil {
-		return "", err
+	if u.Username != "" {
+		b.Queue(`select pg_advisory_xact_lock($1, hashtext(lower($2)))`, usernameLock, u.Username)
+		b.Queue(`update users set username = '' where username <> '' and lower(username) = lower($1) and id <> $2::bigint
+			and (username_seen_at is null or username_seen_at < $3)`, u.Username, u.ID, seen)
 	}
-	var later bool
-	err := tx.QueryRow(ctx, `with lost as (
-			update users set username = '' where username <> '' and lower(username) = lower($1) and id <> $2::bigint
-				and (username_seen_at is null or username_seen_at < $3)
-		)
-		select exists (select 1 from users where username <> '' and lower(username) = lower($1) and id <> $2::bigint
-			and username_seen_at > $3)`, username, id, seen).Scan(&later)
-	if later {
-		return "", err
-	}
-	return username, err
+	b.Queue(`insert into users (id, username, first_name, last_name, language_code, is_bot, started_at, updated_at, username_seen_at)
+		values ($1::bigint,
+			case when $2::text = '' or exists (select 1 from users where username <> '' and lower(username) = lower($2::text)
+				and id <> $1::bigint and username_seen_at > $9::timestamptz) then '' else $2::text end,
+			$3, $4, $5, $6, case when $7 then $8::timestamptz end, $8, $9::timestamptz)
+		on conflict (id) do update set
+			username = case when users.username_seen_at > excluded.username_seen_at then users.username else excluded.username end,
+			username_seen_at = greatest(users.username_seen_at, excluded.username_seen_at),
+			first_name = excluded.first_name, last_name = excluded.last_name, language_code = excluded.language_code,
+			is_bot = excluded.is_bot, started_at = coalesce(users.started_at, excluded.started_at), updated_at = excluded.updated_at
+		returning role, allowed`,
+		u.ID, u.Username, u.FirstName, u.LastName, u.LanguageCode, u.IsBot, started, now, seen).QueryRow(func(row pgx.Row) error {
+		var role string
+		err := row.Scan(&role, &u.Allowed)
+		u.Role = ryo.Role(role)
+		return err
+	})
 }
 
 const userColumns = `id, username, first_name, last_name, language_code, is_bot, role, allowed, username_seen_at, coalesce(tier, '')`
