@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/ryo-bot/ryo/ollamatest"
 	"github.com/ryo-bot/ryo/telegramtest"
 )
@@ -46,6 +48,8 @@ func BenchmarkCapacity(b *testing.B) {
 	h.env["RYO_LOG_LEVEL"] = "warn"
 	h.env["RYO_TELEGRAM_PACING"] = "off"
 	h.env["RYO_PPROF"] = "on"
+	dbURL := h.env["DATABASE_URL"]
+	h.env["DATABASE_URL"] += "&application_name=" + capacityApp
 	// Each person keeps asking: their allowance of turns a minute, a
 	// policy and not a cost, is lifted too.
 	h.env["RYO_PERSON_RATE"] = "1000000"
@@ -70,9 +74,9 @@ func BenchmarkCapacity(b *testing.B) {
 		go func() { profile <- fetchProfile(b, addr, *capacityFor) }()
 	}
 	self := os.Getpid() // the fake Telegram, the fake model and the people asking
-	turns0, cpu0, pg0, fakes0, began := run.answeredCount(), cpuTicks(b, pid), postgresTicks(), cpuTicks(b, self), time.Now()
+	turns0, cpu0, pg0, fakes0, began := run.answeredCount(), cpuTicks(b, pid), postgresTicks(b, dbURL), cpuTicks(b, self), time.Now()
 	time.Sleep(*capacityFor)
-	turns1, cpu1, pg1, fakes1, took := run.answeredCount(), cpuTicks(b, pid), postgresTicks(), cpuTicks(b, self), time.Since(began)
+	turns1, cpu1, pg1, fakes1, took := run.answeredCount(), cpuTicks(b, pid), postgresTicks(b, dbURL), cpuTicks(b, self), time.Since(began)
 	rss, peak := memoryKB(b, pid, "VmRSS"), memoryKB(b, pid, "VmHWM")
 	close(stop)
 	if *capacityProfile != "" {
@@ -87,7 +91,7 @@ func BenchmarkCapacity(b *testing.B) {
 	}
 	tick := time.Second / 100 // Linux's USER_HZ
 	cpu := time.Duration(cpu1-cpu0) * tick / time.Duration(turns)
-	pg := time.Duration(pg1-pg0) * tick / time.Duration(turns)
+	pg := time.Duration(ticksSince(pg0, pg1)) * tick / time.Duration(turns)
 	fakes := time.Duration(fakes1-fakes0) * tick / time.Duration(turns)
 	b.ReportMetric(float64(turns)/took.Seconds(), "turns/s")
 	// What two cores would answer if they ran only ryo and PostgreSQL:
@@ -202,26 +206,53 @@ func procTicks(pid int) (int64, error) {
 	return user + sys, nil
 }
 
-// postgresTicks is the CPU time every postgres process on the machine has
-// used, in clock ticks: PostgreSQL's share of ryo's work, as long as
-// nothing else uses it meanwhile.
-func postgresTicks() int64 {
-	entries, _ := os.ReadDir("/proc")
-	var total int64
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-		if err != nil || strings.TrimSpace(string(comm)) != "postgres" {
-			continue
-		}
-		if n, err := procTicks(pid); err == nil {
-			total += n
+// capacityApp is the application name ryo's connections carry in the
+// capacity run, by which PostgreSQL's processes serving it are told from
+// those serving anything else on the machine.
+const capacityApp = "ryo-capacity"
+
+// postgresTicks is the CPU time, in clock ticks, of each PostgreSQL process
+// doing ryo's work: the backends of ryo's connections and PostgreSQL's own
+// background processes (the WAL writer, the checkpointer...), by pid.
+func postgresTicks(t testing.TB, url string) map[int]int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `select pid from pg_stat_activity
+		where application_name = $1 or backend_type <> 'client backend'`, capacityApp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ticks := map[int]int64{}
+	for _, pid := range pids {
+		if n, err := procTicks(int(pid)); err == nil {
+			ticks[int(pid)] = n
 		}
 	}
-	return total
+	if len(ticks) == 0 {
+		t.Fatal("no PostgreSQL process found to measure")
+	}
+	return ticks
+}
+
+// ticksSince is the CPU time the processes of now used since before: a
+// process new since then counts from nothing. (One that ended meanwhile is
+// lost: ryo's pool keeps its connections.)
+func ticksSince(before, now map[int]int64) int64 {
+	var n int64
+	for pid, t := range now {
+		n += t - before[pid]
+	}
+	return n
 }
 
 // memoryKB reads a line of /proc/<pid>/status, in kB.
