@@ -1,0 +1,205 @@
+package memory_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ryo-bot/ryo"
+	"github.com/ryo-bot/ryo/memory"
+	"github.com/ryo-bot/ryo/memory/memorytest"
+)
+
+// Two people who swap usernames in turns that run at the same time end with
+// each other's names, whoever's turn waits for whose: no error reaches the
+// turns, and no name is held twice.
+func TestTwoPeopleSwappingUsernamesAtOnce(t *testing.T) {
+	url := memorytest.URL(t)
+	db := memorytest.OpenURL(t, url)
+	c := ctx(t)
+	a := ryo.User{ID: 1<<40 + 1, FirstName: "A"}
+	b := ryo.User{ID: 1<<40 + 2, FirstName: "B"}
+	names := [2]string{"Swap_One", "swap_two"}
+	at := time.Now().Add(-time.Hour)
+	for round := range 20 {
+		at = at.Add(time.Second)
+		a.Username, a.Seen = names[round%2], at
+		b.Username, b.Seen = names[(round+1)%2], at
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for i, u := range []ryo.User{a, b} {
+			wg.Go(func() {
+				if round%3 == 0 {
+					_, errs[i] = db.SaveUser(c, u, false)
+					return
+				}
+				uu := u
+				_, errs[i] = db.SaveUserMessage(c, group, ryo.Message{Place: ryo.Place{ChatID: group.ID}, Sender: &uu,
+					Kind: ryo.KindUser, Text: "hi", TelegramID: round*2 + i + 1, UpdateID: int64(1<<33 + round*2 + i)})
+			})
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		for _, u := range []ryo.User{a, b} {
+			if n := memorytest.Count(t, url, `select count(*) from users where id = $1::bigint and username = $2`, u.ID, u.Username); n != 1 {
+				t.Fatalf("round %d: %d has not the name %q", round, u.ID, u.Username)
+			}
+		}
+		if n := memorytest.Count(t, url, `select count(*) from users where username <> ''`); n != 2 {
+			t.Fatalf("round %d: %d usernames held", round, n)
+		}
+	}
+}
+
+// Names and titles as Telegram may send them — NUL, bytes that are not
+// UTF-8, right-to-left marks — are stored like message text, not refused.
+func TestOddBytesInNamesAndTitlesAreStored(t *testing.T) {
+	db := memorytest.Open(t)
+	c := ctx(t)
+	odd := "a\x00b\xff\u202e\U0001F600"
+	u := ryo.User{ID: 1<<32 + 77, FirstName: odd, LastName: odd, Username: "o\x00dd", LanguageCode: "e\x00n"}
+	chat := ryo.Chat{ID: -1009999999999, Type: ryo.ChatSupergroup, Title: odd, Username: "c\x00h"}
+	if _, err := db.SaveUser(c, u, true); err != nil {
+		t.Fatalf("SaveUser with odd bytes: %v", err)
+	}
+	if err := db.SaveChat(c, chat); err != nil {
+		t.Fatalf("SaveChat with odd bytes: %v", err)
+	}
+	m, err := db.SaveUserMessage(c, chat, ryo.Message{Place: ryo.Place{ChatID: chat.ID, Thread: 1 << 31}, Sender: &u,
+		Kind: ryo.KindUser, Text: odd, TelegramID: 1, UpdateID: 1<<33 + 1})
+	if err != nil {
+		t.Fatalf("SaveUserMessage with odd bytes: %v", err)
+	}
+	h, err := db.History(c, m.Place, 10)
+	if err != nil || len(h) != 1 || h[0].Sender == nil || h[0].Sender.ID != u.ID {
+		t.Fatalf("History = %+v, %v", h, err)
+	}
+}
+
+// Two replicas taking one chat at the same moment: exactly one takes it,
+// and only it is told the chat's updates.
+func TestTwoReplicasTakingOneChatAtOnce(t *testing.T) {
+	a, _, ra, rb, _ := twoReplicas(t)
+	c := ctx(t)
+	for i := range 30 {
+		chat := int64(-1001000000000 - i)
+		store(t, a, memory.InboxUpdate{ID: int64(9100000000 + i), ChatID: chat, Kind: "message", Raw: []byte(`{}`)})
+		var wg sync.WaitGroup
+		oks := make([]bool, 2)
+		told := make([]int, 2)
+		errs := make([]error, 2)
+		for j, r := range []*memory.Replica{ra, rb} {
+			wg.Go(func() {
+				var w []memory.InboxUpdate
+				oks[j], _, w, errs[j] = r.TakeChatWaiting(c, chat, i%2 == 0)
+				told[j] = len(w)
+			})
+		}
+		wg.Wait()
+		if errs[0] != nil || errs[1] != nil || oks[0] == oks[1] {
+			t.Fatalf("chat %d: took %v, errors %v", chat, oks, errs)
+		}
+		for j := range 2 {
+			if oks[j] != (told[j] == 1) {
+				t.Fatalf("chat %d: replica %d took it %v and was told %d updates", chat, j, oks[j], told[j])
+			}
+		}
+	}
+}
+
+// A batch of updates whose connection is cut while PostgreSQL runs it
+// keeps none of them; stored again, each is there once.
+func TestUpdatesCutOffMidBatchAreStoredOnceAgain(t *testing.T) {
+	url := memorytest.URL(t)
+	db := memorytest.OpenURL(t, url)
+	c := ctx(t)
+	chat := int64(-1001111111111)
+	batch := []memory.InboxUpdate{
+		{ID: 1<<33 + 1, ChatID: chat, Kind: "message", Raw: []byte(`{"update_id":1}`)},
+		{ID: 1<<33 + 2, ChatID: chat, Kind: "message", Raw: []byte(`{"update_id":2}`)},
+		{ID: 1<<33 + 3, ChatID: chat, Kind: "message", Raw: []byte(`{"update_id":3}`)},
+	}
+	// Another transaction inserts the second update and waits: the batch
+	// stops on it, with the first inserted.
+	blocker, err := pgx.Connect(c, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blocker.Close(context.Background())
+	tx, err := blocker.Begin(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(c, `insert into updates (update_id, chat_id, kind, raw, received_at) values ($1::bigint, $2::bigint, 'message', '{}', now())`,
+		batch[1].ID, chat); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := db.StoreUpdates(c, batch)
+		done <- err
+	}()
+	var pid int
+	for pid == 0 {
+		err := tx.QueryRow(c, `select coalesce((select pid from pg_stat_activity where wait_event_type = 'Lock'
+			and query like 'insert into updates%' and pid <> pg_backend_pid() limit 1), 0)`).Scan(&pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tx.Exec(c, `select pg_terminate_backend($1)`, pid); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err == nil {
+		t.Fatal("StoreUpdates cut off = nil; want an error")
+	}
+	if err := tx.Rollback(c); err != nil {
+		t.Fatal(err)
+	}
+	if n := memorytest.Count(t, url, `select count(*) from updates`); n != 0 {
+		t.Fatalf("%d updates kept of a batch cut off", n)
+	}
+	if refused, err := db.StoreUpdates(c, batch); err != nil || len(refused) > 0 {
+		t.Fatalf("StoreUpdates again = %v, %v", refused, err)
+	}
+	if refused, err := db.StoreUpdates(c, batch); err != nil || len(refused) > 0 {
+		t.Fatalf("StoreUpdates a third time = %v, %v", refused, err)
+	}
+	if n := memorytest.Count(t, url, `select count(*) from updates`); n != 3 {
+		t.Fatalf("%d updates stored; want 3", n)
+	}
+}
+
+// The window History keeps is the one the rule in Go kept, for every count
+// and limit.
+func TestHistoryWindowAsBefore(t *testing.T) {
+	db := memorytest.Open(t)
+	place := ryo.Place{ChatID: group.ID, Thread: 1<<31 + 5}
+	old := func(total, limit int) int {
+		if total <= limit {
+			return total
+		}
+		step := max(limit/2, 1)
+		return total - (total-limit+step-1)/step*step
+	}
+	for i := 1; i <= 25; i++ {
+		say(t, db, place, 1000+i, fmt.Sprint(i))
+		for limit := 0; limit <= 12; limit++ {
+			h, err := db.History(ctx(t), place, limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(h) != old(i, limit) {
+				t.Fatalf("%d messages, limit %d: %d kept; before %d", i, limit, len(h), old(i, limit))
+			}
+		}
+	}
+}
