@@ -203,3 +203,26 @@ func TestHistoryWindowAsBefore(t *testing.T) {
 		}
 	}
 }
+
+// The updates stored one by one, past one the inbox refused, are announced
+// to the other replicas as a batch stored at once is: a chat whose home is
+// another replica does not wait for the sweep because a stranger's update
+// came in the same batch.
+func TestUpdatesStoredPastAPoisonedOneAreAnnounced(t *testing.T) {
+	a, _, _, rb, url := twoReplicas(t)
+	refusePoison(t, url)
+	chat, other := int64(-1009876543211), int64(-1009876543212)
+	refused, err := a.StoreUpdates(ctx(t), []memory.InboxUpdate{
+		update(1<<33+21, other, `{"update_id":8589934613,"message":{"text":"poison"}}`),
+		update(1<<33+22, chat, `{"update_id":8589934614,"message":{"text":"hi"}}`),
+	})
+	if err != nil || len(refused) != 1 {
+		t.Fatalf("StoreUpdates = %+v, %v; want the poisoned update refused", refused, err)
+	}
+	c, cancel := context.WithTimeout(ctx(t), 5*time.Second)
+	defer cancel()
+	got, err := rb.Wait(c)
+	if err != nil || len(got) != 1 || got[0].Chat != chat {
+		t.Fatalf("r2 heard %+v, %v; want chat %d", got, err, chat)
+	}
+}
