@@ -226,3 +226,83 @@ func TestUpdatesStoredPastAPoisonedOneAreAnnounced(t *testing.T) {
 		t.Fatalf("r2 heard %+v, %v; want chat %d", got, err, chat)
 	}
 }
+
+// Many messages of one chat stored at once, their senders all claiming one
+// username, each seen with it at another time: all are stored, and the
+// name ends with whoever was seen with it last, whatever the order.
+func TestManyMessagesOfOneChatClaimingOneName(t *testing.T) {
+	url := memorytest.URL(t)
+	db := memorytest.OpenURL(t, url)
+	c := ctx(t)
+	const n = 12
+	base := time.Now().Add(-time.Hour)
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			u := ryo.User{ID: 1<<41 + int64(i), FirstName: "P", Username: "Shared_Name", Seen: base.Add(time.Duration((i*7)%n) * time.Second)}
+			_, errs[i] = db.SaveUserMessage(c, group, ryo.Message{Place: ryo.Place{ChatID: group.ID, Thread: i % 3}, Sender: &u,
+				Kind: ryo.KindUser, Text: "hi", TelegramID: 500 + i, UpdateID: 1<<34 + int64(i)})
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+	}
+	if n := memorytest.Count(t, url, `select count(*) from messages`); n != 12 {
+		t.Fatalf("%d messages stored", n)
+	}
+	last := -1
+	for i := range n {
+		if (i*7)%n == n-1 {
+			last = i
+		}
+	}
+	if got := memorytest.Count(t, url, `select count(*) from users where username = 'Shared_Name' and id = $1::bigint`, int64(1<<41+last)); got != 1 ||
+		memorytest.Count(t, url, `select count(*) from users where username <> ''`) != 1 {
+		t.Fatalf("the name is not held by the one seen with it last alone")
+	}
+}
+
+// A batch with updates of every odd shape — a NUL byte raw, no JSON at
+// all, JSON that is no object, a truncated one — stores the good ones
+// once, buries the rest once, however often Telegram sends it again.
+func TestABatchOfOddShapesStoresTheGoodOnesOnce(t *testing.T) {
+	url := memorytest.URL(t)
+	db := memorytest.OpenURL(t, url)
+	chat := int64(-1002222222222)
+	batch := []memory.InboxUpdate{
+		update(1<<33+31, chat, `{"update_id":8589934623,"message":{"text":"ok"}}`),
+		update(1<<33+32, chat, "{\"update_id\":8589934624,\"message\":{\"text\":\"a\x00b\"}}"),
+		update(1<<33+33, chat, ``),
+		update(1<<33+34, chat, `null`),
+		update(1<<33+35, chat, `[1,"\u0000",{"\ud800":1}]`),
+		update(1<<33+36, chat, `{"update_id":`),
+		update(1<<33+37, 0, "\xff\xfe{}"),
+		update(1<<33+31, chat, `{"update_id":8589934623,"message":{"text":"again in the same batch"}}`),
+	}
+	var firsts int
+	for round := range 3 {
+		refused, err := db.StoreUpdates(ctx(t), batch)
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		for _, r := range refused {
+			if r.First {
+				firsts++
+			}
+		}
+		stored := memorytest.Count(t, url, `select count(*) from updates`)
+		if stored+len(refused) != len(batch)-1 {
+			t.Fatalf("round %d: %d stored, %d refused of %d", round, stored, len(refused), len(batch)-1)
+		}
+		if n := memorytest.Count(t, url, `select count(*) from updates where update_id = $1::bigint and raw -> 'message' ->> 'text' = 'ok'`, int64(1<<33+31)); n != 1 {
+			t.Fatalf("round %d: the good update stored %d times, or overwritten", round, n)
+		}
+	}
+	if n := memorytest.Count(t, url, `select count(*) from dead_letters`); n != firsts {
+		t.Fatalf("%d in the dead letter, %d refused first", n, firsts)
+	}
+}
