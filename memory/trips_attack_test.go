@@ -306,3 +306,53 @@ func TestABatchOfOddShapesStoresTheGoodOnesOnce(t *testing.T) {
 		t.Fatalf("%d in the dead letter, %d refused first", n, firsts)
 	}
 }
+
+// Turns of one person in one place taking their chosen tool at the same
+// moment, some of them just as it lapses: one takes it at most, and a
+// turn that took it before the lapse keeps it while its update runs.
+func TestTurnsTakingOneForcedToolAtOnce(t *testing.T) {
+	db := memorytest.Open(t)
+	c := ctx(t)
+	person := int64(1<<42 + 9)
+	place := ryo.Place{ChatID: -1003333333333, Thread: 1<<31 + 1}
+	if _, err := db.SaveUser(c, ryo.User{ID: person, FirstName: "P"}, true); err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	for i := range n {
+		id := int64(1<<35 + i)
+		if _, err := db.StoreUpdates(c, []memory.InboxUpdate{update(id, place.ChatID, fmt.Sprintf(`{"update_id":%d}`, id))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for round := range 10 {
+		if err := db.ForceTool(c, person, place, fmt.Sprint("tool", round), time.Now().Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		got := make([]string, n)
+		errs := make([]error, n)
+		for i := range n {
+			wg.Go(func() { got[i], errs[i] = db.TakeForcedTool(c, person, place, int64(1<<35+i)) })
+		}
+		wg.Wait()
+		took := -1
+		for i := range n {
+			if errs[i] != nil {
+				t.Fatal(errs[i])
+			}
+			if got[i] != "" {
+				if took >= 0 {
+					t.Fatalf("round %d: turns %d and %d both took the tool", round, took, i)
+				}
+				took = i
+			}
+		}
+		if took < 0 {
+			t.Fatalf("round %d: no turn took the tool", round)
+		}
+		if again, err := db.TakeForcedTool(c, person, place, int64(1<<35+took)); err != nil || again != got[took] {
+			t.Fatalf("round %d: the turn that took %q takes %q again, %v", round, got[took], again, err)
+		}
+	}
+}
