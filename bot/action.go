@@ -473,7 +473,8 @@ func (b *Bot) afterDecision(ctx context.Context, j *job, q *models.CallbackQuery
 	if q.Message.Message != nil { // the prompt pressed, known even before its turn recorded it
 		replyTo = q.Message.Message.ID
 	}
-	t := talk{id: j.id, w: j.w, chat: b.chatOfPress(q, a), place: a.Place, replyTo: replyTo, person: ryo.User{ID: a.Requester}}
+	t := talk{id: j.id, w: j.w, chat: b.chatOfPress(q, a), place: a.Place, replyTo: replyTo, person: ryo.User{ID: a.Requester},
+		finished: &j.finished}
 	t.words = b.wordsOfAction(ctx, a)
 	t.prepare = func(ctx context.Context, shown *stages.Turn, observe func(ryo.Step)) error {
 		return b.execute(ryo.WithCaller(ctx, t.caller()), t.w, a, observe)

@@ -21,6 +21,8 @@ type job struct {
 	w       *worker // the slot it runs in
 	told    bool    // a press answered while it waits for an outage to end
 	gaveWay bool    // a turn that moved to the end of its chat's queue once, for someone else's
+	// finished: its turn marked it done with its answer (talk.finished)
+	finished bool
 
 	queued time.Time // when it reached the dispatcher
 }

@@ -196,7 +196,7 @@ func (b *Bot) answerEdit(ctx context.Context, j *job, m *models.Message, stored 
 		}
 	}
 	t := talk{id: j.id, w: j.w, chat: chatOf(m.Chat), place: stored.Place, replyTo: stored.TelegramID, person: *stored.Sender,
-		text: stored.Text, message: stored.ID, replaces: r, words: b.wordsOf(ctx, m)}
+		text: stored.Text, message: stored.ID, replaces: r, words: b.wordsOf(ctx, m), finished: &j.finished}
 	return b.converse(ctx, t)
 }
 

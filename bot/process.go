@@ -39,7 +39,9 @@ func (b *Bot) process(ctx context.Context, j *job) afterRun {
 	var wait errWait
 	switch {
 	case err == nil:
-		b.finish(ctx, log, j.id, memory.StateDone, "")
+		if !j.finished { // a turn that stored its answer marked it done then
+			b.finish(ctx, log, j.id, memory.StateDone, "")
+		}
 		return afterRun{}
 	case errors.Is(err, errGoOnInChat):
 		return afterRun{inChat: true}

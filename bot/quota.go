@@ -425,18 +425,14 @@ func (b *Bot) location() *time.Location {
 	return time.UTC
 }
 
-// recordUsage keeps what turn t's answer cost: its model, tokens, the
-// model's time (the wall time of the run when the model told none) and
-// the tools that ran.
-func (b *Bot) recordUsage(ctx context.Context, t talk, model string, out agent.Output, took time.Duration) error {
+// usage is what turn t's answer cost: its model, tokens, the model's
+// time (the wall time of the run when the model told none) and the tools
+// that ran. It is kept with the answer (memory.TurnAnswer).
+func (b *Bot) usage(t talk, model string, out agent.Output, took time.Duration) memory.Usage {
 	modelTime := out.Usage.TotalDuration
 	if modelTime <= 0 {
 		modelTime = took
 	}
-	return b.record(ctx, "record usage", func(ctx context.Context) error {
-		return b.holds.settle(t.hold, func() error {
-			return b.db.RecordUsage(ctx, memory.Usage{UpdateID: t.id, ChatID: t.chat.ID, UserID: t.person.ID, Model: model,
-				PromptTokens: int64(out.Usage.PromptTokens), ReplyTokens: int64(out.Usage.ReplyTokens), ModelTime: modelTime, Tools: out.Tools})
-		})
-	})
+	return memory.Usage{UpdateID: t.id, ChatID: t.chat.ID, UserID: t.person.ID, Model: model,
+		PromptTokens: int64(out.Usage.PromptTokens), ReplyTokens: int64(out.Usage.ReplyTokens), ModelTime: modelTime, Tools: out.Tools}
 }

@@ -158,7 +158,7 @@ func (b *Bot) regenerate(ctx context.Context, j *job, q *models.CallbackQuery, p
 		return err
 	}
 	t := talk{id: j.id, w: j.w, chat: chatOfPlace(q, a.Place), place: a.Place, replyTo: a.ReplyTo, person: *old.Question.Sender,
-		text: old.Question.Text, message: old.Question.ID, replaces: &replacing{answer: a, ids: ids}, words: p}
+		text: old.Question.Text, message: old.Question.ID, replaces: &replacing{answer: a, ids: ids}, words: p, finished: &j.finished}
 	return b.converse(ctx, t)
 }
 
@@ -199,13 +199,14 @@ func (t talk) withoutReplaced(history []ryo.Message) []ryo.Message {
 	})
 }
 
-// afterAnswer tidies up around a delivered answer, carried by ids: the
-// answer it replaced loses its other messages; in a private chat the
-// answer before it loses its 🔄. Both are best effort: a press on a 🔄
-// left behind is refused, and takes it off. (In a group, whose messages
-// Telegram allows 20 a minute, an edit for every answer would slow the
-// answers down by half; there the 🔄 goes when someone presses it.)
-func (b *Bot) afterAnswer(ctx context.Context, t talk, ids []int) {
+// afterAnswer tidies up around a delivered and stored answer, carried by
+// ids: the answer it replaced loses its other messages; in a private chat
+// the answer before it (before, as finishTurn found it) loses its 🔄.
+// Both are best effort: a press on a 🔄 left behind is refused, and takes
+// it off. (In a group, whose messages Telegram allows 20 a minute, an
+// edit for every answer would slow the answers down by half; there the 🔄
+// goes when someone presses it.)
+func (b *Bot) afterAnswer(ctx context.Context, t talk, ids []int, before ryo.Message) {
 	if r := t.replaces; r != nil {
 		for _, id := range r.ids {
 			if slices.Contains(ids, id) {
@@ -218,14 +219,10 @@ func (b *Bot) afterAnswer(ctx context.Context, t talk, ids []int) {
 		}
 		return
 	}
-	if t.place.ChatID < 0 { // a group's 20 messages a minute are kept for answers
+	if t.place.ChatID < 0 || before.ID == 0 || before.UpdateID == t.id { // a group's 20 messages a minute are kept for answers
 		return
 	}
-	older, ok, err := b.db.NewestAnswer(ctx, t.place)
-	if err != nil || !ok || older.UpdateID == t.id {
-		return
-	}
-	b.takeOff(ctx, older)
+	b.takeOff(ctx, before)
 }
 
 // takeOff takes 🔄 off answer a, keeping its other buttons, when
@@ -242,13 +239,21 @@ func (b *Bot) takeOff(ctx context.Context, a ryo.Message) {
 }
 
 // finishTurn stores the delivered answer msg and marks its update done;
-// in place of the answer it replaces, when it replaces one.
-func (b *Bot) finishTurn(ctx context.Context, t talk, msg ryo.Message, tags []string) error {
+// in place of the answer it replaces, when it replaces one. It returns
+// the answer stored before msg at its place, when it does not replace one
+// (memory.Finished): the one whose 🔄 goes (afterAnswer).
+func (b *Bot) finishTurn(ctx context.Context, t talk, msg ryo.Message, tags []string) (ryo.Message, error) {
+	var before ryo.Message
 	var err error
 	if t.replaces != nil {
 		_, err = b.db.FinishReplacing(ctx, msg, tags, t.replaces.answer)
 	} else {
-		_, err = b.db.FinishTurn(ctx, msg, tags)
+		var f memory.Finished
+		f, err = b.db.FinishAnswer(ctx, msg, tags)
+		before = f.Before
 	}
-	return err
+	if err == nil && t.finished != nil {
+		*t.finished = true
+	}
+	return before, err
 }

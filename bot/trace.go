@@ -2,9 +2,7 @@ package bot
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
-	"log/slog"
 	"sync"
 	"time"
 
@@ -16,11 +14,8 @@ import (
 
 // A turn's trace is what the inspector (inspect.go) shows: each model call
 // and each tool call of the turn, in order, recorded as the agent reports
-// its steps and stored with the answer, before it is delivered.
-
-// traceWrite bounds the one attempt to store a trace: a trace is not worth
-// holding up an answer for.
-const traceWrite = 5 * time.Second
+// its steps and stored with the answer, in the same transaction, before it
+// is delivered (memory.TurnAnswer).
 
 // tracer records a running turn's steps. The agent reports them from its
 // goroutine; the turn reads them once the agent has returned.
@@ -147,14 +142,4 @@ func (r *tracer) trace(t talk, out agent.Output, meta json.RawMessage, took time
 	return memory.Trace{UpdateID: t.id, ChatID: t.place.ChatID, Thread: int64(t.place.Thread), AskerID: t.person.ID,
 		Model: r.model, Outcome: outcome, Took: took, PromptTokens: int64(out.Usage.PromptTokens),
 		ReplyTokens: int64(out.Usage.ReplyTokens), Steps: steps, StepsLeftOut: r.leftOut}
-}
-
-// keepTrace stores the turn's trace, once: a write that fails is logged,
-// and the turn goes on without it (its 🔍 then says it is not kept).
-func (b *Bot) keepTrace(ctx context.Context, log *slog.Logger, tr memory.Trace) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), traceWrite)
-	defer cancel()
-	if err := b.db.SaveTrace(ctx, tr); err != nil {
-		log.WarnContext(ctx, "could not keep the turn's trace; its 🔍 will say it is not kept", "err", err)
-	}
 }

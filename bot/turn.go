@@ -66,6 +66,9 @@ type talk struct {
 	// prior is what earlier runs of the turn left, when whoever began it
 	// read that already; nil: converse reads it.
 	prior *memory.Turn
+	// finished, when set, is told that the turn marked its update done
+	// with its answer (finishTurn): nothing is left for process to finish.
+	finished *bool
 }
 
 // turn answers a message meant for the bot: store it, show the turn live
@@ -82,7 +85,8 @@ func (b *Bot) turn(ctx context.Context, j *job, m *models.Message, prior memory.
 	if j.attempt == 1 && !j.queued.IsZero() {
 		b.metrics().TurnPhase(PhaseQueue, b.cfg.Clock.Now().Sub(j.queued))
 	}
-	t := talk{id: id, w: j.w, chat: chatOf(m.Chat), place: placeOf(m), replyTo: m.ID, person: userOf(m.From), prior: &prior}
+	t := talk{id: id, w: j.w, chat: chatOf(m.Chat), place: placeOf(m), replyTo: m.ID, person: userOf(m.From), prior: &prior,
+		finished: &j.finished}
 	t.settings, t.words = b.turnSettings(ctx, t.chat.ID, t.person) // words.go
 	stored, err := b.db.SaveUserMessage(ctx, t.chat, b.userMessage(id, m))
 	if err != nil {
@@ -290,20 +294,28 @@ func (b *Bot) ask(ctx context.Context, log *slog.Logger, t talk, shown *stages.T
 	}
 	took := b.cfg.Clock.Now().Sub(started)
 	meta := b.answerMetadata(cmp.Or(t.asked(), b.model), out, took)
-	if err := b.recordUsage(ctx, t, cmp.Or(t.asked(), b.model), out, took); err != nil { // quota.go
-		return "", nil, err
-	}
 	if stopped {
 		meta = withStopped(meta)
 		log.InfoContext(ctx, "turn stopped; the reply written so far is the answer", "tools", out.Tools)
 	}
-	b.keepTrace(ctx, log, trace.trace(t, out, meta, took))
+	usage := b.usage(t, cmp.Or(t.asked(), b.model), out, took) // quota.go
+	tr := trace.trace(t, out, meta, took)
+	answer := memory.TurnAnswer{UpdateID: t.id, Place: t.place, Text: out.Text, Metadata: meta, Usage: &usage, Trace: &tr}
+	var held *ryo.Action
+	if out.Held != nil {
+		a := b.heldAction(ctx, t, out.Held)
+		held = &a
+	}
+	// The answer, what it cost and the trace are kept at once, what it
+	// cost counted once and with its person's quota hold let go.
 	err = b.record(ctx, "save answer", func(ctx context.Context) error {
-		if out.Held == nil {
-			return b.db.SaveTurnAnswer(ctx, t.id, t.place, out.Text, meta)
-		}
-		_, err := b.db.SaveHeldAnswer(ctx, t.id, t.place, out.Text, meta, b.heldAction(ctx, t, out.Held))
-		return err
+		return b.holds.settle(t.hold, func() error {
+			if held == nil {
+				return b.db.SaveAnswered(ctx, answer)
+			}
+			_, err := b.db.SaveHeldAnswered(ctx, answer, *held)
+			return err
+		})
 	})
 	return out.Text, meta, err
 }
@@ -341,11 +353,10 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 	answer string, meta json.RawMessage, delivered []int) error {
 	var about answerAbout
 	_ = json.Unmarshal(meta, &about) // written by answerMetadata; unreadable means no tags or tools
-	files, err := b.db.TurnAttachments(ctx, t.id)
+	files, err := b.turnFiles(ctx, t, about)
 	if err != nil {
 		return err
 	}
-	files = distinctFiles(files)
 	record := func(ids []int) error {
 		return b.record(ctx, "remember answer parts", func(ctx context.Context) error { return b.db.SaveTurnParts(ctx, t.id, ids) })
 	}
@@ -369,7 +380,6 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 		}
 		return err
 	}
-	b.afterAnswer(ctx, t, ids) // regenerate.go
 	msg := ryo.Message{Place: t.place, Kind: ryo.KindAssistant, Text: answer, TelegramID: ids[0],
 		ReplyTo: t.replyTo, UpdateID: t.id, Metadata: withButtons(withMessageIDs(meta, ids), shown.ButtonsOn(), buttons)}
 	if about.Held {
@@ -386,12 +396,28 @@ func (b *Bot) deliver(ctx context.Context, log *slog.Logger, t talk, shown *stag
 			return err
 		}
 	}
-	err = b.record(ctx, "finish turn", func(ctx context.Context) error { return b.finishTurn(ctx, t, msg, about.Tags) })
+	var before ryo.Message
+	err = b.record(ctx, "finish turn", func(ctx context.Context) (err error) {
+		before, err = b.finishTurn(ctx, t, msg, about.Tags)
+		return err
+	})
 	if err != nil {
 		return err
 	}
+	b.afterAnswer(ctx, t, ids, before) // regenerate.go
 	log.InfoContext(ctx, "turn answered", "parts", len(ids), "meta", string(meta))
 	return nil
+}
+
+// turnFiles are the files the tools of turn t made, to be delivered after
+// its answer, which about tells of. Only a tool makes a file: an answer
+// that names none has none, and they are not looked for.
+func (b *Bot) turnFiles(ctx context.Context, t talk, about answerAbout) ([]ryo.Attachment, error) {
+	if len(about.Tools) == 0 {
+		return nil, nil
+	}
+	files, err := b.db.TurnAttachments(ctx, t.id)
+	return distinctFiles(files), err
 }
 
 // sendFiles sends the files the turn's tools made after the answer's

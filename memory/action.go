@@ -56,13 +56,24 @@ func scanAction(row pgx.Row) (ryo.Action, error) {
 // action as stored. When the turn already asked for the same call (its
 // idempotency key), that action is returned and no other is made.
 func (db *DB) SaveHeldAnswer(ctx context.Context, updateID int64, place ryo.Place, answer string, meta json.RawMessage, a ryo.Action) (ryo.Action, error) {
+	return db.SaveHeldAnswered(ctx, TurnAnswer{UpdateID: updateID, Place: place, Text: answer, Metadata: meta}, a)
+}
+
+// SaveHeldAnswered is SaveHeldAnswer with the answer's usage and trace
+// (TurnAnswer), kept in the same transaction.
+func (db *DB) SaveHeldAnswered(ctx context.Context, answer TurnAnswer, a ryo.Action) (ryo.Action, error) {
 	err := db.tx(ctx, "save held answer", func(tx pgx.Tx) error {
 		now := db.Now()
-		if err := saveTurnAnswer(ctx, tx, updateID, place, answer, meta, now); err != nil {
+		trace, err := answer.traceArgs(now)
+		if err != nil {
 			return err
 		}
-		var err error
-		a, err = insertAction(ctx, tx, updateID, place, a, now)
+		var b pgx.Batch
+		queueTurnAnswer(&b, answer, trace, now)
+		if err := tx.SendBatch(ctx, &b).Close(); err != nil {
+			return err
+		}
+		a, err = insertAction(ctx, tx, answer.UpdateID, answer.Place, a, now)
 		return err
 	})
 	return a, err

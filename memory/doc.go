@@ -4,8 +4,10 @@
 // Telegram update in the inbox (StoreUpdates) before Telegram is told it
 // arrived; the dispatcher claims it (ClaimUpdate), the turn stores the user's
 // message, remembers its status message (SaveTurnStatus), reads the recent
-// history (History), and finally stores the answer and marks the update done
-// in one transaction (FinishTurn). An update that is done is never claimed
+// history (History), remembers the model's answer with what it cost and its
+// trace in one batch before it is delivered (SaveAnswered), and finally
+// stores the delivered answer and marks the update done in one statement
+// (FinishTurn, FinishAnswer). An update that is done is never claimed
 // again; one left pending or processing by a crash is found again by
 // Unfinished at the next start.
 //
@@ -28,7 +30,7 @@
 // (attachment.go), and read back by the turn that delivers them
 // (TurnAttachments); they go with their message, and with their turn's
 // update when the inbox is swept. What a turn did, step by step, is
-// stored with its answer (trace.go, SaveTrace), bounded and with the
+// stored with its answer (trace.go, SaveAnswered), bounded and with the
 // values of secret-named fields, parameters and headers redacted however
 // they are written, for the inspector to read back
 // (TraceOf); it too goes with its update. Actions the person must confirm

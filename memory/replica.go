@@ -360,8 +360,14 @@ func queueUnfinished(b *pgx.Batch, chat int64, and string, arg any, into *[]Inbo
 	if and != "" {
 		args = append(args, arg)
 	}
+	// The chat's own condition, not coalesce(chat_id, 0) = $1: that one
+	// no index serves, and it read every update waiting in every chat.
+	of := "chat_id = $1::bigint"
+	if chat == 0 {
+		of = "chat_id is null and $1::bigint = 0"
+	}
 	b.Queue(`select update_id, coalesce(chat_id, 0), kind, raw from updates
-		where coalesce(chat_id, 0) = $1::bigint and state in ('pending', 'processing') `+and+` order by update_id`, args...).
+		where `+of+` and state in ('pending', 'processing') `+and+` order by update_id`, args...).
 		Query(func(rows pgx.Rows) error {
 			var err error
 			*into, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (InboxUpdate, error) {

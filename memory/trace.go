@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -67,19 +68,29 @@ const (
 // SaveTrace stores what turn t did, bounded (boundTrace). A turn traced
 // already (run again after an interruption) keeps its newer trace.
 func (db *DB) SaveTrace(ctx context.Context, t Trace) error {
-	t = boundTrace(t)
-	steps, err := json.Marshal(t.Steps)
+	args, err := traceArgs(t, db.Now())
 	if err != nil {
 		return err
 	}
-	return db.exec(ctx, "save trace", `insert into turn_traces (update_id, chat_id, thread_id, asker_id, model, outcome, took_ms,
-			prompt_tokens, reply_tokens, steps, steps_left_out, created_at)
-		values ($1::bigint, $2::bigint, $3::bigint, $4::bigint, $5, $6, $7::bigint, $8::bigint, $9::bigint, $10, $11::bigint, $12)
-		on conflict (update_id) do update set model = excluded.model, outcome = excluded.outcome, took_ms = excluded.took_ms,
-			prompt_tokens = excluded.prompt_tokens, reply_tokens = excluded.reply_tokens, steps = excluded.steps,
-			steps_left_out = excluded.steps_left_out`,
-		t.UpdateID, t.ChatID, t.Thread, t.AskerID, storableText(t.Model), t.Outcome, t.Took.Milliseconds(),
-		t.PromptTokens, t.ReplyTokens, storable(steps), t.StepsLeftOut, db.Now())
+	return db.exec(ctx, "save trace", upsertTrace, args...)
+}
+
+// upsertTrace stores a turn's trace, or replaces the one stored (traceArgs).
+const upsertTrace = `insert into turn_traces (update_id, chat_id, thread_id, asker_id, model, outcome, took_ms,
+		prompt_tokens, reply_tokens, steps, steps_left_out, created_at)
+	values ($1::bigint, $2::bigint, $3::bigint, $4::bigint, $5, $6, $7::bigint, $8::bigint, $9::bigint, $10, $11::bigint, $12)
+	on conflict (update_id) do update set model = excluded.model, outcome = excluded.outcome, took_ms = excluded.took_ms,
+		prompt_tokens = excluded.prompt_tokens, reply_tokens = excluded.reply_tokens, steps = excluded.steps,
+		steps_left_out = excluded.steps_left_out`
+
+func traceArgs(t Trace, now time.Time) ([]any, error) {
+	t = boundTrace(t)
+	steps, err := json.Marshal(t.Steps)
+	if err != nil {
+		return nil, fmt.Errorf("save trace: %w", err)
+	}
+	return []any{t.UpdateID, t.ChatID, t.Thread, t.AskerID, storableText(t.Model), t.Outcome, t.Took.Milliseconds(),
+		t.PromptTokens, t.ReplyTokens, storable(steps), t.StepsLeftOut, now}, nil
 }
 
 // TraceOf returns the trace of the turn of update; found is false when

@@ -26,14 +26,20 @@ type Usage struct {
 // RecordUsage stores what a turn cost, at the store's clock's now. A turn
 // recorded already (run again after an interruption) keeps its first row.
 func (db *DB) RecordUsage(ctx context.Context, u Usage) error {
+	return db.exec(ctx, "record usage", insertUsage, usageArgs(u, db.Now())...)
+}
+
+// insertUsage stores a turn's usage once (usageArgs).
+const insertUsage = `insert into usage (update_id, chat_id, user_id, model, prompt_tokens, reply_tokens, model_ms, tools, at)
+	values ($1::bigint, $2::bigint, nullif($3::bigint, 0::bigint), $4, $5::bigint, $6::bigint, $7::bigint, $8, $9)
+	on conflict (update_id) do nothing`
+
+func usageArgs(u Usage, now time.Time) []any {
 	tools := u.Tools
 	if tools == nil {
 		tools = []string{}
 	}
-	return db.exec(ctx, "record usage", `insert into usage (update_id, chat_id, user_id, model, prompt_tokens, reply_tokens, model_ms, tools, at)
-		values ($1::bigint, $2::bigint, nullif($3::bigint, 0::bigint), $4, $5::bigint, $6::bigint, $7::bigint, $8, $9)
-		on conflict (update_id) do nothing`,
-		u.UpdateID, u.ChatID, u.UserID, storableText(u.Model), u.PromptTokens, u.ReplyTokens, u.ModelTime.Milliseconds(), tools, db.Now())
+	return []any{u.UpdateID, u.ChatID, u.UserID, storableText(u.Model), u.PromptTokens, u.ReplyTokens, u.ModelTime.Milliseconds(), tools, now}
 }
 
 // UsageScope is whose usage a report counts: a chat's (ChatID), a
