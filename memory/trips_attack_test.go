@@ -356,3 +356,42 @@ func TestTurnsTakingOneForcedToolAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// A turn that took the tool its person chose, cut short after the person
+// chose another for their next message, runs again with the tool it began
+// with; the new choice waits for the message after, as it would had the
+// turn not been cut short.
+func TestAToolChosenAgainWhileATurnRunsWaitsForTheNextMessageEvenWhenTheTurnRunsAgain(t *testing.T) {
+	db := memorytest.Open(t)
+	c := ctx(t)
+	person := int64(1<<42 + 11)
+	place := ryo.Place{ChatID: -1004444444444, Thread: 2}
+	if _, err := db.SaveUser(c, ryo.User{ID: person, FirstName: "P"}, true); err != nil {
+		t.Fatal(err)
+	}
+	const turn, next = 1<<36 + 1, 1<<36 + 2
+	for _, id := range []int64{turn, next} {
+		if _, err := db.StoreUpdates(c, []memory.InboxUpdate{update(id, place.ChatID, fmt.Sprintf(`{"update_id":%d}`, id))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.ForceTool(c, person, place, "statistics", time.Now().Add(10*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if tool, err := db.TakeForcedTool(c, person, place, turn); err != nil || tool != "statistics" {
+		t.Fatalf("TakeForcedTool = %q, %v", tool, err)
+	}
+	if err := db.ForceTool(c, person, place, "finance", time.Now().Add(10*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	// The turn is cut short, and runs again.
+	if tool, err := db.TakeForcedTool(c, person, place, turn); err != nil || tool != "statistics" {
+		t.Fatalf("the turn run again took %q, %v; want statistics, as it began", tool, err)
+	}
+	if err := db.SaveTurnAnswer(c, turn, place, "The mean is 15.4.", nil); err != nil {
+		t.Fatal(err)
+	}
+	if tool, err := db.TakeForcedTool(c, person, place, next); err != nil || tool != "finance" {
+		t.Fatalf("the next message took %q, %v; want finance", tool, err)
+	}
+}
