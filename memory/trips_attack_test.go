@@ -325,7 +325,7 @@ func TestTurnsTakingOneForcedToolAtOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for round := range 10 {
+	for round := range n - 2 { // each round another turn takes the tool chosen anew
 		if err := db.ForceTool(c, person, place, fmt.Sprint("tool", round), time.Now().Add(time.Hour)); err != nil {
 			t.Fatal(err)
 		}
@@ -341,7 +341,7 @@ func TestTurnsTakingOneForcedToolAtOnce(t *testing.T) {
 			if errs[i] != nil {
 				t.Fatal(errs[i])
 			}
-			if got[i] != "" {
+			if got[i] == fmt.Sprint("tool", round) { // a turn that took a tool before keeps it
 				if took >= 0 {
 					t.Fatalf("round %d: turns %d and %d both took the tool", round, took, i)
 				}
