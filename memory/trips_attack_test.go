@@ -395,3 +395,39 @@ func TestAToolChosenAgainWhileATurnRunsWaitsForTheNextMessageEvenWhenTheTurnRuns
 		t.Fatalf("the next message took %q, %v; want finance", tool, err)
 	}
 }
+
+// Choosing a tool while turns take the one chosen before: no error, and
+// never two choices waiting in one place.
+func TestChoosingAToolWhileTurnsTakeIt(t *testing.T) {
+	url := memorytest.URL(t)
+	db := memorytest.OpenURL(t, url)
+	c := ctx(t)
+	person := int64(1<<42 + 13)
+	place := ryo.Place{ChatID: -1005555555555}
+	if _, err := db.SaveUser(c, ryo.User{ID: person, FirstName: "P"}, true); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 20 {
+		id := int64(1<<37 + round)
+		if _, err := db.StoreUpdates(c, []memory.InboxUpdate{update(id, place.ChatID, fmt.Sprintf(`{"update_id":%d}`, id))}); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 3)
+		wg.Go(func() { errs[0] = db.ForceTool(c, person, place, fmt.Sprint("a", round), time.Now().Add(time.Hour)) })
+		wg.Go(func() { errs[1] = db.ForceTool(c, person, place, fmt.Sprint("b", round), time.Now().Add(time.Hour)) })
+		wg.Go(func() { _, errs[2] = db.TakeForcedTool(c, person, place, id) })
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		if n := memorytest.Count(t, url, `select count(*) from forced_tools where used_by is null`); n > 1 {
+			t.Fatalf("round %d: %d choices waiting", round, n)
+		}
+		if err := db.FinishUpdate(c, id, memory.StateDone, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
