@@ -25,7 +25,7 @@ const saveChatSQL = `insert into chats (id, type, title, username, is_forum, upd
 		username = excluded.username, is_forum = excluded.is_forum, updated_at = excluded.updated_at`
 
 func chatArgs(c ryo.Chat, now time.Time) []any {
-	return []any{c.ID, string(c.Type), c.Title, c.Username, c.IsForum, now}
+	return []any{c.ID, storableText(string(c.Type)), storableText(c.Title), storableText(c.Username), c.IsForum, now}
 }
 
 // queuePlace queues the saving of place p: its chat's topic, or the chat.

@@ -17,16 +17,18 @@ type ForcedTool struct {
 }
 
 // ForceTool makes tool the one person's next message in place goes to,
-// until expires; it replaces any tool chosen there before, used or not.
+// until expires; it replaces the tool chosen there before and still
+// waiting. A tool a turn took stays that turn's while it may run (again):
+// the new choice waits for the message after.
 func (db *DB) ForceTool(ctx context.Context, person int64, place ryo.Place, tool string, expires time.Time) error {
-	return db.tx(ctx, "force tool", func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `insert into forced_tools (user_id, chat_id, thread_id, tool, set_at, expires_at, used_by)
-			values ($1::bigint, $2::bigint, $3::bigint, $4::text, $5::timestamptz, $6::timestamptz, null)
-			on conflict (user_id, chat_id, thread_id) do update set tool = excluded.tool, set_at = excluded.set_at,
-				expires_at = excluded.expires_at, used_by = null`,
-			person, place.ChatID, int64(place.Thread), tool, db.Now(), expires)
-		return err
-	})
+	return db.exec(ctx, "force tool", `with served as (
+			delete from forced_tools f where f.user_id = $1::bigint and f.chat_id = $2::bigint and f.thread_id = $3::bigint
+				and f.used_by is not null and not exists (select 1 from updates u where u.update_id = f.used_by and u.state <> 'done'))
+		insert into forced_tools (user_id, chat_id, thread_id, tool, set_at, expires_at, used_by)
+		values ($1::bigint, $2::bigint, $3::bigint, $4::text, $5::timestamptz, $6::timestamptz, null)
+		on conflict (user_id, chat_id, thread_id) where used_by is null do update set tool = excluded.tool, set_at = excluded.set_at,
+			expires_at = excluded.expires_at`,
+		person, place.ChatID, int64(place.Thread), tool, db.Now(), expires)
 }
 
 // ForcedToolFor returns the tool person chose for their next message in
@@ -56,25 +58,30 @@ func (db *DB) TakeForcedTool(ctx context.Context, person int64, place ryo.Place,
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
 	// One statement: the lapsed choices the delete drops and the one the
-	// update takes are told apart by the same conditions, so that neither
+	// turn gets are told apart by the same conditions, so that neither
 	// needs to see what the other did. A lapsed choice goes, unless a turn
 	// that took it may still run (again): its update waits, runs, or failed
-	// and may be retried. The choice taken is one not yet taken and not
-	// lapsed, or the one this turn took already, kept while it may run.
+	// and may be retried. The turn gets the tool it took already, kept
+	// while it may run, even when its person chose another meanwhile;
+	// else it takes the choice waiting, when it has not lapsed.
 	var tool string
 	var err error
 	for range txAttempts {
 		err = db.pool.QueryRow(ctx, `with gone as (
 				delete from forced_tools f where f.user_id = $1::bigint and f.expires_at <= $5::timestamptz
 					and (f.used_by is null or not exists (select 1 from updates u where u.update_id = f.used_by and u.state <> 'done'))),
+			mine as (
+				select tool from forced_tools
+				where user_id = $1::bigint and chat_id = $2::bigint and thread_id = $3::bigint and used_by = $4::bigint
+					and (expires_at > $5::timestamptz or exists (select 1 from updates u where u.update_id = $4::bigint and u.state <> 'done'))),
 			taken as (
 				update forced_tools set used_by = $4::bigint
 				where user_id = $1::bigint and chat_id = $2::bigint and thread_id = $3::bigint
-					and (used_by is null and expires_at > $5::timestamptz
-						or used_by = $4::bigint and (expires_at > $5::timestamptz
-							or exists (select 1 from updates u where u.update_id = $4::bigint and u.state <> 'done')))
+					and used_by is null and expires_at > $5::timestamptz
+					and not exists (select 1 from forced_tools o where o.user_id = $1::bigint and o.chat_id = $2::bigint
+						and o.thread_id = $3::bigint and o.used_by = $4::bigint)
 				returning tool)
-			select coalesce((select tool from taken), '')`,
+			select coalesce((select tool from mine limit 1), (select tool from taken), '')`,
 			person, place.ChatID, int64(place.Thread), updateID, db.Now()).Scan(&tool)
 		if !lostRace(err) {
 			break

@@ -69,6 +69,7 @@ func (db *DB) StoreUpdates(ctx context.Context, batch []InboxUpdate) ([]Refused,
 	var refused []Refused
 	err = db.tx(ctx, "store updates one by one", func(tx pgx.Tx) error {
 		refused = nil
+		var stored []InboxUpdate
 		for _, u := range batch {
 			r, err := storeOrBury(ctx, tx, u, db.Now())
 			if err != nil {
@@ -76,9 +77,16 @@ func (db *DB) StoreUpdates(ctx context.Context, batch []InboxUpdate) ([]Refused,
 			}
 			if r.Reason != "" {
 				refused = append(refused, r)
+			} else {
+				stored = append(stored, u)
 			}
 		}
-		return nil
+		told := &pgx.Batch{}
+		db.announce(told, stored)
+		if told.Len() == 0 {
+			return nil
+		}
+		return tx.SendBatch(ctx, told).Close()
 	})
 	return refused, err
 }

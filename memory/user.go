@@ -30,6 +30,10 @@ const usernameLock int32 = 0x72796f02
 // and u is stored without it. The statements hold the name's lock from the
 // first, so each sees what a sighting of the same name before it wrote.
 func queueUser(b *pgx.Batch, u *ryo.User, started bool, now time.Time) {
+	// A name is stored as Telegram's text is: with what PostgreSQL's text
+	// refuses (NUL, bytes that are not UTF-8) replaced.
+	u.Username, u.FirstName, u.LastName = storableText(u.Username), storableText(u.FirstName), storableText(u.LastName)
+	u.LanguageCode = storableText(u.LanguageCode)
 	seen := u.Seen
 	if seen.IsZero() || seen.After(now) {
 		seen = now // a clock ahead of the bot's claims no later sighting than now
