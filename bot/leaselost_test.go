@@ -27,7 +27,7 @@ func TestATurnWhoseChatWasTakenOverLeavesItToTheOtherReplica(t *testing.T) {
 	}), 5)
 	tg.SendText(dm, alice, "hello")
 	waitFor(t, tg, "the turn to end here", func() bool {
-		return strings.Contains(logs.String(), "another replica")
+		return strings.Contains(logs.String(), "another replica took this update")
 	})
 	if n := memorytest.Count(t, url, `select count(*) from updates where state = 'failed'`); n != 0 {
 		t.Errorf("%d updates marked failed; the other replica answers them", n)
