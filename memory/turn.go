@@ -185,7 +185,7 @@ func (db *DB) FinishAnswer(ctx context.Context, answer ryo.Message, tags []strin
 // answer before it (NewestAnswer, of another update).
 const finishAnswer = `with fin as (
 		update updates set state = 'done', error = '', finished_at = $11::timestamptz
-		where update_id = $9::bigint and state in ('pending', 'processing') and ($15::text = '' or `+leaseHolder+` = $15::text)
+		where update_id = $9::bigint and state in ('pending', 'processing') and ($15::text = '' or ` + leaseHolder + ` = $15::text)
 		returning update_id),
 	lost as (
 		select 1 from updates where update_id = $9::bigint and state in ('pending', 'processing') and $15::text <> ''
