@@ -8,11 +8,11 @@ import (
 	"github.com/ryo-bot/ryo/memory"
 )
 
-// A replica speaks in a chat only while the database said, recently
-// enough, that it holds the chat: not once it froze or its heartbeats
-// stopped for longer than fenceAfter, not once a heartbeat found the chat
-// taken over, not after it let the chat go — and a lone replica is never
-// fenced.
+// A replica speaks in a chat it answers in only while the database said,
+// recently enough, that it holds the chat: not once it froze or its
+// heartbeats stopped for longer than fenceAfter, not once a heartbeat found
+// the chat taken over. A chat it never held (someone's private chat a trace
+// goes to) or let go is not fenced, nor is a lone replica.
 func TestTheFenceHoldsWhatTheReplicaCannotBeSureOf(t *testing.T) {
 	t0 := time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC)
 	chat, other := int64(-1001234567890), int64(7380414414)
@@ -20,8 +20,8 @@ func TestTheFenceHoldsWhatTheReplicaCannotBeSureOf(t *testing.T) {
 	l.seen([]string{"r1", "r2"}, t0)
 	lost := func(chat int64, at time.Time) bool { return errors.Is(l.fence(chat, at), memory.ErrLeaseLost) }
 
-	if !lost(chat, t0) {
-		t.Fatal("a chat never taken is not fenced")
+	if lost(chat, t0) {
+		t.Fatal("a chat never taken here is fenced")
 	}
 	l.took(chat, t0)
 	l.took(other, t0)
@@ -43,9 +43,20 @@ func TestTheFenceHoldsWhatTheReplicaCannotBeSureOf(t *testing.T) {
 	if lost(other, t0.Add(4*time.Second)) {
 		t.Fatal("a chat taken after a heartbeat was sent is fenced when the heartbeat returns")
 	}
+	if !lost(other, t0.Add(4*time.Second+fenceAfter)) {
+		t.Fatal("a chat taken and then not confirmed is not fenced")
+	}
 	l.gave(chat)
-	if !lost(chat, t0.Add(3*time.Second)) {
-		t.Fatal("a chat let go is not fenced")
+	if lost(chat, t0.Add(3*time.Second)) {
+		t.Fatal("a chat let go is fenced")
+	}
+	l.renewed(nil, t0.Add(9*time.Second))
+	if !lost(other, t0.Add(9*time.Second)) {
+		t.Fatal("a chat lost is not fenced")
+	}
+	l.renewed(nil, t0.Add(9*time.Second+memory.Affinity))
+	if lost(other, t0.Add(9*time.Second+memory.Affinity)) {
+		t.Fatal("a chat lost long ago is still fenced")
 	}
 	l.seen([]string{"r1"}, t0.Add(6*time.Second))
 	if lost(chat, t0.Add(time.Hour)) {

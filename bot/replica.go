@@ -45,8 +45,9 @@ type leases struct {
 	// sure are the chats this replica holds, each with when the database
 	// last said so (when the statement that took or renewed its lease was
 	// sent): Telegram calls for a chat go out only while that is recent
-	// enough (fence).
-	sure map[int64]time.Time
+	// enough (fence). lost are those a heartbeat found taken over or run
+	// out, and when.
+	sure, lost map[int64]time.Time
 
 	// The replicas the bot-wide budget is shared by: more at once when
 	// one comes, fewer only once the one gone has been gone a while, as
@@ -119,6 +120,7 @@ func (l *leases) took(chat int64, at time.Time) {
 		l.sure = map[int64]time.Time{}
 	}
 	l.sure[chat] = at
+	delete(l.lost, chat)
 }
 
 // gave notes that this replica let chat go.
@@ -126,6 +128,7 @@ func (l *leases) gave(chat int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.sure, chat)
+	delete(l.lost, chat)
 }
 
 // renewed notes the chats a heartbeat sent at renewed: the others this
@@ -134,35 +137,55 @@ func (l *leases) gave(chat int64) {
 func (l *leases) renewed(held []int64, at time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.sure == nil {
-		l.sure = map[int64]time.Time{}
+	if l.lost == nil {
+		l.lost = map[int64]time.Time{}
 	}
-	for chat, since := range l.sure {
-		if since.Before(at) {
-			delete(l.sure, chat)
-		}
-	}
+	was := l.sure
+	l.sure = make(map[int64]time.Time, len(held))
 	for _, chat := range held {
 		l.sure[chat] = at
 	}
+	for chat, since := range was {
+		if _, ok := l.sure[chat]; ok {
+			continue
+		}
+		if since.Before(at) {
+			l.lost[chat] = at
+		} else {
+			l.sure[chat] = since // taken after the heartbeat was sent
+		}
+	}
+	for chat, when := range l.lost {
+		if at.Sub(when) >= memory.Affinity {
+			delete(l.lost, chat)
+		}
+	}
 }
 
-// fence refuses a Telegram call for chat when other replicas live and this
-// one cannot be sure it still holds the chat: it froze, or its heartbeats
-// failed or came late, for longer than fenceAfter, or the last one found
-// the chat taken over. The replica that holds it now answers there; a call
-// from here would edit or send over its answer. A lone replica is not
-// fenced: nobody else would answer.
+// fence refuses a Telegram call for a chat this replica answers in when
+// other replicas live and it cannot be sure it still holds the chat: it
+// froze, or its heartbeats failed or came late, for longer than
+// fenceAfter, or the last one found the chat taken over. The replica that
+// holds it now answers there; a call from here would edit or send over its
+// answer. A chat this replica does not answer in (someone's private chat
+// the inspector sends a trace to) is not fenced, nor is a lone replica:
+// nobody else would answer.
 func (l *leases) fence(chat int64, now time.Time) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.r == nil || len(l.live) <= 1 || chat == 0 {
 		return nil
 	}
-	if since, ok := l.sure[chat]; ok && now.Sub(since) < fenceAfter {
-		return nil
+	if since, ok := l.sure[chat]; ok {
+		if now.Sub(since) < fenceAfter {
+			return nil
+		}
+		return memory.ErrLeaseLost
 	}
-	return memory.ErrLeaseLost
+	if _, ok := l.lost[chat]; ok {
+		return memory.ErrLeaseLost
+	}
+	return nil
 }
 
 // alone reports whether no other replica lived at the last beat.
