@@ -448,3 +448,76 @@ func TestPollingGoesOnWhenTheLeadersConnectionIsCut(t *testing.T) {
 		t.Errorf("%d getUpdates answered 409 Conflict after the cut; want at most the one in flight", conflicts)
 	}
 }
+
+// A replica frozen in the middle of a turn (SIGSTOP) for longer than a
+// lease lasts loses the chat to another replica, which answers it; woken
+// (SIGCONT), the frozen one sends nothing more in the chat — neither its
+// own answer over the other's nor a failure — and leaves the update to it.
+func TestAFrozenReplicaWokenSendsNothingOverTheAnswerGivenElsewhere(t *testing.T) {
+	bin := builtBinary(t)
+	h := newHarness(t)
+	h.env["RYO_LOG_LEVEL"] = "info"
+	chat := telegramtest.PrivateChat(telegramtest.NewUser("Frozen", ""))
+	key := fmt.Sprintf("q%d.1", chat.ID)
+	hold := make(chan struct{})
+	var mu sync.Mutex
+	asked := 0
+	h.llm.Handle(func(ollamatest.Request) ollamatest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		asked++
+		if asked == 1 { // the frozen replica's answer, which comes once it wakes
+			return ollamatest.Reply{Content: envelope("Answer to " + key + " from the frozen replica"), Hold: hold}
+		}
+		return ollamatest.Reply{Content: envelope("Answer to " + key)}
+	})
+	procs := map[string]*exec.Cmd{"r1": h.startReplica(bin, "r1"), "r2": h.startReplica(bin, "r2")}
+	h.waitForReplicas(2)
+	h.tg.SendText(chat, telegramtest.NewUser("Frozen", ""), "please answer "+key)
+	if err := h.llm.Wait(context.Background(), func() bool { mu.Lock(); defer mu.Unlock(); return asked == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the turn's status message", func() bool { return len(h.tg.BotMessages(chat.ID)) == 1 })
+	var frozen string
+	h.waitUntil("the chat's holder", func([]memory.LiveReplica) bool {
+		frozen = leaseHolder(t, h.db(), chat.ID)
+		return procs[frozen] != nil
+	})
+	if err := procs[frozen].Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the answer given by the other replica", func() bool { return answersTo(h.tg, chat.ID, key) == 1 })
+	close(hold)
+	woken := strings.Count(h.logs.String(), "another replica took this update's chat over")
+	if err := procs[frozen].Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the woken replica leaving the update to the other", func() bool {
+		return strings.Count(h.logs.String(), "another replica took this update's chat over") > woken
+	})
+	for _, m := range h.tg.BotMessages(chat.ID) {
+		if strings.Contains(m.Text, "frozen replica") || strings.Contains(m.Text, "went wrong") {
+			t.Errorf("the woken replica said %q in the chat", m.Text)
+		}
+	}
+	checkAnsweredOnceInOrder(t, h.tg, chat.ID)
+	if t.Failed() {
+		for _, c := range h.tg.Calls("") {
+			if c.Params["chat_id"] == fmt.Sprint(chat.ID) {
+				t.Logf("%s %s %v %q", c.At.Format("15:04:05.000"), c.Method, c.Err, c.Params["text"])
+			}
+		}
+		for _, m := range h.tg.BotMessages(chat.ID) {
+			t.Logf("message %d: %q", m.ID, m.Text)
+		}
+		for _, line := range strings.Split(h.logs.String(), "\n") {
+			if strings.Contains(line, fmt.Sprint(chat.ID)) {
+				t.Log(line)
+			}
+		}
+	}
+	for _, p := range procs {
+		p.Process.Signal(syscall.SIGTERM)
+		p.Wait()
+	}
+}
