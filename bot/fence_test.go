@@ -12,7 +12,8 @@ import (
 // recently enough, that it holds the chat: not once it froze or its
 // heartbeats stopped for longer than fenceAfter, not once a heartbeat found
 // the chat taken over. A chat it never held (someone's private chat a trace
-// goes to) or let go is not fenced, nor is a lone replica.
+// goes to) or let go is not fenced. A replica alone at its last heartbeat
+// is fenced as well: another may have started while it was frozen.
 func TestTheFenceHoldsWhatTheReplicaCannotBeSureOf(t *testing.T) {
 	t0 := time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC)
 	chat, other := int64(-1001234567890), int64(7380414414)
@@ -58,8 +59,9 @@ func TestTheFenceHoldsWhatTheReplicaCannotBeSureOf(t *testing.T) {
 	if lost(other, t0.Add(9*time.Second+memory.Affinity)) {
 		t.Fatal("a chat lost long ago is still fenced")
 	}
-	l.seen([]string{"r1"}, t0.Add(6*time.Second))
-	if lost(chat, t0.Add(time.Hour)) {
-		t.Fatal("a lone replica is fenced")
+	l.seen([]string{"r1"}, t0.Add(time.Minute))
+	l.took(chat, t0.Add(time.Minute))
+	if !lost(chat, t0.Add(time.Minute+fenceAfter)) {
+		t.Fatal("a replica alone at its last heartbeat is not fenced when it froze")
 	}
 }

@@ -162,18 +162,19 @@ func (l *leases) renewed(held []int64, at time.Time) {
 	}
 }
 
-// fence refuses a Telegram call for a chat this replica answers in when
-// other replicas live and it cannot be sure it still holds the chat: it
-// froze, or its heartbeats failed or came late, for longer than
-// fenceAfter, or the last one found the chat taken over. The replica that
-// holds it now answers there; a call from here would edit or send over its
-// answer. A chat this replica does not answer in (someone's private chat
-// the inspector sends a trace to) is not fenced, nor is a lone replica:
-// nobody else would answer.
+// fence refuses a Telegram call for a chat this replica answers in when it
+// cannot be sure it still holds the chat: it froze (a machine asleep), or
+// its heartbeats failed or came late, for longer than fenceAfter, or the
+// last one found the chat taken over. Another replica may answer there
+// now — one that started meanwhile, too, so a replica that was alone is
+// fenced as well — and a call from here would edit or send over its
+// answer; the turn here ends, and runs again if no other replica took it.
+// A chat this replica does not answer in (someone's private chat the
+// inspector sends a trace to) is not fenced.
 func (l *leases) fence(chat int64, now time.Time) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.r == nil || len(l.live) <= 1 || chat == 0 {
+	if l.r == nil || chat == 0 {
 		return nil
 	}
 	if since, ok := l.sure[chat]; ok {
