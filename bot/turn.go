@@ -66,6 +66,9 @@ type talk struct {
 	// prior is what earlier runs of the turn left, when whoever began it
 	// read that already; nil: converse reads it.
 	prior *memory.Turn
+	// standing is what decides its person's quota, when whoever began the
+	// turn read that already; nil: the quota check reads it.
+	standing *memory.QuotaStanding
 	// finished, when set, is told that the turn marked its update done
 	// with its answer (finishTurn): nothing is left for process to finish.
 	finished *bool
@@ -79,16 +82,18 @@ type talk struct {
 // earlier run got done is reused: the stored message, the status message
 // (edited, never posted twice) and the model's answer (delivered, never asked
 // for twice).
-// prior is what earlier runs left, as read when the update was taken up.
-func (b *Bot) turn(ctx context.Context, j *job, m *models.Message, prior memory.Turn) error {
+// start is what the turn found as it began, its sender stored then
+// (memory.StartTurn): what earlier runs left, the chat's settings and the
+// person's quota standing.
+func (b *Bot) turn(ctx context.Context, j *job, m *models.Message, start memory.TurnStart) error {
 	id := j.id
 	if j.attempt == 1 && !j.queued.IsZero() {
 		b.metrics().TurnPhase(PhaseQueue, b.cfg.Clock.Now().Sub(j.queued))
 	}
-	t := talk{id: id, w: j.w, chat: chatOf(m.Chat), place: placeOf(m), replyTo: m.ID, person: userOf(m.From), prior: &prior,
-		finished: &j.finished}
-	t.settings, t.words = b.turnSettings(ctx, t.chat.ID, t.person) // words.go
-	stored, err := b.db.SaveUserMessage(ctx, t.chat, b.userMessage(id, m))
+	t := talk{id: id, w: j.w, chat: chatOf(m.Chat), place: placeOf(m), replyTo: m.ID, person: userOf(m.From), prior: &start.Prior,
+		standing: &start.Standing, finished: &j.finished}
+	t.settings, t.words = &start.Settings, wordsIn(start.Settings.Language, t.person) // words.go
+	stored, err := b.db.SaveStartedMessage(ctx, t.chat, b.userMessage(id, m))
 	if err != nil {
 		return err
 	}

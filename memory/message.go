@@ -24,14 +24,28 @@ func (db *DB) SaveContextMessage(ctx context.Context, chat ryo.Chat, m ryo.Messa
 	return db.saveUserMessage(ctx, "save context message", chat, m, true)
 }
 
+// SaveStartedMessage stores the message a turn answers as SaveUserMessage
+// does, when StartTurn stored its sender in that turn already: the chat,
+// the place and the message, in one transaction. The sender is returned as
+// given, without their role.
+func (db *DB) SaveStartedMessage(ctx context.Context, chat ryo.Chat, m ryo.Message) (ryo.Message, error) {
+	return db.saveMessage(ctx, "save user message", chat, m, false, false)
+}
+
 func (db *DB) saveUserMessage(ctx context.Context, op string, chat ryo.Chat, m ryo.Message, contextOnly bool) (ryo.Message, error) {
+	return db.saveMessage(ctx, op, chat, m, contextOnly, true)
+}
+
+// saveMessage stores m with its chat and place, and its sender when
+// withSender is set.
+func (db *DB) saveMessage(ctx context.Context, op string, chat ryo.Chat, m ryo.Message, contextOnly, withSender bool) (ryo.Message, error) {
 	var stored ryo.Message
 	err := db.batch(ctx, op, func(b *pgx.Batch) {
 		now := db.Now()
 		stored = m
 		queueChat(b, chat, now)
 		queuePlace(b, m.Place, now)
-		if m.Sender != nil {
+		if m.Sender != nil && withSender {
 			sender := *m.Sender
 			stored.Sender = &sender
 			queueUser(b, &sender, false, now)

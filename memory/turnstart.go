@@ -1,0 +1,41 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ryo-bot/ryo"
+)
+
+// TurnStart is what a message meant for the bot finds as its turn begins,
+// read in one round trip: its sender as stored now, what earlier runs of
+// the turn left, the sender's later messages waiting, the chat's settings
+// and the sender's quota standing. Each is what its own read returns
+// (SaveUser, Turn, LaterFrom, TurnSettings, QuotaStandingOf); the bot uses
+// what its way through the turn needs.
+type TurnStart struct {
+	Sender   ryo.User
+	Prior    Turn
+	Later    []json.RawMessage
+	Settings TurnSettings
+	Standing QuotaStanding
+}
+
+// StartTurn stores sender as SaveUser does, and reads the rest of
+// TurnStart for the message of update id in chat, with at most later of
+// its sender's messages after it: one round trip, one transaction, the
+// reads seeing the sender stored.
+func (db *DB) StartTurn(ctx context.Context, sender ryo.User, chat, id int64, later int) (TurnStart, error) {
+	var s TurnStart
+	err := db.batch(ctx, "start turn", func(b *pgx.Batch) {
+		s.Sender = sender
+		queueUser(b, &s.Sender, false, db.Now())
+		queueTurn(b, id, &s.Prior)
+		queueLater(b, chat, sender.ID, id, later, &s.Later)
+		queueTurnSettings(b, chat, &s.Settings)
+		queueQuotaStanding(b, sender.ID, &s.Standing)
+	})
+	return s, err
+}
