@@ -150,16 +150,20 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		if t.tools, err = b.toolsOfID(ctx, t.person.ID); err != nil {
 			return err
 		}
-		if t.force, err = b.db.TakeForcedTool(ctx, t.person.ID, t.place, t.id); err != nil {
+		// The tool its person chose is taken, and the history read, in
+		// one round trip (a turn after a confirmation looks once its
+		// action has run).
+		var opened memory.OpenedTurn
+		opened, err = b.db.OpenTurn(ctx, memory.TurnOpening{Person: t.person.ID, Place: t.place, UpdateID: t.id,
+			Limit: b.cfg.HistoryLimit})
+		if err != nil {
 			return err
 		}
-		if !mayUseTool(t.tools, t.force) {
+		if t.force = opened.Forced; !mayUseTool(t.tools, t.force) {
 			t.force = ""
 		}
 		start.Forced = t.force
-	}
-	if t.prepare == nil { // a turn for a message; one after a confirmation looks once its action has run
-		if t.seen, err = b.look(ctx, log, t); err != nil {
+		if t.seen, err = b.see(ctx, log, t, opened.History); err != nil {
 			return err
 		}
 		if t.seen.refusal == "" {

@@ -39,3 +39,41 @@ func (db *DB) StartTurn(ctx context.Context, sender ryo.User, chat, id int64, la
 	})
 	return s, err
 }
+
+// TurnOpening is what a turn answering a message does once its person
+// passed the quota check: it stores their message, when it is not stored
+// yet, as SaveStartedMessage does; takes the tool they chose
+// (TakeForcedTool); and reads the history (History), the message in it.
+type TurnOpening struct {
+	Chat     ryo.Chat
+	Message  *ryo.Message // the message to store; nil when it is stored already
+	Person   int64
+	Place    ryo.Place
+	UpdateID int64
+	Limit    int // the history's (History)
+}
+
+// OpenedTurn is what OpenTurn did and found.
+type OpenedTurn struct {
+	Stored  ryo.Message // the message stored, with its row id; zero when none was given
+	Forced  string      // the tool taken; "" when none
+	History []ryo.Message
+}
+
+// OpenTurn does what o says in one round trip, as one transaction.
+func (db *DB) OpenTurn(ctx context.Context, o TurnOpening) (OpenedTurn, error) {
+	var out OpenedTurn
+	err := db.batch(ctx, "open turn", func(b *pgx.Batch) {
+		now := db.Now()
+		out.Stored = ryo.Message{}
+		if o.Message != nil {
+			out.Stored = *o.Message
+			queueChat(b, o.Chat, now)
+			queuePlace(b, o.Message.Place, now)
+			queueMessage(b, &out.Stored, now, false)
+		}
+		queueTakeForcedTool(b, o.Person, o.Place, o.UpdateID, now, &out.Forced)
+		queueHistory(b, o.Place, o.Limit, &out.History)
+	})
+	return out, err
+}
