@@ -34,8 +34,12 @@ type talk struct {
 	person  ryo.User // who the turn is for: they decide the actions it asks to confirm
 	text    string   // what the person wrote; "" when the turn goes on after a confirmation
 	message int64    // the stored message the turn answers; 0 when none
-	tools   []string // the tools the person may use (nil: every tool)
-	force   string   // the tool the person chose for this turn; "" when none
+	// unstored is the person's message while it is not stored yet: the
+	// turn stores it with its first look at the history (memory.OpenTurn),
+	// or on its own when it answers without one (storeMessage).
+	unstored *ryo.Message
+	tools    []string // the tools the person may use (nil: every tool)
+	force    string   // the tool the person chose for this turn; "" when none
 	// until is when the turn must be done, RYO_TURN_TIMEOUT after it
 	// began: looking, listening, reading files and the model share it.
 	until time.Time
@@ -93,12 +97,22 @@ func (b *Bot) turn(ctx context.Context, j *job, m *models.Message, start memory.
 	t := talk{id: id, w: j.w, chat: chatOf(m.Chat), place: placeOf(m), replyTo: m.ID, person: userOf(m.From), prior: &start.Prior,
 		standing: &start.Standing, finished: &j.finished}
 	t.settings, t.words = &start.Settings, wordsIn(start.Settings.Language, t.person) // words.go
-	stored, err := b.db.SaveStartedMessage(ctx, t.chat, b.userMessage(id, m))
+	msg := b.userMessage(id, m)
+	t.unstored = &msg
+	return b.converse(ctx, t)
+}
+
+// storeMessage stores the message of turn t, when it is not yet.
+func (b *Bot) storeMessage(ctx context.Context, t *talk) error {
+	if t.unstored == nil {
+		return nil
+	}
+	stored, err := b.db.SaveStartedMessage(ctx, t.chat, *t.unstored)
 	if err != nil {
 		return err
 	}
-	t.text, t.message = stored.Text, stored.ID
-	return b.converse(ctx, t)
+	t.unstored, t.text, t.message = nil, stored.Text, stored.ID
+	return nil
 }
 
 // priorTurn returns what earlier runs of turn t left.
@@ -130,6 +144,9 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		}}
 	start.InPlace = t.replaces != nil
 	if prior.Answer != "" {
+		if err := b.storeMessage(ctx, &t); err != nil {
+			return err
+		}
 		outcome = answered(prior.AnswerMetadata)
 		return b.deliver(ctx, log, t, b.stages.Adopt(start), prior.Answer, prior.AnswerMetadata, prior.Parts)
 	}
@@ -142,6 +159,9 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		defer func() { b.holds.release(t.hold) }()
 		if err != nil || over != "" {
 			if over != "" {
+				if err := b.storeMessage(ctx, &t); err != nil {
+					return err
+				}
 				outcome = TurnOverQuota
 				return b.replyOnce(ctx, t.w, t.id, t.place, t.replyTo, over)
 			}
@@ -150,14 +170,17 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		if t.tools, err = b.toolsOfID(ctx, t.person.ID); err != nil {
 			return err
 		}
-		// The tool its person chose is taken, and the history read, in
-		// one round trip (a turn after a confirmation looks once its
-		// action has run).
+		// The message is stored, the tool its person chose taken and the
+		// history read in one round trip (a turn after a confirmation
+		// looks once its action has run).
 		var opened memory.OpenedTurn
-		opened, err = b.db.OpenTurn(ctx, memory.TurnOpening{Person: t.person.ID, Place: t.place, UpdateID: t.id,
-			Limit: b.cfg.HistoryLimit})
+		opened, err = b.db.OpenTurn(ctx, memory.TurnOpening{Chat: t.chat, Message: t.unstored, Person: t.person.ID,
+			Place: t.place, UpdateID: t.id, Limit: b.cfg.HistoryLimit})
 		if err != nil {
 			return err
+		}
+		if t.unstored != nil {
+			t.unstored, t.text, t.message = nil, opened.Stored.Text, opened.Stored.ID
 		}
 		if t.force = opened.Forced; !mayUseTool(t.tools, t.force) {
 			t.force = ""
