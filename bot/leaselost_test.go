@@ -1,0 +1,89 @@
+package bot_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ryo-bot/ryo/agent"
+	"github.com/ryo-bot/ryo/memory/memorytest"
+)
+
+// A turn whose chat another replica took over while it ran (this one
+// froze, or lost the database for longer than a lease lasts) leaves the
+// update to that replica: it neither marks it failed nor tells the person
+// something went wrong — the other replica is answering them.
+func TestATurnWhoseChatWasTakenOverLeavesItToTheOtherReplica(t *testing.T) {
+	url := memorytest.URL(t)
+	tg := newTelegram(t, false)
+	db := memorytest.OpenURL(t, url)
+	logs := run(t, tg, db, answerFunc(func(context.Context, agent.Input) (agent.Output, error) {
+		// Meanwhile another replica takes the chat over.
+		memorytest.Exec(t, url, fmt.Sprintf(`insert into replicas (id, lock_key) values ('elsewhere', 42)
+			on conflict do nothing;
+			update chat_leases set replica = 'elsewhere', until = now() + interval '1 hour' where chat_id = %d`, dm.ID))
+		return agent.Output{Text: "an answer the other replica gives instead"}, nil
+	}), 5)
+	tg.SendText(dm, alice, "hello")
+	waitFor(t, tg, "the turn to end here", func() bool {
+		return strings.Contains(logs.String(), "another replica took this update")
+	})
+	if n := memorytest.Count(t, url, `select count(*) from updates where state = 'failed'`); n != 0 {
+		t.Errorf("%d updates marked failed; the other replica answers them", n)
+	}
+	for _, m := range tg.BotMessages(dm.ID) {
+		if strings.Contains(m.Text, "went wrong") {
+			t.Errorf("the person was told something went wrong: %q", m.Text)
+		}
+	}
+	if strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("an error was logged:\n%s", logs.String())
+	}
+}
+
+// With other replicas alive, a replica that can no longer be sure it
+// holds a chat — here a heartbeat found it taken over while the turn ran,
+// as when it froze for longer than a lease lasts — sends nothing more in
+// it: the replica holding it now answers there, and an edit or answer from
+// here would land over its answer or beside it.
+func TestAReplicaThatLostItsChatSendsNothingMoreInIt(t *testing.T) {
+	url := memorytest.URL(t)
+	tg := newTelegram(t, false)
+	db := memorytest.OpenURL(t, url)
+	ctx := context.Background()
+	other, err := pgx.Connect(ctx, url) // another replica, alive: its lock is held
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close(context.Background()) })
+	if _, err := other.Exec(ctx, `select pg_advisory_lock(42); insert into replicas (id, lock_key, seen_at) values ('elsewhere', 42, now() + interval '1 hour')`); err != nil {
+		t.Fatal(err)
+	}
+	micros := func() int {
+		return memorytest.Count(t, url, `select (extract(epoch from clock_timestamp()) * 1e6)::bigint`)
+	}
+	beatSince := func(at int) func() bool { // this replica's heartbeat ran after at
+		return func() bool {
+			return memorytest.Count(t, url, `select count(*) from replicas where id <> 'elsewhere' and seen_at > to_timestamp($1::bigint / 1e6)`, at) > 0
+		}
+	}
+	logs := run(t, tg, db, answerFunc(func(context.Context, agent.Input) (agent.Output, error) {
+		memorytest.Exec(t, url, fmt.Sprintf(`update chat_leases set replica = 'elsewhere', until = now() + interval '1 hour' where chat_id = %d`, dm.ID))
+		waitFor(t, tg, "a heartbeat after the chat was taken over", beatSince(micros()))
+		return agent.Output{Text: "an answer from the replica that lost the chat"}, nil
+	}), 5)
+	waitFor(t, tg, "a heartbeat that sees the other replica", beatSince(micros()))
+	tg.SendText(dm, alice, "hello")
+	waitFor(t, tg, "the turn to end here", func() bool { return strings.Contains(logs.String(), "another replica took this update") })
+	for _, m := range tg.BotMessages(dm.ID) {
+		if strings.Contains(m.Text, "lost the chat") || strings.Contains(m.Text, "went wrong") {
+			t.Errorf("the replica that lost the chat said %q in it", m.Text)
+		}
+	}
+	if strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("an error was logged:\n%s", logs.String())
+	}
+}
