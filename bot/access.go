@@ -101,11 +101,16 @@ func deciders(p lang.Printer, whom, chat int64, name string) string {
 // use it, as the database says now (admins change it at run time). Someone
 // who may not gets one polite refusal instead of an answer.
 func (b *Bot) admit(ctx context.Context, j *job, m *models.Message) (bool, error) {
-	id := j.id
 	u, err := b.db.SaveUser(ctx, seenIn(m, m.From), false)
 	if err != nil {
 		return false, err
 	}
+	return b.letIn(ctx, j, m, u)
+}
+
+// letIn is admit once the sender of m is stored as u, with their role.
+func (b *Bot) letIn(ctx context.Context, j *job, m *models.Message, u ryo.User) (bool, error) {
+	id := j.id
 	if b.mayTalk(u) {
 		return true, nil
 	}

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -127,12 +128,9 @@ func (b *Bot) allowed(ctx context.Context, j *job, m *models.Message, keep bool)
 // answeredLater reports whether a later message of m's sender, waiting in
 // the same chat and place, is one the bot will answer: then m is answered
 // with it, as one turn — unless that turn could no longer show the model
-// every message it answers (foldable).
-func (b *Bot) answeredLater(ctx context.Context, j *job, m *models.Message) (bool, error) {
-	later, err := b.db.LaterFrom(ctx, m.Chat.ID, m.From.ID, j.id, laterLooked)
-	if err != nil {
-		return false, err
-	}
+// every message it answers (foldable). later are the sender's messages
+// waiting after m, as memory.LaterFrom reads them.
+func (b *Bot) answeredLater(ctx context.Context, m *models.Message, later []json.RawMessage) (bool, error) {
 	for _, raw := range later {
 		upd, _, err := decodeUpdate(raw)
 		if err != nil {

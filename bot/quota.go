@@ -247,7 +247,7 @@ func (q Quota) used(p lang.Printer, marks []memory.UsageMark, now time.Time) str
 // quotaNote is the line /stats adds to a person's own usage: their quota
 // and how much of it they used; "" when they have none.
 func (b *Bot) quotaNote(ctx context.Context, p lang.Printer, person int64) (string, error) {
-	q, err := b.quotaOf(ctx, person)
+	q, err := b.quotaOf(ctx, person, nil)
 	if err != nil || len(q) == 0 {
 		return "", err
 	}
@@ -261,16 +261,21 @@ func (b *Bot) quotaNote(ctx context.Context, p lang.Printer, person int64) (stri
 
 // quotaOf is the quota person is held to, and whether they are held to
 // any: the one an admin gave them, else their tier's; none for admins
-// unless RYO_QUOTA_ADMINS counts them.
-func (b *Bot) quotaOf(ctx context.Context, person int64) (Quota, error) {
+// unless RYO_QUOTA_ADMINS counts them. standing, when not nil, is what
+// decides it as read already; else it is read now.
+func (b *Bot) quotaOf(ctx context.Context, person int64, standing *memory.QuotaStanding) (Quota, error) {
 	adminsExempt := b.cfg.Quotas == nil || !b.cfg.Quotas.Admins
 	if adminsExempt && slices.Contains(b.cfg.AdminIDs, person) { // an admin by RYO_ADMINS: nothing to read
 		return nil, nil
 	}
-	st, err := b.db.QuotaStandingOf(ctx, person)
-	if err != nil {
-		return nil, err
+	if standing == nil {
+		st, err := b.db.QuotaStandingOf(ctx, person)
+		if err != nil {
+			return nil, err
+		}
+		standing = &st
 	}
+	st := *standing
 	var u ryo.User
 	if st.Known {
 		u = ryo.User{ID: person, Role: st.Role, Tier: st.Tier}
@@ -296,7 +301,7 @@ func (b *Bot) quotaOf(ctx context.Context, person int64) (Quota, error) {
 // have not — and then t holds one of their answers until it records what
 // it used (holds).
 func (b *Bot) overQuota(ctx context.Context, log *slog.Logger, t *talk) (string, error) {
-	q, err := b.quotaOf(ctx, t.person.ID)
+	q, err := b.quotaOf(ctx, t.person.ID, t.standing)
 	if err != nil || len(q) == 0 {
 		return "", err
 	}

@@ -13,7 +13,7 @@ import (
 // make. Each is a statement PostgreSQL parses and runs, a write and a read
 // for ryo, and two wake-ups on each side: at a few hundred turns a second
 // they are most of what a turn costs both (make capacity).
-const maxTurnTrips = 55
+const maxTurnTrips = 11
 
 // A plain turn — a person's message in a private chat, answered in one
 // message — makes no more than maxTurnTrips round trips to the database,

@@ -248,9 +248,15 @@ func (b *Bot) repliesToBot(m *models.Message) bool {
 	return r != nil && r.From != nil && r.From.ID == b.me.ID
 }
 
-// answerMessage answers a message meant for the bot, if its sender may use it.
+// answerMessage answers a message meant for the bot, if its sender may use
+// it. What its way through may need is read at once, with its sender
+// stored (memory.StartTurn).
 func (b *Bot) answerMessage(ctx context.Context, j *job, r route) error {
-	if ok, err := b.admit(ctx, j, r.msg); !ok || err != nil {
+	start, err := b.db.StartTurn(ctx, seenIn(r.msg, r.msg.From), r.msg.Chat.ID, j.id, laterLooked)
+	if err != nil {
+		return err
+	}
+	if ok, err := b.letIn(ctx, j, r.msg, start.Sender); !ok || err != nil {
 		return err
 	}
 	if r.what == verdictUnreadable { // answered too, so it costs the sender's allowance
@@ -259,17 +265,13 @@ func (b *Bot) answerMessage(ctx context.Context, j *job, r route) error {
 		}
 		return b.replyOnce(ctx, j.w, j.id, placeOf(r.msg), r.msg.ID, b.wordsOf(ctx, r.msg).Sprintf(cannotReadMedia))
 	}
-	prior, err := b.db.Turn(ctx, j.id)
-	if err != nil {
-		return err
-	}
-	if !prior.CreatedAt.IsZero() { // begun before a stop: it goes on as it began, with what it showed and got
-		return b.turn(ctx, j, r.msg, prior)
+	if !start.Prior.CreatedAt.IsZero() { // begun before a stop: it goes on as it began, with what it showed and got
+		return b.turn(ctx, j, r.msg, start)
 	}
 	if wait := albumWait(r.msg, j.queued, b.cfg.Clock.Now()); wait > 0 {
 		return errWait{wait}
 	}
-	later, err := b.answeredLater(ctx, j, r.msg)
+	later, err := b.answeredLater(ctx, r.msg, start.Later)
 	if err != nil {
 		return err
 	}
@@ -290,7 +292,7 @@ func (b *Bot) answerMessage(ctx context.Context, j *job, r route) error {
 	if err := b.gatherAlbum(ctx, j, r.msg); err != nil {
 		return err
 	}
-	return b.turn(ctx, j, r.msg, prior)
+	return b.turn(ctx, j, r.msg, start)
 }
 
 // keepAsContext stores a group message not meant for the bot, so that when

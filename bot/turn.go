@@ -34,8 +34,12 @@ type talk struct {
 	person  ryo.User // who the turn is for: they decide the actions it asks to confirm
 	text    string   // what the person wrote; "" when the turn goes on after a confirmation
 	message int64    // the stored message the turn answers; 0 when none
-	tools   []string // the tools the person may use (nil: every tool)
-	force   string   // the tool the person chose for this turn; "" when none
+	// unstored is the person's message while it is not stored yet: the
+	// turn stores it with its first look at the history (memory.OpenTurn),
+	// or on its own when it answers without one (storeMessage).
+	unstored *ryo.Message
+	tools    []string // the tools the person may use (nil: every tool)
+	force    string   // the tool the person chose for this turn; "" when none
 	// until is when the turn must be done, RYO_TURN_TIMEOUT after it
 	// began: looking, listening, reading files and the model share it.
 	until time.Time
@@ -66,6 +70,9 @@ type talk struct {
 	// prior is what earlier runs of the turn left, when whoever began it
 	// read that already; nil: converse reads it.
 	prior *memory.Turn
+	// standing is what decides its person's quota, when whoever began the
+	// turn read that already; nil: the quota check reads it.
+	standing *memory.QuotaStanding
 	// finished, when set, is told that the turn marked its update done
 	// with its answer (finishTurn): nothing is left for process to finish.
 	finished *bool
@@ -79,21 +86,33 @@ type talk struct {
 // earlier run got done is reused: the stored message, the status message
 // (edited, never posted twice) and the model's answer (delivered, never asked
 // for twice).
-// prior is what earlier runs left, as read when the update was taken up.
-func (b *Bot) turn(ctx context.Context, j *job, m *models.Message, prior memory.Turn) error {
+// start is what the turn found as it began, its sender stored then
+// (memory.StartTurn): what earlier runs left, the chat's settings and the
+// person's quota standing.
+func (b *Bot) turn(ctx context.Context, j *job, m *models.Message, start memory.TurnStart) error {
 	id := j.id
 	if j.attempt == 1 && !j.queued.IsZero() {
 		b.metrics().TurnPhase(PhaseQueue, b.cfg.Clock.Now().Sub(j.queued))
 	}
-	t := talk{id: id, w: j.w, chat: chatOf(m.Chat), place: placeOf(m), replyTo: m.ID, person: userOf(m.From), prior: &prior,
-		finished: &j.finished}
-	t.settings, t.words = b.turnSettings(ctx, t.chat.ID, t.person) // words.go
-	stored, err := b.db.SaveUserMessage(ctx, t.chat, b.userMessage(id, m))
+	t := talk{id: id, w: j.w, chat: chatOf(m.Chat), place: placeOf(m), replyTo: m.ID, person: userOf(m.From), prior: &start.Prior,
+		standing: &start.Standing, finished: &j.finished}
+	t.settings, t.words = &start.Settings, wordsIn(start.Settings.Language, t.person) // words.go
+	msg := b.userMessage(id, m)
+	t.unstored = &msg
+	return b.converse(ctx, t)
+}
+
+// storeMessage stores the message of turn t, when it is not yet.
+func (b *Bot) storeMessage(ctx context.Context, t *talk) error {
+	if t.unstored == nil {
+		return nil
+	}
+	stored, err := b.db.SaveStartedMessage(ctx, t.chat, *t.unstored)
 	if err != nil {
 		return err
 	}
-	t.text, t.message = stored.Text, stored.ID
-	return b.converse(ctx, t)
+	t.unstored, t.text, t.message = nil, stored.Text, stored.ID
+	return nil
 }
 
 // priorTurn returns what earlier runs of turn t left.
@@ -125,6 +144,9 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		}}
 	start.InPlace = t.replaces != nil
 	if prior.Answer != "" {
+		if err := b.storeMessage(ctx, &t); err != nil {
+			return err
+		}
 		outcome = answered(prior.AnswerMetadata)
 		return b.deliver(ctx, log, t, b.stages.Adopt(start), prior.Answer, prior.AnswerMetadata, prior.Parts)
 	}
@@ -137,6 +159,9 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		defer func() { b.holds.release(t.hold) }()
 		if err != nil || over != "" {
 			if over != "" {
+				if err := b.storeMessage(ctx, &t); err != nil {
+					return err
+				}
 				outcome = TurnOverQuota
 				return b.replyOnce(ctx, t.w, t.id, t.place, t.replyTo, over)
 			}
@@ -145,16 +170,23 @@ func (b *Bot) converse(ctx context.Context, t talk) (err error) {
 		if t.tools, err = b.toolsOfID(ctx, t.person.ID); err != nil {
 			return err
 		}
-		if t.force, err = b.db.TakeForcedTool(ctx, t.person.ID, t.place, t.id); err != nil {
+		// The message is stored, the tool its person chose taken and the
+		// history read in one round trip (a turn after a confirmation
+		// looks once its action has run).
+		var opened memory.OpenedTurn
+		opened, err = b.db.OpenTurn(ctx, memory.TurnOpening{Chat: t.chat, Message: t.unstored, Person: t.person.ID,
+			Place: t.place, UpdateID: t.id, Limit: b.cfg.HistoryLimit})
+		if err != nil {
 			return err
 		}
-		if !mayUseTool(t.tools, t.force) {
+		if t.unstored != nil {
+			t.unstored, t.text, t.message = nil, opened.Stored.Text, opened.Stored.ID
+		}
+		if t.force = opened.Forced; !mayUseTool(t.tools, t.force) {
 			t.force = ""
 		}
 		start.Forced = t.force
-	}
-	if t.prepare == nil { // a turn for a message; one after a confirmation looks once its action has run
-		if t.seen, err = b.look(ctx, log, t); err != nil {
+		if t.seen, err = b.see(ctx, log, t, opened.History); err != nil {
 			return err
 		}
 		if t.seen.refusal == "" {

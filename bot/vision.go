@@ -88,9 +88,17 @@ func (b *Bot) look(ctx context.Context, log *slog.Logger, t talk) (sight, error)
 	if err != nil {
 		return sight{}, err
 	}
+	return b.see(ctx, log, t, history)
+}
+
+// see is look once the history is read.
+func (b *Bot) see(ctx context.Context, log *slog.Logger, t talk, history []ryo.Message) (sight, error) {
+	ctx, cancel := t.bounded(ctx)
+	defer cancel()
 	history = t.withoutReplaced(history) // regenerate.go
 	s := sight{history: history}
 	i := slices.IndexFunc(history, func(m ryo.Message) bool { return m.ID == t.message })
+	var err error
 	if s.refusal, err = b.files(ctx, log, t.words, t.chat, history, i); err != nil || s.refusal != "" { // documents: document.go
 		return s, err
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/ryo-bot/ryo"
 	"github.com/ryo-bot/ryo/lang"
-	"github.com/ryo-bot/ryo/memory"
 )
 
 // words is the printer of ryo's own messages in chat, to person: the
@@ -31,18 +30,6 @@ func wordsIn(language string, person ryo.User) lang.Printer {
 		return lang.For(language)
 	}
 	return lang.For(person.LanguageCode)
-}
-
-// turnSettings are the settings a turn in chat follows, and its words to
-// person (words): nil settings when they cannot be read — the turn reads
-// them again when it needs the model (modelsFor), and fails there.
-func (b *Bot) turnSettings(ctx context.Context, chat int64, person ryo.User) (*memory.TurnSettings, lang.Printer) {
-	s, err := b.db.TurnSettings(ctx, chat)
-	if err != nil {
-		b.log.WarnContext(ctx, "cannot read the chat's language; speaking English", "chat_id", chat, "err", err)
-		return nil, wordsIn("", person)
-	}
-	return &s, wordsIn(s.Language, person)
 }
 
 // wordsOf is words for message m: its chat, and the person who sent it.

@@ -102,20 +102,24 @@ func (s TurnSettings) ModelChoice() ModelChoice {
 // TurnSettings is what was set for chat, and for every chat: ChatSettings
 // and ModelChoice in one round trip.
 func (db *DB) TurnSettings(ctx context.Context, chat int64) (TurnSettings, error) {
-	ctx, cancel := db.deadline(ctx)
-	defer cancel()
-	var model, persona, language, mode, def *string
 	var s TurnSettings
-	err := db.pool.QueryRow(ctx, `select s.model, s.persona, round(s.temperature::numeric, 2)::float8, s.language, s.answer_mode,
+	err := db.batch(ctx, "load turn settings", func(b *pgx.Batch) { queueTurnSettings(b, chat, &s) })
+	return s, err
+}
+
+// queueTurnSettings queues the read of TurnSettings, and has what it finds
+// land in *s.
+func queueTurnSettings(b *pgx.Batch, chat int64, s *TurnSettings) {
+	*s = TurnSettings{}
+	b.Queue(`select s.model, s.persona, round(s.temperature::numeric, 2)::float8, s.language, s.answer_mode,
 			(select model from bot_settings where id)
-		from (select $1::bigint as id) c left join chat_settings s on s.chat_id = c.id`, chat).
-		Scan(&model, &persona, &s.Temperature, &language, &mode, &def)
-	if err != nil {
-		return TurnSettings{}, db.fail("load turn settings", err)
-	}
-	s.Model, s.Persona, s.Language, s.AnswerMode = orEmpty(model), orEmpty(persona), orEmpty(language), orEmpty(mode)
-	s.DefaultModel = orEmpty(def)
-	return s, nil
+		from (select $1::bigint as id) c left join chat_settings s on s.chat_id = c.id`, chat).QueryRow(func(row pgx.Row) error {
+		var model, persona, language, mode, def *string
+		err := row.Scan(&model, &persona, &s.Temperature, &language, &mode, &def)
+		s.Model, s.Persona, s.Language, s.AnswerMode = orEmpty(model), orEmpty(persona), orEmpty(language), orEmpty(mode)
+		s.DefaultModel = orEmpty(def)
+		return err
+	})
 }
 
 // SetChatPersona makes persona what the model is told of its character in

@@ -2,9 +2,10 @@
 //
 // In the flow of a turn, memory is first and last. The bot stores each
 // Telegram update in the inbox (StoreUpdates) before Telegram is told it
-// arrived; the dispatcher claims it (ClaimUpdate), the turn stores the user's
-// message, remembers its status message (SaveTurnStatus), reads the recent
-// history (History), remembers the model's answer with what it cost and its
+// arrived; the dispatcher claims it (ClaimUpdate), the turn stores its sender
+// and reads what it may need in one round trip (StartTurn), stores the user's
+// message, takes the tool they chose and reads the recent history in one more
+// (OpenTurn), remembers its status message (SaveTurnStatus), remembers the model's answer with what it cost and its
 // trace in one batch before it is delivered (SaveAnswered), and finally
 // stores the delivered answer and marks the update done in one statement
 // (FinishTurn, FinishAnswer). An update that is done is never claimed

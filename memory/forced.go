@@ -55,8 +55,15 @@ func (db *DB) ForcedToolFor(ctx context.Context, person int64, place ryo.Place) 
 // interruption, gets the same tool, however late; storing its answer
 // deletes it.
 func (db *DB) TakeForcedTool(ctx context.Context, person int64, place ryo.Place, updateID int64) (string, error) {
-	ctx, cancel := db.deadline(ctx)
-	defer cancel()
+	var tool string
+	err := db.batch(ctx, "take forced tool", func(b *pgx.Batch) { queueTakeForcedTool(b, person, place, updateID, db.Now(), &tool) })
+	return tool, err
+}
+
+// queueTakeForcedTool queues what TakeForcedTool does, and has the tool
+// taken land in *tool.
+func queueTakeForcedTool(b *pgx.Batch, person int64, place ryo.Place, updateID int64, now time.Time, tool *string) {
+	*tool = ""
 	// One statement: the lapsed choices the delete drops and the one the
 	// turn gets are told apart by the same conditions, so that neither
 	// needs to see what the other did. A lapsed choice goes, unless a turn
@@ -64,33 +71,24 @@ func (db *DB) TakeForcedTool(ctx context.Context, person int64, place ryo.Place,
 	// and may be retried. The turn gets the tool it took already, kept
 	// while it may run, even when its person chose another meanwhile;
 	// else it takes the choice waiting, when it has not lapsed.
-	var tool string
-	var err error
-	for range txAttempts {
-		err = db.pool.QueryRow(ctx, `with gone as (
-				delete from forced_tools f where f.user_id = $1::bigint and f.expires_at <= $5::timestamptz
-					and (f.used_by is null or not exists (select 1 from updates u where u.update_id = f.used_by and u.state <> 'done'))),
-			mine as (
-				select tool from forced_tools
-				where user_id = $1::bigint and chat_id = $2::bigint and thread_id = $3::bigint and used_by = $4::bigint
-					and (expires_at > $5::timestamptz or exists (select 1 from updates u where u.update_id = $4::bigint and u.state <> 'done'))),
-			taken as (
-				update forced_tools set used_by = $4::bigint
-				where user_id = $1::bigint and chat_id = $2::bigint and thread_id = $3::bigint
-					and used_by is null and expires_at > $5::timestamptz
-					and not exists (select 1 from forced_tools o where o.user_id = $1::bigint and o.chat_id = $2::bigint
-						and o.thread_id = $3::bigint and o.used_by = $4::bigint)
-				returning tool)
-			select coalesce((select tool from mine limit 1), (select tool from taken), '')`,
-			person, place.ChatID, int64(place.Thread), updateID, db.Now()).Scan(&tool)
-		if !lostRace(err) {
-			break
-		}
-	}
-	if err != nil {
-		return "", db.fail("take forced tool", err)
-	}
-	return tool, nil
+	b.Queue(`with gone as (
+			delete from forced_tools f where f.user_id = $1::bigint and f.expires_at <= $5::timestamptz
+				and (f.used_by is null or not exists (select 1 from updates u where u.update_id = f.used_by and u.state <> 'done'))),
+		mine as (
+			select tool from forced_tools
+			where user_id = $1::bigint and chat_id = $2::bigint and thread_id = $3::bigint and used_by = $4::bigint
+				and (expires_at > $5::timestamptz or exists (select 1 from updates u where u.update_id = $4::bigint and u.state <> 'done'))),
+		taken as (
+			update forced_tools set used_by = $4::bigint
+			where user_id = $1::bigint and chat_id = $2::bigint and thread_id = $3::bigint
+				and used_by is null and expires_at > $5::timestamptz
+				and not exists (select 1 from forced_tools o where o.user_id = $1::bigint and o.chat_id = $2::bigint
+					and o.thread_id = $3::bigint and o.used_by = $4::bigint)
+			returning tool)
+		select coalesce((select tool from mine limit 1), (select tool from taken), '')`,
+		person, place.ChatID, int64(place.Thread), updateID, now).QueryRow(func(row pgx.Row) error {
+		return row.Scan(tool)
+	})
 }
 
 // UnforceTool drops the tool person chose for their next message in place,

@@ -220,19 +220,22 @@ func (db *DB) Unfinished(ctx context.Context) ([]InboxUpdate, error) {
 // most limit, the newest ones. While a person's turn waits, the messages
 // they send meanwhile are answered together, as one turn.
 func (db *DB) LaterFrom(ctx context.Context, chat, sender, id int64, limit int) ([]json.RawMessage, error) {
-	ctx, cancel := db.deadline(ctx)
-	defer cancel()
-	rows, err := db.pool.Query(ctx, `select raw from (select update_id, raw from updates
+	var later []json.RawMessage
+	err := db.batch(ctx, "later updates", func(b *pgx.Batch) { queueLater(b, chat, sender, id, limit, &later) })
+	return later, err
+}
+
+// queueLater queues the read of LaterFrom, and has what it finds land in
+// *later.
+func queueLater(b *pgx.Batch, chat, sender, id int64, limit int, later *[]json.RawMessage) {
+	*later = nil
+	b.Queue(`select raw from (select update_id, raw from updates
 			where chat_id = $1::bigint and sender_id = $2::bigint and update_id > $3::bigint and state in ('pending', 'processing') and kind = 'message'
-			order by update_id desc limit $4::bigint) later order by update_id`, chat, sender, id, limit)
-	if err != nil {
-		return nil, db.fail("later updates", err)
-	}
-	later, err := pgx.CollectRows(rows, pgx.RowTo[json.RawMessage])
-	if err != nil {
-		return nil, db.fail("later updates", err)
-	}
-	return later, nil
+			order by update_id desc limit $4::bigint) later order by update_id`, chat, sender, id, limit).Query(func(rows pgx.Rows) error {
+		var err error
+		*later, err = pgx.CollectRows(rows, pgx.RowTo[json.RawMessage])
+		return err
+	})
 }
 
 // OthersWaiting returns up to limit messages waiting in chat, oldest first,

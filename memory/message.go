@@ -24,14 +24,28 @@ func (db *DB) SaveContextMessage(ctx context.Context, chat ryo.Chat, m ryo.Messa
 	return db.saveUserMessage(ctx, "save context message", chat, m, true)
 }
 
+// SaveStartedMessage stores the message a turn answers as SaveUserMessage
+// does, when StartTurn stored its sender in that turn already: the chat,
+// the place and the message, in one transaction. The sender is returned as
+// given, without their role.
+func (db *DB) SaveStartedMessage(ctx context.Context, chat ryo.Chat, m ryo.Message) (ryo.Message, error) {
+	return db.saveMessage(ctx, "save user message", chat, m, false, false)
+}
+
 func (db *DB) saveUserMessage(ctx context.Context, op string, chat ryo.Chat, m ryo.Message, contextOnly bool) (ryo.Message, error) {
+	return db.saveMessage(ctx, op, chat, m, contextOnly, true)
+}
+
+// saveMessage stores m with its chat and place, and its sender when
+// withSender is set.
+func (db *DB) saveMessage(ctx context.Context, op string, chat ryo.Chat, m ryo.Message, contextOnly, withSender bool) (ryo.Message, error) {
 	var stored ryo.Message
 	err := db.batch(ctx, op, func(b *pgx.Batch) {
 		now := db.Now()
 		stored = m
 		queueChat(b, chat, now)
 		queuePlace(b, m.Place, now)
-		if m.Sender != nil {
+		if m.Sender != nil && withSender {
 			sender := *m.Sender
 			stored.Sender = &sender
 			queueUser(b, &sender, false, now)
@@ -112,11 +126,18 @@ func messageArgs(m *ryo.Message, now time.Time, contextOnly bool) []any {
 // turn would change the start of the prompt every turn, and the model server
 // could reuse nothing of its cache.
 func (db *DB) History(ctx context.Context, p ryo.Place, limit int) ([]ryo.Message, error) {
-	ctx, cancel := db.deadline(ctx)
-	defer cancel()
+	var msgs []ryo.Message
+	err := db.batch(ctx, "history", func(b *pgx.Batch) { queueHistory(b, p, limit, &msgs) })
+	return msgs, err
+}
+
+// queueHistory queues the read of History, and has what it finds land in
+// *msgs.
+func queueHistory(b *pgx.Batch, p ryo.Place, limit int, msgs *[]ryo.Message) {
+	*msgs = nil
 	// One statement, so one snapshot for the count and the rows: a message
 	// committed between the two must not shrink the window.
-	rows, err := db.pool.Query(ctx, `with since as (
+	b.Queue(`with since as (
 			select coalesce((select context_from from chat_topics where chat_id = $1::bigint and thread_id = $2::bigint), 0) as id),
 		total as (
 			select count(*) as n from messages where chat_id = $1::bigint and thread_id = $2::bigint and id > (select id from since)),
@@ -130,17 +151,13 @@ func (db *DB) History(ctx context.Context, p ryo.Place, limit int) ([]ryo.Messag
 			left join users u on u.id = m.sender_id
 			where m.chat_id = $1::bigint and m.thread_id = $2::bigint and m.id > (select id from since)
 			order by m.id desc limit (select n from win)) recent
-		order by 1`, p.ChatID, int64(p.Thread), int64(limit))
-	if err != nil {
-		return nil, db.fail("history", err)
-	}
-	msgs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ryo.Message, error) {
-		return scanMessage(row, p)
+		order by 1`, p.ChatID, int64(p.Thread), int64(limit)).Query(func(rows pgx.Rows) error {
+		var err error
+		*msgs, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (ryo.Message, error) {
+			return scanMessage(row, p)
+		})
+		return err
 	})
-	if err != nil {
-		return nil, db.fail("history", err)
-	}
-	return msgs, nil
 }
 
 // windowSQL is how many of total's n messages to keep for the limit $3:

@@ -23,30 +23,35 @@ type Turn struct {
 // Turn returns what earlier runs of the turn answering updateID left: its
 // status message and the model's answer, when they got that far.
 func (db *DB) Turn(ctx context.Context, updateID int64) (Turn, error) {
-	ctx, cancel := db.deadline(ctx)
-	defer cancel()
-	var status *int64
-	var answer *string
-	var parts []int64
 	var t Turn
-	err := db.pool.QueryRow(ctx, `select status_message_id, answer, answer_metadata, part_message_ids, created_at
-		from turns where update_id = $1`, updateID).Scan(&status, &answer, &t.AnswerMetadata, &parts, &t.CreatedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Turn{}, nil
-	}
-	if err != nil {
-		return Turn{}, db.fail("load turn", err)
-	}
-	if status != nil {
-		t.StatusMessageID = int(*status)
-	}
-	if answer != nil {
-		t.Answer = *answer
-	}
-	for _, p := range parts {
-		t.Parts = append(t.Parts, int(p))
-	}
-	return t, nil
+	err := db.batch(ctx, "load turn", func(b *pgx.Batch) { queueTurn(b, updateID, &t) })
+	return t, err
+}
+
+// queueTurn queues the read of Turn, and has what it finds land in *t.
+func queueTurn(b *pgx.Batch, updateID int64, t *Turn) {
+	*t = Turn{}
+	b.Queue(`select status_message_id, answer, answer_metadata, part_message_ids, created_at
+		from turns where update_id = $1::bigint`, updateID).QueryRow(func(row pgx.Row) error {
+		var status *int64
+		var answer *string
+		var parts []int64
+		err := row.Scan(&status, &answer, &t.AnswerMetadata, &parts, &t.CreatedAt)
+		if errors.Is(err, pgx.ErrNoRows) {
+			*t = Turn{}
+			return nil
+		}
+		if status != nil {
+			t.StatusMessageID = int(*status)
+		}
+		if answer != nil {
+			t.Answer = *answer
+		}
+		for _, p := range parts {
+			t.Parts = append(t.Parts, int(p))
+		}
+		return err
+	})
 }
 
 // SaveTurnParts remembers which messages carry the answer so far, so that

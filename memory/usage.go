@@ -317,19 +317,24 @@ type QuotaStanding struct {
 // QuotaStandingOf is what decides person's quota, in one round trip:
 // QuotaOf, and the role and tier FindUser would find.
 func (db *DB) QuotaStandingOf(ctx context.Context, person int64) (QuotaStanding, error) {
-	ctx, cancel := db.deadline(ctx)
-	defer cancel()
 	var s QuotaStanding
-	var role string
-	err := db.pool.QueryRow(ctx, `select q.user_id is not null, coalesce(q.limits, ''), u.id is not null, coalesce(u.role, ''), coalesce(u.tier, '')
+	err := db.batch(ctx, "load quota standing", func(b *pgx.Batch) { queueQuotaStanding(b, person, &s) })
+	return s, err
+}
+
+// queueQuotaStanding queues the read of QuotaStandingOf, and has what it
+// finds land in *s.
+func queueQuotaStanding(b *pgx.Batch, person int64, s *QuotaStanding) {
+	*s = QuotaStanding{}
+	b.Queue(`select q.user_id is not null, coalesce(q.limits, ''), u.id is not null, coalesce(u.role, ''), coalesce(u.tier, '')
 		from (select $1::bigint as id) p
 		left join person_quotas q on q.user_id = p.id
-		left join users u on u.id = p.id`, person).Scan(&s.Own, &s.Limits, &s.Known, &role, &s.Tier)
-	if err != nil {
-		return QuotaStanding{}, db.fail("load quota standing", err)
-	}
-	s.Role = ryo.Role(role)
-	return s, nil
+		left join users u on u.id = p.id`, person).QueryRow(func(row pgx.Row) error {
+		var role string
+		err := row.Scan(&s.Own, &s.Limits, &s.Known, &role, &s.Tier)
+		s.Role = ryo.Role(role)
+		return err
+	})
 }
 
 // ExportUsage is what a person's answers in one chat on one day (UTC)
