@@ -51,12 +51,8 @@ func (b *Bot) process(ctx context.Context, j *job) afterRun {
 	case ctx.Err() != nil:
 		log.InfoContext(ctx, "update interrupted by shutdown; it resumes at the next start")
 		return afterRun{}
-	case errors.Is(err, memory.ErrLeaseLost):
-		// Nothing went wrong: the replica holding the chat now runs the
-		// update, resuming what this one delivered. Failing it here would
-		// apologise for an answer the person has, in the holder's status
-		// message.
-		log.InfoContext(ctx, "another replica took the chat over while the update ran; it finishes the update", "err", err)
+	case errors.Is(err, memory.ErrLeaseLost): // it froze, or lost the database longer than a lease lasts
+		log.WarnContext(ctx, "another replica took this update's chat over while it ran; it is answered there")
 		return afterRun{}
 	case ryo.IsUnavailable(err, ryo.Database),
 		ryo.IsUnavailable(err, ryo.Telegram) && j.outage(b.cfg.Clock.Now()) < maxOutage:

@@ -19,10 +19,15 @@ func queueChat(b *pgx.Batch, c ryo.Chat, now time.Time) {
 	b.Queue(saveChatSQL, chatArgs(c, now)...)
 }
 
+// saveChatSQL stores a chat, or what changed of it: a chat seen again as
+// it was is left as it is, not written again with each message (updated_at
+// is when what ryo knows of it last changed).
 const saveChatSQL = `insert into chats (id, type, title, username, is_forum, updated_at)
 	values ($1, $2, $3, $4, $5, $6)
 	on conflict (id) do update set type = excluded.type, title = excluded.title,
-		username = excluded.username, is_forum = excluded.is_forum, updated_at = excluded.updated_at`
+		username = excluded.username, is_forum = excluded.is_forum, updated_at = excluded.updated_at
+	where (chats.type, chats.title, chats.username, chats.is_forum)
+		is distinct from (excluded.type, excluded.title, excluded.username, excluded.is_forum)`
 
 func chatArgs(c ryo.Chat, now time.Time) []any {
 	return []any{c.ID, storableText(string(c.Type)), storableText(c.Title), storableText(c.Username), c.IsForum, now}

@@ -131,21 +131,35 @@ func (r *Replica) Reconnect(ctx context.Context) error {
 // nor those that ran out). It returns the names
 // of the replicas that live, this one included, in order.
 func (r *Replica) Beat(ctx context.Context) (live []string, err error) {
+	live, _, err = r.BeatHolding(ctx, nil)
+	return live, err
+}
+
+// BeatHolding is Beat, which also renews the leases of running, the chats
+// with updates running here, even those that ran out meanwhile — unless
+// another replica took them — and returns held, the chats whose leases
+// it renewed.
+func (r *Replica) BeatHolding(ctx context.Context, running []int64) (live []string, held []int64, err error) {
 	if r.conn == nil {
-		return nil, r.db.fail("heartbeat", errors.New("no connection"))
+		return nil, nil, r.db.fail("heartbeat", errors.New("no connection"))
 	}
 	ctx, cancel := context.WithTimeout(ctx, beatTimeout)
 	defer cancel()
-	err = r.conn.QueryRow(ctx, `with seen as (update replicas set seen_at = now(), leader = $2 where id = $1),
-			renewed as (update chat_leases set until = now() + $3::interval where replica = $1 and until > now()),
-			forgotten as (delete from replicas where seen_at < now() - interval '1 day')
-		select coalesce(array_agg(id order by id), '{}') from replicas
-		where id <> $1 and seen_at > now() - $3::interval and replica_alive(lock_key)`,
-		r.ID, r.leading, LeaseTTL.String()).Scan(&live)
-	if err != nil {
-		return nil, r.db.fail("heartbeat", err)
+	if running == nil {
+		running = []int64{}
 	}
-	return append(live, r.ID), nil
+	err = r.conn.QueryRow(ctx, `with seen as (update replicas set seen_at = now(), leader = $2 where id = $1),
+			renewed as (update chat_leases set until = now() + $3::interval
+				where replica = $1 and (until > now() or chat_id = any($4::bigint[])) returning chat_id),
+			forgotten as (delete from replicas where seen_at < now() - interval '1 day')
+		select coalesce((select array_agg(id order by id) from replicas
+				where id <> $1 and seen_at > now() - $3::interval and replica_alive(lock_key)), '{}'),
+			coalesce((select array_agg(chat_id) from renewed), '{}')`,
+		r.ID, r.leading, LeaseTTL.String(), running).Scan(&live, &held)
+	if err != nil {
+		return nil, nil, r.db.fail("heartbeat", err)
+	}
+	return append(live, r.ID), held, nil
 }
 
 // TryLead takes the leadership — the one replica that polls Telegram —

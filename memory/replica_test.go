@@ -213,3 +213,35 @@ func TestASecondReplicaWithALiveReplicasNameIsRefused(t *testing.T) {
 	}
 	t.Cleanup(func() { rb.Leave(context.Background()) })
 }
+
+// A replica's heartbeat renews the leases of the chats whose updates run
+// there even when they ran out meanwhile (it froze, or its beats came
+// late) — unless another replica took them — and tells which chats it
+// holds: what the replica's Telegram calls are fenced by.
+func TestTheHeartbeatKeepsTheChatsRunningHereAndTellsWhichItHolds(t *testing.T) {
+	_, _, ra, rb, url := twoReplicas(t)
+	c := ctx(t)
+	running, lapsed, taken, let := int64(-1001000000001), int64(-1001000000002), int64(5000000003), int64(5000000004)
+	for _, chat := range []int64{running, lapsed, taken, let} {
+		if ok, _, err := ra.TakeChat(c, chat, false); !ok || err != nil {
+			t.Fatalf("TakeChat(%d) = %v, %v", chat, ok, err)
+		}
+	}
+	if err := ra.ReleaseChat(c, let); err != nil {
+		t.Fatal(err)
+	}
+	memorytest.Exec(t, url, `update chat_leases set until = now() - interval '1 second' where chat_id in (-1001000000001, -1001000000002, 5000000003)`)
+	if ok, _, err := rb.TakeChat(c, taken, true); !ok || err != nil {
+		t.Fatalf("r2 TakeChat of a lapsed lease = %v, %v", ok, err)
+	}
+	_, held, err := ra.BeatHolding(c, []int64{running, taken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(held) != 1 || held[0] != running {
+		t.Fatalf("held = %v; want only %d: running here and not taken (the lapsed idle one, the one r2 took and the one let go are not)", held, running)
+	}
+	if ok, _, err := rb.TakeChat(c, running, true); ok || err != nil {
+		t.Fatalf("r2 TakeChat of the chat renewed = %v, %v; want it refused", ok, err)
+	}
+}
