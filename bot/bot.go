@@ -116,7 +116,7 @@ type Bot struct {
 	traced     sentTraces     // the traces sent lately, sent once a minute (inspect.go)
 	background sync.WaitGroup // notices sent beside the poller; Run waits for them
 	hook       webhookGate    // open while posted updates are taken (webhook.go)
-	leases     leases         // the chats this replica holds (replica.go)
+	leases     *leases        // the chats this replica holds (replica.go)
 }
 
 // New returns a bot; Run starts it.
@@ -149,8 +149,10 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 		cfg.Recall = tools.Recaller{Store: db, Log: log}
 	}
 	groupCalls := memory.NewGroupCalls(db)
+	held := &leases{}
+	fence := func(chat int64) error { return held.fence(chat, cfg.Clock.Now()) }
 	t, err := delivery.New(delivery.Options{Token: cfg.Token, APIURL: cfg.APIURL, CallTimeout: cfg.CallTimeout, Clock: cfg.Clock,
-		Unpaced: cfg.Unpaced, Observer: cfg.Metrics, Ledger: groupCalls, Tracer: cfg.Tracer}, log)
+		Unpaced: cfg.Unpaced, Observer: cfg.Metrics, Ledger: groupCalls, Tracer: cfg.Tracer, Fence: fence}, log)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +166,7 @@ func New(cfg Config, log *slog.Logger, db *memory.DB, answerer Answerer, model s
 			return nil, err
 		}
 	}
-	return &Bot{cfg: cfg, log: log, db: db, agent: answerer, model: model, tg: t, groupCalls: groupCalls, stages: o, commandTools: cmds, flood: newFloodGuard(cfg.PersonRate, cfg.PersonBurst),
+	return &Bot{cfg: cfg, log: log, db: db, agent: answerer, model: model, tg: t, groupCalls: groupCalls, leases: held, stages: o, commandTools: cmds, flood: newFloodGuard(cfg.PersonRate, cfg.PersonBurst),
 		pageTurns: newFloodGuard(3*cfg.PersonRate, 2*cfg.PersonBurst),
 		speakers:  speakers{last: map[int64]int64{}}, poller: intake.NewPoller(intake.Options{Token: cfg.Token, APIURL: cfg.APIURL, PollTimeout: cfg.PollTimeout,
 			CallTimeout: cfg.CallTimeout, Clock: cfg.Clock, Observer: cfg.Metrics}, log)}, nil

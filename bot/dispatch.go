@@ -232,6 +232,17 @@ func (d *dispatcher) busy(chat int64) bool {
 	return d.lanes[chat] > 0
 }
 
+// running returns the chats with updates waiting or running here.
+func (d *dispatcher) running() []int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	chats := make([]int64, 0, len(d.lanes))
+	for chat := range d.lanes {
+		chats = append(chats, chat)
+	}
+	return chats
+}
+
 // close stops starting updates, and retrying those that wait; they stay
 // unfinished in the inbox for the next start. It does not wait.
 func (d *dispatcher) close() {

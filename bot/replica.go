@@ -42,6 +42,12 @@ type leases struct {
 	mu     sync.Mutex
 	live   []string            // the replicas alive at the last beat
 	recent map[int64]time.Time // chats this replica let go, and when
+	// sure are the chats this replica holds, each with when the database
+	// last said so (when the statement that took or renewed its lease was
+	// sent): Telegram calls for a chat go out only while that is recent
+	// enough (fence). lost are those a heartbeat found taken over or run
+	// out, and when.
+	sure, lost map[int64]time.Time
 
 	// The replicas the bot-wide budget is shared by: more at once when
 	// one comes, fewer only once the one gone has been gone a while, as
@@ -99,6 +105,87 @@ func (l *leases) ours(chat int64, now time.Time) bool {
 		}
 	}
 	return home == l.r.ID
+}
+
+// fenceAfter is how long after the database last said this replica holds
+// a chat its Telegram calls for the chat still go out: less than a lease
+// lasts, by a margin for the call's own way.
+const fenceAfter = memory.LeaseTTL - time.Second
+
+// took notes that this replica took chat with a statement sent at.
+func (l *leases) took(chat int64, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.sure == nil {
+		l.sure = map[int64]time.Time{}
+	}
+	l.sure[chat] = at
+	delete(l.lost, chat)
+}
+
+// gave notes that this replica let chat go.
+func (l *leases) gave(chat int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.sure, chat)
+	delete(l.lost, chat)
+}
+
+// renewed notes the chats a heartbeat sent at renewed: the others this
+// replica believed it held, and did not take after it, are not its own any
+// more.
+func (l *leases) renewed(held []int64, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.lost == nil {
+		l.lost = map[int64]time.Time{}
+	}
+	was := l.sure
+	l.sure = make(map[int64]time.Time, len(held))
+	for _, chat := range held {
+		l.sure[chat] = at
+	}
+	for chat, since := range was {
+		if _, ok := l.sure[chat]; ok {
+			continue
+		}
+		if since.Before(at) {
+			l.lost[chat] = at
+		} else {
+			l.sure[chat] = since // taken after the heartbeat was sent
+		}
+	}
+	for chat, when := range l.lost {
+		if at.Sub(when) >= memory.Affinity {
+			delete(l.lost, chat)
+		}
+	}
+}
+
+// fence refuses a Telegram call for a chat this replica answers in when
+// other replicas live and it cannot be sure it still holds the chat: it
+// froze, or its heartbeats failed or came late, for longer than
+// fenceAfter, or the last one found the chat taken over. The replica that
+// holds it now answers there; a call from here would edit or send over its
+// answer. A chat this replica does not answer in (someone's private chat
+// the inspector sends a trace to) is not fenced, nor is a lone replica:
+// nobody else would answer.
+func (l *leases) fence(chat int64, now time.Time) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.r == nil || len(l.live) <= 1 || chat == 0 {
+		return nil
+	}
+	if since, ok := l.sure[chat]; ok {
+		if now.Sub(since) < fenceAfter {
+			return nil
+		}
+		return memory.ErrLeaseLost
+	}
+	if _, ok := l.lost[chat]; ok {
+		return memory.ErrLeaseLost
+	}
+	return nil
 }
 
 // alone reports whether no other replica lived at the last beat.
@@ -176,6 +263,7 @@ func (b *Bot) offer(ctx context.Context, d *dispatcher, chat int64, stored []mem
 	if !force && !d.busy(chat) && !b.leases.ours(chat, b.cfg.Clock.Now()) {
 		return 0 // its home replica takes it; the sweep does, should it not
 	}
+	sent := b.cfg.Clock.Now()
 	ok, last, waiting, err := b.leases.r.TakeChatWaiting(ctx, chat, force)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -186,6 +274,7 @@ func (b *Bot) offer(ctx context.Context, d *dispatcher, chat int64, stored []mem
 	if !ok {
 		return 0 // another replica answers it
 	}
+	b.leases.took(chat, sent)
 	if last.From != "" {
 		b.tg.Inherit(chat, last.Idle)
 		b.log.Info("took over a chat from another replica", "chat_id", chat, "from", last.From, "idle", last.Idle)
@@ -211,6 +300,7 @@ func (b *Bot) release(ctx context.Context, chat int64) {
 func (b *Bot) releaseWaiting(ctx context.Context, chat int64, list bool) []memory.InboxUpdate {
 	var waiting []memory.InboxUpdate
 	var err error
+	b.leases.gave(chat)
 	if list {
 		waiting, err = b.leases.r.ReleaseChatWaiting(ctx, chat)
 	} else {
@@ -291,7 +381,8 @@ func (b *Bot) stayPresent(serve, life context.Context, d *dispatcher, lead func(
 		if serve.Err() != nil {
 			leader.stop(life, r)
 		}
-		live, err := r.Beat(life)
+		sent := b.cfg.Clock.Now()
+		live, held, err := r.BeatHolding(life, d.running())
 		if err != nil {
 			if life.Err() != nil {
 				return
@@ -314,6 +405,7 @@ func (b *Bot) stayPresent(serve, life context.Context, d *dispatcher, lead func(
 			continue
 		}
 		b.leases.seen(live, b.cfg.Clock.Now())
+		b.leases.renewed(held, sent)
 		b.tg.ShareBudget(b.leases.share(len(live), b.cfg.Clock.Now()))
 		if lead != nil && serve.Err() == nil && !leader.running() {
 			if ok, err := r.TryLead(life); err == nil && ok {

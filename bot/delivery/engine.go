@@ -36,6 +36,7 @@ type engine struct {
 	observer Observer     // told of each try; nil for nobody
 	ledger   Ledger       // shares calls in groups with other processes; nil for none
 	tracer   trace.Tracer // each call a traced turn waits for is a span; nil for none (span.go)
+	fence    func(chat int64) error
 
 	ledgerWarned time.Time // when a ledger that failed was last logged
 
@@ -240,10 +241,13 @@ func uploadTime(n int) time.Duration {
 // send makes one try of j, with a deadline, and settles what follows.
 func (e *engine) send(j *apiCall) {
 	defer e.calls.Done()
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(j.ctx), e.timeout+uploadTime(j.upload))
-	err := Scrub(j.call(ctx), e.token)
-	cancel()
-	e.observe(j, err)
+	err := e.fenced(j)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(j.ctx), e.timeout+uploadTime(j.upload))
+		err = Scrub(j.call(ctx), e.token)
+		cancel()
+		e.observe(j, err)
+	}
 	e.mu.Lock()
 	now := e.clock.Now()
 	final := e.settle(j, err, now)
@@ -263,10 +267,30 @@ func (e *engine) send(j *apiCall) {
 	e.poke()
 }
 
+// fencedCall is the outcome of a call the fence kept from going out.
+type fencedCall struct{ err error }
+
+func (f *fencedCall) Error() string { return "not sent: " + f.err.Error() }
+func (f *fencedCall) Unwrap() error { return f.err }
+
+// fenced asks the fence whether j may go out now, as late as can be: a
+// call queued while this process could speak in the chat may have waited
+// past that.
+func (e *engine) fenced(j *apiCall) error {
+	if e.fence == nil || j.chat == 0 {
+		return nil
+	}
+	if err := e.fence(j.chat); err != nil {
+		return &fencedCall{err}
+	}
+	return nil
+}
+
 // settle decides what a try's outcome means: final reports whether j is
 // finished; otherwise it is queued again.
 func (e *engine) settle(j *apiCall, err error, now time.Time) (final bool) {
-	if err == nil {
+	var fenced *fencedCall
+	if err == nil || errors.As(err, &fenced) {
 		return true
 	}
 	var tooMany *tg.TooManyRequestsError
@@ -296,8 +320,9 @@ func (e *engine) settle(j *apiCall, err error, now time.Time) (final bool) {
 // describe is the error a finished call reports: failures that are worth
 // trying again later are ryo.Unavailable(ryo.Telegram).
 func (e *engine) describe(j *apiCall, err error) error {
-	if err == nil {
-		return nil
+	var fenced *fencedCall
+	if err == nil || errors.As(err, &fenced) {
+		return err
 	}
 	out, _ := classify(err, j.attempts)
 	var tooMany *tg.TooManyRequestsError

@@ -259,3 +259,38 @@ func TestEngineEndsAnAbandonedProgressAtOnce(t *testing.T) {
 		t.Fatalf("%d calls went; the abandoned progress must not", n)
 	}
 }
+
+// A call for a chat the fence refuses is not sent — asked as it is about
+// to go, not when it was queued — and ends at once with the fence's
+// error, not tried again; calls for other chats go on.
+func TestEngineSendsNothingTheFenceRefuses(t *testing.T) {
+	e, c := startEngine(t, defaultLimits())
+	lost := errors.New("another replica holds the chat")
+	var mu sync.Mutex
+	refused := map[int64]bool{}
+	e.fence = func(chat int64) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if refused[chat] {
+			return lost
+		}
+		return nil
+	}
+	r := newTries(c, nil, nil, nil)
+	if err := waitErr(t, await(e, &apiCall{chat: alicePM, class: urgent, method: "sendMessage", creating: true, call: r.call})); err != nil {
+		t.Fatalf("a call the fence lets go: %v", err)
+	}
+	mu.Lock()
+	refused[alicePM] = true
+	mu.Unlock()
+	err := waitErr(t, await(e, &apiCall{chat: alicePM, class: urgent, method: "editMessageText", call: r.call}))
+	if !errors.Is(err, lost) || ryo.IsUnavailable(err, ryo.Telegram) {
+		t.Fatalf("a call the fence refuses ended with %v; want the fence's error, not an outage", err)
+	}
+	if n := len(r.times()); n != 1 {
+		t.Fatalf("%d calls reached Telegram; want only the first", n)
+	}
+	if err := waitErr(t, await(e, &apiCall{chat: alicePM + 1, class: urgent, method: "sendMessage", creating: true, call: r.call})); err != nil {
+		t.Fatalf("a call for another chat: %v", err)
+	}
+}

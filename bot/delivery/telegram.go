@@ -48,6 +48,10 @@ type Options struct {
 
 	Observer Observer // told of each call on the wire; nil for nobody
 	Ledger   Ledger   // shares calls in groups with other ryo processes; nil for none
+	// Fence, when set, is asked right before each call for a chat goes
+	// out: an error keeps it from going, and is its outcome — this process
+	// may no longer be the one that speaks in the chat.
+	Fence func(chat int64) error
 	// Tracer traces the calls of traced turns (span.go); none when nil.
 	Tracer trace.Tracer
 }
@@ -75,7 +79,7 @@ func New(o Options, log *slog.Logger) (*Telegram, error) {
 		l = limits{}
 	}
 	e := newEngine(l, o.CallTimeout, o.Token.Reveal(), log, o.Clock)
-	e.observer, e.ledger, e.tracer = o.Observer, o.Ledger, o.Tracer
+	e.observer, e.ledger, e.tracer, e.fence = o.Observer, o.Ledger, o.Tracer, o.Fence
 	return &Telegram{api: api, calls: calls, base: server + "/bot" + o.Token.Reveal() + "/", token: o.Token.Reveal(),
 		log: log, e: e, files: &http.Client{}}, nil
 }
