@@ -84,10 +84,33 @@ func (db *DB) FinishReplacing(ctx context.Context, answer ryo.Message, tags []st
 		if err != nil {
 			return err
 		}
-		if answer, err = saveAnswer(ctx, tx, answer, tags, db.Now()); err != nil {
+		if err := db.finishAnswered(ctx, tx, answer); err != nil {
 			return err
 		}
-		return db.finishUpdate(ctx, tx, answer.UpdateID, StateDone, "")
+		answer, err = saveAnswer(ctx, tx, answer, tags, db.Now())
+		return err
 	})
 	return answer, err
+}
+
+// finishAnswered marks answer's update done, as finishUpdate does, before
+// answer is stored. It also returns ErrLeaseLost when the update was
+// finished already without answer: by the replica that took its chat
+// over, with an answer of its own. One finished with answer (a retry whose
+// reply was lost) is left as it is.
+func (db *DB) finishAnswered(ctx context.Context, tx pgx.Tx, answer ryo.Message) error {
+	tag, err := tx.Exec(ctx, `update updates set state = $2, error = '', finished_at = $4
+		where update_id = $1 and state in ('pending', 'processing') and `+leaseHeld, answer.UpdateID, StateDone, db.fence(), db.Now())
+	if err != nil || tag.RowsAffected() > 0 || db.fence() == "" {
+		return err
+	}
+	var lost bool
+	err = tx.QueryRow(ctx, `select exists (select 1 from updates where update_id = $1::bigint
+		and (state in ('pending', 'processing')
+			or not exists (select 1 from messages where chat_id = $2::bigint and telegram_message_id = nullif($3::bigint, 0))))`,
+		answer.UpdateID, answer.Place.ChatID, int64(answer.TelegramID)).Scan(&lost)
+	if err == nil && lost {
+		return ErrLeaseLost
+	}
+	return err
 }

@@ -153,7 +153,9 @@ type Finished struct {
 // FinishAnswer is FinishTurn, one round trip, which also tells the answer
 // stored before this one at its place. Like FinishUpdate, it returns
 // ErrLeaseLost, and keeps nothing, when another replica took the update's
-// chat over; an update finished already is left as it is.
+// chat over — also when that replica finished the update already, with an
+// answer of its own; an update finished already with this answer is left
+// as it is.
 func (db *DB) FinishAnswer(ctx context.Context, answer ryo.Message, tags []string) (Finished, error) {
 	ctx, cancel := db.deadline(ctx)
 	defer cancel()
@@ -185,7 +187,10 @@ func (db *DB) FinishAnswer(ctx context.Context, answer ryo.Message, tags []strin
 
 // finishAnswer marks update $9 done, as finishUpdate does, and stores its
 // answer (messageArgs) with the tags $16, unless the update waits to be
-// finished by the replica that took its chat over (lost). It returns lost,
+// finished by the replica that took its chat over, or was finished already
+// without this answer — by that replica, with its own (lost). An update
+// finished with this very answer (a retry whose reply was lost) is left
+// as it is. It returns lost,
 // the stored answer's id and time, and the update and metadata of the
 // answer before it (NewestAnswer, of another update).
 const finishAnswer = `with fin as (
@@ -193,8 +198,9 @@ const finishAnswer = `with fin as (
 		where update_id = $9::bigint and state in ('pending', 'processing') and ($15::text = '' or ` + leaseHolder + ` = $15::text)
 		returning update_id),
 	lost as (
-		select 1 from updates where update_id = $9::bigint and state in ('pending', 'processing') and $15::text <> ''
-			and not exists (select 1 from fin)),
+		select 1 from updates where update_id = $9::bigint and $15::text <> '' and not exists (select 1 from fin)
+			and (state in ('pending', 'processing')
+				or not exists (select 1 from messages where chat_id = $1::bigint and telegram_message_id = nullif($7::bigint, 0)))),
 	ins as (
 		insert into messages (chat_id, thread_id, sender_id, role, kind, text,
 			telegram_message_id, reply_to_message_id, update_id, metadata, created_at, context_only, media, media_group)

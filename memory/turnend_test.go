@@ -107,3 +107,86 @@ func TestFinishingATurnKeepsTheLeaseFence(t *testing.T) {
 		t.Fatalf("%d tags on the first answer; want x and y", n)
 	}
 }
+
+// A replica that lost its chat while it delivered, and comes to finish the
+// update after the holder finished it with an answer of its own, keeps
+// nothing: the history holds the one answer the update was finished with,
+// not a second one of the same turn.
+func TestFinishingATurnFinishedByTheChatsNewHolderKeepsNothing(t *testing.T) {
+	a, b, ra, rb, url := twoReplicas(t)
+	c := ctx(t)
+	chat := group.ID
+	place := ryo.Place{ChatID: chat}
+	store(t, a, memory.InboxUpdate{ID: 9000000031, ChatID: chat, Kind: "message", Raw: []byte(`{}`)})
+	if ok, _, err := ra.TakeChat(c, chat, false); !ok || err != nil {
+		t.Fatalf("r1 TakeChat = %v, %v", ok, err)
+	}
+	if _, ok, err := a.ClaimUpdate(c, 9000000031); !ok || err != nil {
+		t.Fatalf("r1 ClaimUpdate = %v, %v", ok, err)
+	}
+	say(t, a, place, 1, "hi")
+	if err := ra.ReleaseChat(c, chat); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := rb.TakeChat(c, chat, true); !ok || err != nil {
+		t.Fatalf("r2 TakeChat = %v, %v", ok, err)
+	}
+	answer := func(tg int) ryo.Message {
+		return ryo.Message{Place: place, Kind: ryo.KindAssistant, Text: "answer", TelegramID: tg, UpdateID: 9000000031}
+	}
+	if _, err := b.FinishAnswer(c, answer(21), nil); err != nil {
+		t.Fatalf("r2 FinishAnswer = %v", err)
+	}
+	if _, err := a.FinishAnswer(c, answer(22), nil); !errors.Is(err, memory.ErrLeaseLost) {
+		t.Fatalf("r1 FinishAnswer of the update r2 finished = %v; want ErrLeaseLost", err)
+	}
+	if n := memorytest.Count(t, url, `select count(*) from messages where update_id = 9000000031`); n != 1 {
+		t.Fatalf("%d answers kept of one update; want the one it was finished with", n)
+	}
+	if again, err := b.FinishAnswer(c, answer(21), nil); err != nil || again.Answer.ID == 0 { // a retry of the holder's own
+		t.Fatalf("r2 FinishAnswer again = %+v, %v; want its stored answer", again, err)
+	}
+}
+
+// The same holds for an answer given again in place of an older one
+// (🔄): the replica that lost the chat, finishing the press after the
+// holder did, keeps no second new answer.
+func TestReplacingAnAnswerFinishedByTheChatsNewHolderKeepsNothing(t *testing.T) {
+	a, b, ra, rb, url := twoReplicas(t)
+	c := ctx(t)
+	chat := group.ID
+	place := ryo.Place{ChatID: chat}
+	say(t, a, place, 1, "hi")
+	old, err := a.SaveAnswer(c, ryo.Message{Place: place, Kind: ryo.KindAssistant, Text: "old", TelegramID: 2, UpdateID: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store(t, a, memory.InboxUpdate{ID: 9000000041, ChatID: chat, Kind: "callback_query", Raw: []byte(`{}`)})
+	if ok, _, err := ra.TakeChat(c, chat, false); !ok || err != nil {
+		t.Fatalf("r1 TakeChat = %v, %v", ok, err)
+	}
+	if _, ok, err := a.ClaimUpdate(c, 9000000041); !ok || err != nil {
+		t.Fatalf("r1 ClaimUpdate = %v, %v", ok, err)
+	}
+	if err := ra.ReleaseChat(c, chat); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := rb.TakeChat(c, chat, true); !ok || err != nil {
+		t.Fatalf("r2 TakeChat = %v, %v", ok, err)
+	}
+	answer := func(tg int) ryo.Message {
+		return ryo.Message{Place: place, Kind: ryo.KindAssistant, Text: "new", TelegramID: tg, ReplyTo: 1, UpdateID: 9000000041}
+	}
+	if _, err := b.FinishReplacing(c, answer(3), nil, old); err != nil {
+		t.Fatalf("r2 FinishReplacing = %v", err)
+	}
+	if _, err := a.FinishReplacing(c, answer(4), nil, old); !errors.Is(err, memory.ErrLeaseLost) {
+		t.Fatalf("r1 FinishReplacing of the press r2 finished = %v; want ErrLeaseLost", err)
+	}
+	if n := memorytest.Count(t, url, `select count(*) from messages where update_id = 9000000041`); n != 1 {
+		t.Fatalf("%d new answers kept of one press; want the one it was finished with", n)
+	}
+	if _, err := b.FinishReplacing(c, answer(3), nil, old); err != nil { // a retry of the holder's own
+		t.Fatalf("r2 FinishReplacing again = %v", err)
+	}
+}

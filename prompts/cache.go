@@ -29,12 +29,18 @@ func (c *kept) get(key []byte) (string, bool) {
 	return v, ok
 }
 
-// put keeps v; when full, it forgets all it kept before.
+// put keeps v; when full, it forgets one it kept before, any one (a
+// map's order is random). Forgetting all of them made every turn render
+// anew once more chats were in use than are kept: each newcomer cleared
+// what the next turns needed.
 func (c *kept) put(key []byte, v string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.byData) >= maxKept {
-		clear(c.byData)
+	if _, ok := c.byData[string(key)]; !ok && len(c.byData) >= maxKept {
+		for k := range c.byData {
+			delete(c.byData, k)
+			break
+		}
 	}
 	c.byData[string(key)] = v
 }
