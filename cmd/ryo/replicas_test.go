@@ -521,3 +521,58 @@ func TestAFrozenReplicaWokenSendsNothingOverTheAnswerGivenElsewhere(t *testing.T
 		p.Wait()
 	}
 }
+
+// A lone replica paused in the middle of a turn for longer than a lease
+// lasts (a laptop asleep), woken, answers the turn exactly once — the
+// status message it posted becomes the answer, nothing is left showing
+// "Thinking…" — and a message sent once it woke is answered after it.
+func TestALoneReplicaWokenFromSleepAnswersItsTurnOnce(t *testing.T) {
+	bin := builtBinary(t)
+	h := newHarness(t)
+	h.env["RYO_LOG_LEVEL"] = "info"
+	user := telegramtest.NewUser("Sleepy", "")
+	chat := telegramtest.PrivateChat(user)
+	first, second := fmt.Sprintf("q%d.1", chat.ID), fmt.Sprintf("q%d.2", chat.ID)
+	hold := make(chan struct{})
+	var mu sync.Mutex
+	asked := 0
+	h.llm.Handle(func(r ollamatest.Request) ollamatest.Reply {
+		key := questionKey.FindString(r.Messages[len(r.Messages)-1].Content)
+		mu.Lock()
+		defer mu.Unlock()
+		asked++
+		if asked == 1 { // the answer the replica is waiting for as it falls asleep
+			return ollamatest.Reply{Content: envelope("Answer to " + key), Hold: hold}
+		}
+		return ollamatest.Reply{Content: envelope("Answer to " + key)}
+	})
+	proc := h.startReplica(bin, "r1")
+	h.waitForReplicas(1)
+	h.tg.SendText(chat, user, "please answer "+first)
+	if err := h.llm.Wait(context.Background(), func() bool { mu.Lock(); defer mu.Unlock(); return asked == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the turn's status message", func() bool { return len(h.tg.BotMessages(chat.ID)) == 1 })
+	if err := proc.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	h.waitUntil("the replica asleep for longer than a lease lasts", func([]memory.LiveReplica) bool {
+		return memorytest.Count(t, h.env["DATABASE_URL"], `select count(*) from replicas
+			where id = 'r1' and seen_at < clock_timestamp() - interval '6 seconds'`) == 1
+	})
+	close(hold)
+	if err := proc.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	h.tg.SendText(chat, user, "please answer "+second)
+	h.waitFor("both answers", func() bool { return answersTo(h.tg, chat.ID, first) == 1 && answersTo(h.tg, chat.ID, second) == 1 })
+	checkAnsweredOnceInOrder(t, h.tg, chat.ID)
+	if n := len(h.tg.BotMessages(chat.ID)); n != 2 {
+		for _, m := range h.tg.BotMessages(chat.ID) {
+			t.Logf("message %d: %q", m.ID, m.Text)
+		}
+		t.Errorf("%d messages from the bot; want its two answers", n)
+	}
+	proc.Process.Signal(syscall.SIGTERM)
+	proc.Wait()
+}
