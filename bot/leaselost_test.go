@@ -3,6 +3,7 @@ package bot_test
 import (
 	"context"
 	"fmt"
+	neturl "net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -156,5 +157,51 @@ func TestATurnFencedWhileTheDatabaseWasAwayRunsAgainBeforeTheMessagesAfterIt(t *
 	waitFor(t, tg, "both answers", func() bool { return said("answer to one") >= 0 && said("answer to two") >= 0 })
 	if one, two := said("answer to one"), said("answer to two"); one > two {
 		t.Errorf("the first message was answered after the second (calls %d and %d)", one, two)
+	}
+}
+
+// A lone replica whose database connections are all cut in the middle of
+// a turn (the database restarted) answers the turn once, in its status
+// message, tells nobody something went wrong, and marks nothing failed.
+func TestALoneReplicaWhoseConnectionsWereCutAnswersOnce(t *testing.T) {
+	u, err := neturl.Parse(memorytest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Its connections are named after its schema, and only they are cut:
+	// other tests share the database.
+	q := u.Query()
+	name := "cut_" + q.Get("search_path")
+	q.Set("application_name", name)
+	u.RawQuery = q.Encode()
+	url := u.String()
+	tg := newTelegram(t, false)
+	db := memorytest.OpenURL(t, url)
+	var mu sync.Mutex
+	asked := 0
+	logs := run(t, tg, db, answerFunc(func(_ context.Context, in agent.Input) (agent.Output, error) {
+		mu.Lock()
+		asked++
+		first := asked == 1
+		mu.Unlock()
+		if first {
+			cut := memorytest.Count(t, url, `select count(pg_terminate_backend(pid)) from pg_stat_activity
+				where application_name = $1 and pid <> pg_backend_pid()`, name)
+			if cut == 0 {
+				t.Error("no connection cut")
+			}
+		}
+		return agent.Output{Text: "the answer"}, nil
+	}), 5)
+	tg.SendText(dm, alice, "hello")
+	waitFor(t, tg, "the answer", botSays(tg, "the answer"))
+	waitFor(t, tg, "the update done", func() bool {
+		return memorytest.Count(t, url, `select count(*) from updates where state = 'done'`) == 1
+	})
+	if got := tg.BotMessages(dm.ID); len(got) != 1 {
+		t.Errorf("%d messages from the bot; want its answer only: %+v", len(got), got)
+	}
+	if strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("an error was logged:\n%s", logs.String())
 	}
 }
