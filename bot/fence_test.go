@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -18,7 +19,7 @@ func TestTheFenceHoldsWhatTheReplicaCannotBeSureOf(t *testing.T) {
 	chat, other := int64(-1001234567890), int64(7380414414)
 	l := &leases{r: &memory.Replica{ID: "r1"}}
 	l.seen([]string{"r1", "r2"}, t0)
-	lost := func(chat int64, at time.Time) bool { return l.fence(chat, at) != nil }
+	lost := func(chat int64, at time.Time) bool { return errors.Is(l.fence(chat, at), memory.ErrLeaseLost) }
 
 	if lost(chat, t0) {
 		t.Fatal("a chat never taken here is fenced")

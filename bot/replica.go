@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"sync"
@@ -181,18 +180,13 @@ func (l *leases) renewed(held, taken []int64, at time.Time) {
 	}
 }
 
-// errNotConfirmed is why a call for a chat the database did not confirm
-// lately is refused.
-var errNotConfirmed = errors.New("the database has not confirmed lately that this replica holds the chat")
-
 // fence refuses a Telegram call for a chat this replica answers in when it
 // cannot be sure it still holds the chat: it froze (a machine asleep), or
 // its heartbeats failed or came late, for longer than fenceAfter, or the
 // last one found the chat taken over. Another replica may answer there
 // now — one that started meanwhile, too, so a replica that was alone is
 // fenced as well — and a call from here would edit or send over its
-// answer. A turn refused as not confirmed waits for the database in its
-// chat's queue, as in any outage; one in a chat found taken over ends.
+// answer; the turn here ends, and runs again if no other replica took it.
 // A chat this replica does not answer in (someone's private chat the
 // inspector sends a trace to) is not fenced.
 func (l *leases) fence(chat int64, now time.Time) error {
@@ -205,12 +199,7 @@ func (l *leases) fence(chat int64, now time.Time) error {
 		if now.Sub(since) < fenceAfter {
 			return nil
 		}
-		// Not lost, as far as is known: the turn waits in its chat's
-		// queue for the database, as for any outage, and goes on there
-		// before what came after it once a heartbeat renews the chat — or
-		// ends once one finds it taken over.
-		return fmt.Errorf("chat %d not confirmed for %v: %w", chat, now.Sub(since).Round(time.Millisecond),
-			ryo.Unavailable(ryo.Database, errNotConfirmed))
+		return memory.ErrLeaseLost
 	}
 	if _, ok := l.lost[chat]; ok {
 		return memory.ErrLeaseLost
