@@ -32,15 +32,15 @@ func TestTheFenceHoldsWhatTheReplicaCannotBeSureOf(t *testing.T) {
 	if !lost(chat, t0.Add(fenceAfter)) {
 		t.Fatal("a chat not confirmed for fenceAfter (the replica froze) is not fenced")
 	}
-	l.renewed([]int64{chat}, []int64{other}, t0.Add(3*time.Second)) // other was taken over meanwhile
+	l.renewed([]int64{chat}, t0.Add(3*time.Second)) // other was taken over meanwhile
 	if lost(chat, t0.Add(5*time.Second)) {
 		t.Fatal("a chat the heartbeat renewed is fenced")
 	}
 	if !lost(other, t0.Add(3*time.Second)) {
-		t.Fatal("a chat the heartbeat found taken over is not fenced")
+		t.Fatal("a chat the heartbeat did not renew is not fenced")
 	}
 	l.took(other, t0.Add(4*time.Second))
-	l.renewed(nil, []int64{other}, t0.Add(3500*time.Millisecond)) // a heartbeat sent before the take returns after it
+	l.renewed(nil, t0.Add(3500*time.Millisecond)) // a heartbeat sent before the take returns after it
 	if lost(other, t0.Add(4*time.Second)) {
 		t.Fatal("a chat taken after a heartbeat was sent is fenced when the heartbeat returns")
 	}
@@ -51,11 +51,11 @@ func TestTheFenceHoldsWhatTheReplicaCannotBeSureOf(t *testing.T) {
 	if lost(chat, t0.Add(3*time.Second)) {
 		t.Fatal("a chat let go is fenced")
 	}
-	l.renewed(nil, []int64{other}, t0.Add(9*time.Second))
+	l.renewed(nil, t0.Add(9*time.Second))
 	if !lost(other, t0.Add(9*time.Second)) {
 		t.Fatal("a chat lost is not fenced")
 	}
-	l.renewed(nil, nil, t0.Add(9*time.Second+memory.Affinity))
+	l.renewed(nil, t0.Add(9*time.Second+memory.Affinity))
 	if lost(other, t0.Add(9*time.Second+memory.Affinity)) {
 		t.Fatal("a chat lost long ago is still fenced")
 	}
@@ -80,8 +80,8 @@ func TestAHeartbeatThatRacedWithAReleaseDoesNotFenceTheChat(t *testing.T) {
 	l.took(chat, t0)
 	sent := t0.Add(time.Second) // the heartbeat renews the chat's lease…
 	l.gave(chat)                // …as its last update ends here and it is let go
-	l.renewed([]int64{chat}, nil, sent)
-	l.renewed(nil, nil, t0.Add(2*time.Second)) // the next one: the chat is let go
+	l.renewed([]int64{chat}, sent)
+	l.renewed(nil, t0.Add(2*time.Second)) // the next one: the chat is let go
 	for _, at := range []time.Duration{2 * time.Second, time.Second + fenceAfter, 30 * time.Second} {
 		if err := l.fence(chat, t0.Add(at)); err != nil {
 			t.Fatalf("a chat let go, and taken by nobody, is fenced %v later: %v", at, err)
@@ -90,7 +90,7 @@ func TestAHeartbeatThatRacedWithAReleaseDoesNotFenceTheChat(t *testing.T) {
 	l.took(chat, t0.Add(3*time.Second)) // taken again, released, a late heartbeat again
 	l.gave(chat)
 	l.took(chat, t0.Add(4*time.Second))
-	l.renewed([]int64{chat}, nil, t0.Add(3500*time.Millisecond))
+	l.renewed([]int64{chat}, t0.Add(3500*time.Millisecond))
 	if err := l.fence(chat, t0.Add(4*time.Second+fenceAfter-time.Millisecond)); err != nil {
 		t.Fatalf("a chat taken again after a heartbeat was sent lost its own take's confirmation: %v", err)
 	}
@@ -108,11 +108,11 @@ func TestAChatTakenAsAHeartbeatRanIsNotFencedAsTakenOver(t *testing.T) {
 	l := &leases{r: &memory.Replica{ID: "r1"}}
 	l.seen([]string{"r1", "r2"}, t0)
 	l.took(chat, t0)
-	l.renewed(nil, nil, t0.Add(time.Millisecond)) // the take reached the database after this heartbeat
+	l.renewed(nil, t0.Add(time.Millisecond)) // the take reached the database after this heartbeat
 	if err := l.fence(chat, t0.Add(time.Millisecond)); err != nil {
 		t.Fatalf("a chat taken as a heartbeat ran is fenced: %v", err)
 	}
-	l.renewed([]int64{chat}, nil, t0.Add(time.Second))
+	l.renewed([]int64{chat}, t0.Add(time.Second))
 	if err := l.fence(chat, t0.Add(time.Second+fenceAfter-time.Millisecond)); err != nil {
 		t.Fatalf("a chat the heartbeat renewed is fenced: %v", err)
 	}

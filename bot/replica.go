@@ -131,13 +131,10 @@ func (l *leases) gave(chat int64) {
 	delete(l.lost, chat)
 }
 
-// renewed notes the chats a heartbeat sent at renewed, held, and those it
-// found another replica holds or held last, taken: these are not this
-// replica's own any more, unless it took them after the heartbeat was
-// sent. The others it believed it held stay as they were, unconfirmed: a
-// take that reached the database after the heartbeat did, or one that ran
-// out (the fence holds it once it is not confirmed for fenceAfter).
-func (l *leases) renewed(held, taken []int64, at time.Time) {
+// renewed notes the chats a heartbeat sent at renewed: the others this
+// replica believed it held, and did not take after it, are not its own any
+// more.
+func (l *leases) renewed(held []int64, at time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.lost == nil {
@@ -159,18 +156,14 @@ func (l *leases) renewed(held, taken []int64, at time.Time) {
 			l.sure[chat] = since
 		}
 	}
-	for _, chat := range taken {
-		if since, ok := was[chat]; ok && since.Before(at) {
-			l.lost[chat] = at
-			delete(was, chat)
-		}
-	}
 	for chat, since := range was {
-		// Taken after the heartbeat was sent, or not confirmed: its lease
-		// ran out while nothing of it ran here. One not confirmed for long
-		// is forgotten, as a chat lost is.
-		if _, ok := l.sure[chat]; !ok && at.Sub(since) < memory.Affinity {
-			l.sure[chat] = since
+		if _, ok := l.sure[chat]; ok {
+			continue
+		}
+		if since.Before(at) {
+			l.lost[chat] = at
+		} else {
+			l.sure[chat] = since // taken after the heartbeat was sent
 		}
 	}
 	for chat, when := range l.lost {
@@ -401,7 +394,7 @@ func (b *Bot) stayPresent(serve, life context.Context, d *dispatcher, lead func(
 			leader.stop(life, r)
 		}
 		sent := b.cfg.Clock.Now()
-		live, held, taken, err := r.BeatHolding(life, d.running())
+		live, held, err := r.BeatHolding(life, d.running())
 		if err != nil {
 			if life.Err() != nil {
 				return
@@ -424,7 +417,7 @@ func (b *Bot) stayPresent(serve, life context.Context, d *dispatcher, lead func(
 			continue
 		}
 		b.leases.seen(live, b.cfg.Clock.Now())
-		b.leases.renewed(held, taken, sent)
+		b.leases.renewed(held, sent)
 		b.tg.ShareBudget(b.leases.share(len(live), b.cfg.Clock.Now()))
 		if lead != nil && serve.Err() == nil && !leader.running() {
 			if ok, err := r.TryLead(life); err == nil && ok {
