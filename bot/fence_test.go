@@ -95,22 +95,3 @@ func TestAHeartbeatThatRacedWithAReleaseDoesNotFenceTheChat(t *testing.T) {
 		t.Fatalf("a chat taken again after a heartbeat was sent lost its own take's confirmation: %v", err)
 	}
 }
-
-// A chat a heartbeat did not renew because the take it raced with reached
-// the database after it is held again, and not fenced, once the next
-// heartbeat renews it.
-func TestAChatTheNextHeartbeatRenewsIsNotFenced(t *testing.T) {
-	t0 := time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC)
-	chat := int64(7380414414)
-	l := &leases{r: &memory.Replica{ID: "r1"}}
-	l.seen([]string{"r1", "r2"}, t0)
-	l.took(chat, t0)
-	l.renewed(nil, t0.Add(time.Millisecond)) // the take reached the database after this heartbeat
-	if err := l.fence(chat, t0.Add(time.Millisecond)); err == nil {
-		t.Fatal("a chat a heartbeat did not renew is not fenced")
-	}
-	l.renewed([]int64{chat}, t0.Add(time.Second))
-	if err := l.fence(chat, t0.Add(time.Second)); err != nil {
-		t.Fatalf("a chat the heartbeat renewed is fenced: %v", err)
-	}
-}

@@ -143,18 +143,7 @@ func (l *leases) renewed(held []int64, at time.Time) {
 	was := l.sure
 	l.sure = make(map[int64]time.Time, len(held))
 	for _, chat := range held {
-		// Only a chat still held here, or believed lost: one let go after
-		// the heartbeat was sent is not held again, and one taken after it
-		// keeps its take's later confirmation.
-		since, mine := was[chat]
-		if _, lost := l.lost[chat]; !mine && !lost {
-			continue
-		}
-		delete(l.lost, chat)
 		l.sure[chat] = at
-		if since.After(at) {
-			l.sure[chat] = since
-		}
 	}
 	for chat, since := range was {
 		if _, ok := l.sure[chat]; ok {
