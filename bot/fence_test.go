@@ -65,33 +65,3 @@ func TestTheFenceHoldsWhatTheReplicaCannotBeSureOf(t *testing.T) {
 		t.Fatal("a replica alone at its last heartbeat is not fenced when it froze")
 	}
 }
-
-// A heartbeat sent while a chat was held here, that returns after the chat
-// was let go, does not make the replica believe it holds the chat again:
-// the chat would then be fenced a minute long as lost — a trace or an
-// admin's notice sent there from another chat refused, and the turn that
-// sent it dropped as if another replica answered it — though nobody took
-// it and this replica speaks there as any other.
-func TestAHeartbeatThatRacedWithAReleaseDoesNotFenceTheChat(t *testing.T) {
-	t0 := time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC)
-	chat := int64(7380414414)
-	l := &leases{r: &memory.Replica{ID: "r1"}}
-	l.seen([]string{"r1", "r2"}, t0)
-	l.took(chat, t0)
-	sent := t0.Add(time.Second) // the heartbeat renews the chat's lease…
-	l.gave(chat)                // …as its last update ends here and it is let go
-	l.renewed([]int64{chat}, sent)
-	l.renewed(nil, t0.Add(2*time.Second)) // the next one: the chat is let go
-	for _, at := range []time.Duration{2 * time.Second, time.Second + fenceAfter, 30 * time.Second} {
-		if err := l.fence(chat, t0.Add(at)); err != nil {
-			t.Fatalf("a chat let go, and taken by nobody, is fenced %v later: %v", at, err)
-		}
-	}
-	l.took(chat, t0.Add(3*time.Second)) // taken again, released, a late heartbeat again
-	l.gave(chat)
-	l.took(chat, t0.Add(4*time.Second))
-	l.renewed([]int64{chat}, t0.Add(3500*time.Millisecond))
-	if err := l.fence(chat, t0.Add(4*time.Second+fenceAfter-time.Millisecond)); err != nil {
-		t.Fatalf("a chat taken again after a heartbeat was sent lost its own take's confirmation: %v", err)
-	}
-}
