@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: test test-ollama bench bench-pool load capacity chaos freeze flood vet fmt-check run build migrate doctor compose-check
+.PHONY: test test-ollama bench bench-pool load capacity chaos flood vet fmt-check run build migrate doctor compose-check
 
 # The environment of the test tiers: a running PostgreSQL with the test
 # database, and a real Ollama server (built once, about 4 minutes, then cached).
@@ -44,12 +44,6 @@ CAPACITY_CHATS ?= 1000
 capacity:
 	RYO_TEST_DATABASE_URL="$$(./scripts/test-db.sh)" $(GO) test ./cmd/ryo -run '^$$' -bench Capacity -benchtime 1x -timeout 20m \
 		-args -capacity.chats=$(CAPACITY_CHATS) -capacity.profile=$(CURDIR)/capacity.prof
-
-# The replica-freezing tests: a replica stopped with SIGSTOP mid-turn and
-# woken; their timing needs a machine doing nothing else.
-freeze:
-	RYO_FREEZE_TESTS=1 RYO_TEST_DATABASE_URL="$$(./scripts/test-db.sh)" $(GO) test ./cmd/ryo -count=1 \
-		-run 'TestAFrozenReplicaWokenSendsNothingOverTheAnswerGivenElsewhere|TestALoneReplicaWokenFromSleepAnswersItsTurnOnce' -v
 
 # The chaos run: ryo replicas on one database under load while one is
 # killed, PostgreSQL restarts, the model stalls and Telegram answers 429s

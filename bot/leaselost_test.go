@@ -90,6 +90,76 @@ func TestAReplicaThatLostItsChatSendsNothingMoreInIt(t *testing.T) {
 	}
 }
 
+// A lone replica whose heartbeats are held up for longer than fenceAfter
+// (its database restarting, or a long lock) cannot be sure of its chats,
+// and the turn then answering ends, to run again. Nobody took the chat: the
+// turn runs again before the messages that came after it in the chat, as
+// it would have run had it not ended — the answers come in the order the
+// messages came, and the earlier message does not wait behind every later
+// one while the chat stays busy.
+func TestATurnFencedWhileTheDatabaseWasAwayRunsAgainBeforeTheMessagesAfterIt(t *testing.T) {
+	url := memorytest.URL(t)
+	tg := newTelegram(t, false)
+	db := memorytest.OpenURL(t, url)
+	ctx := context.Background()
+	connect := func() *pgx.Conn {
+		c, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close(context.Background()) })
+		return c
+	}
+	beats, opens := connect(), connect() // hold up the heartbeat; the second turn before it speaks
+	exec := func(c *pgx.Conn, sql string) {
+		if _, err := c.Exec(ctx, sql); err != nil {
+			t.Error(err)
+		}
+	}
+	var mu sync.Mutex
+	asked := 0
+	logs := run(t, tg, db, answerFunc(func(_ context.Context, in agent.Input) (agent.Output, error) {
+		q := in.History[len(in.History)-1].Text
+		mu.Lock()
+		asked++
+		first := asked == 1
+		mu.Unlock()
+		if first {
+			tg.SendText(dm, alice, "two")
+			waitFor(t, tg, "the second message stored", func() bool {
+				return memorytest.Count(t, url, `select count(*) from updates where state in ('pending', 'processing')`) == 2
+			})
+			exec(beats, `begin; lock table replicas in exclusive mode`)
+			exec(opens, `begin; lock table messages in exclusive mode`)
+			waitFor(t, tg, "no heartbeat for longer than fenceAfter", func() bool {
+				return memorytest.Count(t, url, `select count(*) from replicas where seen_at > clock_timestamp() - interval '4500 milliseconds'`) == 0
+			})
+		}
+		return agent.Output{Text: "answer to " + q}, nil
+	}), 5)
+	tg.SendText(dm, alice, "one")
+	waitFor(t, tg, "the first turn refused", func() bool {
+		return strings.Contains(logs.String(), "another replica took this update") || strings.Contains(logs.String(), "interrupted by an outage")
+	})
+	exec(beats, `commit`) // the database is back: a heartbeat renews the chat, which runs here
+	waitFor(t, tg, "a heartbeat", func() bool {
+		return memorytest.Count(t, url, `select count(*) from replicas where seen_at > clock_timestamp() - interval '1 second'`) > 0
+	})
+	exec(opens, `commit`)
+	said := func(text string) int {
+		for i, c := range tg.Calls("") {
+			if c.Err == nil && strings.Contains(c.Params["text"], text) {
+				return i
+			}
+		}
+		return -1
+	}
+	waitFor(t, tg, "both answers", func() bool { return said("answer to one") >= 0 && said("answer to two") >= 0 })
+	if one, two := said("answer to one"), said("answer to two"); one > two {
+		t.Errorf("the first message was answered after the second (calls %d and %d)", one, two)
+	}
+}
+
 // A lone replica whose database connections are all cut in the middle of
 // a turn (the database restarted) answers the turn once, in its status
 // message, tells nobody something went wrong, and marks nothing failed.

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"sync"
@@ -131,10 +132,13 @@ func (l *leases) gave(chat int64) {
 	delete(l.lost, chat)
 }
 
-// renewed notes the chats a heartbeat sent at renewed: the others this
-// replica believed it held, and did not take after it, are not its own any
-// more.
-func (l *leases) renewed(held []int64, at time.Time) {
+// renewed notes the chats a heartbeat sent at renewed, held, and those it
+// found another replica holds or held last, taken: these are not this
+// replica's own any more, unless it took them after the heartbeat was
+// sent. The others it believed it held stay as they were, unconfirmed: a
+// take that reached the database after the heartbeat did, or one that ran
+// out (the fence holds it once it is not confirmed for fenceAfter).
+func (l *leases) renewed(held, taken []int64, at time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.lost == nil {
@@ -143,16 +147,31 @@ func (l *leases) renewed(held []int64, at time.Time) {
 	was := l.sure
 	l.sure = make(map[int64]time.Time, len(held))
 	for _, chat := range held {
-		l.sure[chat] = at
-	}
-	for chat, since := range was {
-		if _, ok := l.sure[chat]; ok {
+		// Only a chat still held here, or believed lost: one let go after
+		// the heartbeat was sent is not held again, and one taken after it
+		// keeps its take's later confirmation.
+		since, mine := was[chat]
+		if _, lost := l.lost[chat]; !mine && !lost {
 			continue
 		}
-		if since.Before(at) {
+		delete(l.lost, chat)
+		l.sure[chat] = at
+		if since.After(at) {
+			l.sure[chat] = since
+		}
+	}
+	for _, chat := range taken {
+		if since, ok := was[chat]; ok && since.Before(at) {
 			l.lost[chat] = at
-		} else {
-			l.sure[chat] = since // taken after the heartbeat was sent
+			delete(was, chat)
+		}
+	}
+	for chat, since := range was {
+		// Taken after the heartbeat was sent, or not confirmed: its lease
+		// ran out while nothing of it ran here. One not confirmed for long
+		// is forgotten, as a chat lost is.
+		if _, ok := l.sure[chat]; !ok && at.Sub(since) < memory.Affinity {
+			l.sure[chat] = since
 		}
 	}
 	for chat, when := range l.lost {
@@ -162,13 +181,18 @@ func (l *leases) renewed(held []int64, at time.Time) {
 	}
 }
 
+// errNotConfirmed is why a call for a chat the database did not confirm
+// lately is refused.
+var errNotConfirmed = errors.New("the database has not confirmed lately that this replica holds the chat")
+
 // fence refuses a Telegram call for a chat this replica answers in when it
 // cannot be sure it still holds the chat: it froze (a machine asleep), or
 // its heartbeats failed or came late, for longer than fenceAfter, or the
 // last one found the chat taken over. Another replica may answer there
 // now — one that started meanwhile, too, so a replica that was alone is
 // fenced as well — and a call from here would edit or send over its
-// answer; the turn here ends, and runs again if no other replica took it.
+// answer. A turn refused as not confirmed waits for the database in its
+// chat's queue, as in any outage; one in a chat found taken over ends.
 // A chat this replica does not answer in (someone's private chat the
 // inspector sends a trace to) is not fenced.
 func (l *leases) fence(chat int64, now time.Time) error {
@@ -181,7 +205,12 @@ func (l *leases) fence(chat int64, now time.Time) error {
 		if now.Sub(since) < fenceAfter {
 			return nil
 		}
-		return memory.ErrLeaseLost
+		// Not lost, as far as is known: the turn waits in its chat's
+		// queue for the database, as for any outage, and goes on there
+		// before what came after it once a heartbeat renews the chat — or
+		// ends once one finds it taken over.
+		return fmt.Errorf("chat %d not confirmed for %v: %w", chat, now.Sub(since).Round(time.Millisecond),
+			ryo.Unavailable(ryo.Database, errNotConfirmed))
 	}
 	if _, ok := l.lost[chat]; ok {
 		return memory.ErrLeaseLost
@@ -383,7 +412,7 @@ func (b *Bot) stayPresent(serve, life context.Context, d *dispatcher, lead func(
 			leader.stop(life, r)
 		}
 		sent := b.cfg.Clock.Now()
-		live, held, err := r.BeatHolding(life, d.running())
+		live, held, taken, err := r.BeatHolding(life, d.running())
 		if err != nil {
 			if life.Err() != nil {
 				return
@@ -406,7 +435,7 @@ func (b *Bot) stayPresent(serve, life context.Context, d *dispatcher, lead func(
 			continue
 		}
 		b.leases.seen(live, b.cfg.Clock.Now())
-		b.leases.renewed(held, sent)
+		b.leases.renewed(held, taken, sent)
 		b.tg.ShareBudget(b.leases.share(len(live), b.cfg.Clock.Now()))
 		if lead != nil && serve.Err() == nil && !leader.running() {
 			if ok, err := r.TryLead(life); err == nil && ok {

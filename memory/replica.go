@@ -131,17 +131,19 @@ func (r *Replica) Reconnect(ctx context.Context) error {
 // nor those that ran out). It returns the names
 // of the replicas that live, this one included, in order.
 func (r *Replica) Beat(ctx context.Context) (live []string, err error) {
-	live, _, err = r.BeatHolding(ctx, nil)
+	live, _, _, err = r.BeatHolding(ctx, nil)
 	return live, err
 }
 
 // BeatHolding is Beat, which also renews the leases of running, the chats
 // with updates running here, even those that ran out meanwhile — unless
 // another replica took them — and returns held, the chats whose leases
-// it renewed.
-func (r *Replica) BeatHolding(ctx context.Context, running []int64) (live []string, held []int64, err error) {
+// it renewed, and taken, those of running another replica holds or held
+// last. A chat of running in neither had its lease taken after the
+// heartbeat looked (a take and a heartbeat go by different connections).
+func (r *Replica) BeatHolding(ctx context.Context, running []int64) (live []string, held, taken []int64, err error) {
 	if r.conn == nil {
-		return nil, nil, r.db.fail("heartbeat", errors.New("no connection"))
+		return nil, nil, nil, r.db.fail("heartbeat", errors.New("no connection"))
 	}
 	ctx, cancel := context.WithTimeout(ctx, beatTimeout)
 	defer cancel()
@@ -154,12 +156,13 @@ func (r *Replica) BeatHolding(ctx context.Context, running []int64) (live []stri
 			forgotten as (delete from replicas where seen_at < now() - interval '1 day')
 		select coalesce((select array_agg(id order by id) from replicas
 				where id <> $1 and seen_at > now() - $3::interval and replica_alive(lock_key)), '{}'),
-			coalesce((select array_agg(chat_id) from renewed), '{}')`,
-		r.ID, r.leading, LeaseTTL.String(), running).Scan(&live, &held)
+			coalesce((select array_agg(chat_id) from renewed), '{}'),
+			coalesce((select array_agg(chat_id) from chat_leases where chat_id = any($4::bigint[]) and replica <> $1), '{}')`,
+		r.ID, r.leading, LeaseTTL.String(), running).Scan(&live, &held, &taken)
 	if err != nil {
-		return nil, nil, r.db.fail("heartbeat", err)
+		return nil, nil, nil, r.db.fail("heartbeat", err)
 	}
-	return append(live, r.ID), held, nil
+	return append(live, r.ID), held, taken, nil
 }
 
 // TryLead takes the leadership — the one replica that polls Telegram —

@@ -234,12 +234,15 @@ func TestTheHeartbeatKeepsTheChatsRunningHereAndTellsWhichItHolds(t *testing.T) 
 	if ok, _, err := rb.TakeChat(c, taken, true); !ok || err != nil {
 		t.Fatalf("r2 TakeChat of a lapsed lease = %v, %v", ok, err)
 	}
-	_, held, err := ra.BeatHolding(c, []int64{running, taken})
+	_, held, took, err := ra.BeatHolding(c, []int64{running, taken})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(held) != 1 || held[0] != running {
 		t.Fatalf("held = %v; want only %d: running here and not taken (the lapsed idle one, the one r2 took and the one let go are not)", held, running)
+	}
+	if len(took) != 1 || took[0] != taken {
+		t.Fatalf("taken = %v; want only %d, the chat running here r2 took", took, taken)
 	}
 	if ok, _, err := rb.TakeChat(c, running, true); ok || err != nil {
 		t.Fatalf("r2 TakeChat of the chat renewed = %v, %v; want it refused", ok, err)

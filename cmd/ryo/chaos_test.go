@@ -309,13 +309,6 @@ func (r *chaosRun) report(b *testing.B, h *harness, took time.Duration) {
 			said = append(said, fmt.Sprintf("%d:%q", m.ID, m.Text))
 		}
 		b.Logf("lost %s; the bot's messages in its chat: %s", key, strings.Join(said[max(0, len(said)-6):], " "))
-		var lines []string
-		for line := range strings.SplitSeq(h.logs.String(), "\n") {
-			if strings.Contains(line, fmt.Sprint(chat)) {
-				lines = append(lines, line)
-			}
-		}
-		b.Logf("ryo's log lines naming chat %d:\n%s", chat, strings.Join(lines[max(0, len(lines)-40):], "\n"))
 	}
 	for _, u := range r.unasked {
 		b.Logf("429 of the flood limits: %s", u)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -455,7 +454,6 @@ func TestPollingGoesOnWhenTheLeadersConnectionIsCut(t *testing.T) {
 // (SIGCONT), the frozen one sends nothing more in the chat — neither its
 // own answer over the other's nor a failure — and leaves the update to it.
 func TestAFrozenReplicaWokenSendsNothingOverTheAnswerGivenElsewhere(t *testing.T) {
-	freezeTest(t)
 	bin := builtBinary(t)
 	h := newHarness(t)
 	h.env["RYO_LOG_LEVEL"] = "info"
@@ -529,7 +527,6 @@ func TestAFrozenReplicaWokenSendsNothingOverTheAnswerGivenElsewhere(t *testing.T
 // status message it posted becomes the answer, nothing is left showing
 // "Thinking…" — and a message sent once it woke is answered after it.
 func TestALoneReplicaWokenFromSleepAnswersItsTurnOnce(t *testing.T) {
-	freezeTest(t)
 	bin := builtBinary(t)
 	h := newHarness(t)
 	h.env["RYO_LOG_LEVEL"] = "info"
@@ -578,15 +575,4 @@ func TestALoneReplicaWokenFromSleepAnswersItsTurnOnce(t *testing.T) {
 	}
 	proc.Process.Signal(syscall.SIGTERM)
 	proc.Wait()
-}
-
-// freezeTest skips a test that freezes a replica with SIGSTOP unless
-// RYO_FREEZE_TESTS is set (make freeze): its timing holds on a quiet
-// machine, but under the whole suite's load with -race the lease it waits
-// for has moved or not moved by the time it looks, and it fails for that.
-func freezeTest(t *testing.T) {
-	t.Helper()
-	if os.Getenv("RYO_FREEZE_TESTS") == "" {
-		t.Skip("RYO_FREEZE_TESTS unset: the replica-freezing tests run alone (make freeze)")
-	}
 }
