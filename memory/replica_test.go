@@ -248,3 +248,40 @@ func TestTheHeartbeatKeepsTheChatsRunningHereAndTellsWhichItHolds(t *testing.T) 
 		t.Fatalf("r2 TakeChat of the chat renewed = %v, %v; want it refused", ok, err)
 	}
 }
+
+// A restart of PostgreSQL closes every replica's connection at once: for a
+// moment all look gone. A replica that last beat before the server started
+// is not known to be gone — it may be reconnecting, its turns still
+// running — so its chats are taken only once their leases run out, which
+// its first heartbeat back prevents.
+func TestAReplicaLastSeenBeforeTheDatabaseRestartedIsNotTakenForGone(t *testing.T) {
+	_, _, ra, rb, url := twoReplicas(t)
+	c := ctx(t)
+	chat := int64(-1009876543210)
+	if ok, _, err := ra.TakeChat(c, chat, false); !ok || err != nil {
+		t.Fatalf("r1 TakeChat = %v, %v", ok, err)
+	}
+	// r1's connection drops, as at a restart, and its last beat came
+	// before the server started; its lease was renewed more than two
+	// seconds ago and has seconds left.
+	memorytest.Exec(t, url, `select pg_terminate_backend(l.pid) from pg_locks l join replicas r
+		on l.locktype = 'advisory' and l.objsubid = 1 and l.classid = (r.lock_key >> 32)::oid
+		and l.objid = (r.lock_key & 4294967295)::oid where r.id = 'r1'`)
+	memorytest.Exec(t, url, `update replicas set seen_at = pg_postmaster_start_time() - interval '1 second' where id = 'r1'`)
+	memorytest.Exec(t, url, `update chat_leases set until = until - interval '2 seconds' where replica = 'r1'`)
+	if ok, _, err := rb.TakeChat(c, chat, true); ok || err != nil {
+		t.Fatalf("r2 TakeChat of a chat whose holder was last seen before the restart = %v, %v; want it left until its lease runs out", ok, err)
+	}
+	if err := ra.Reconnect(c); err != nil {
+		t.Fatal(err)
+	}
+	if _, held, _, err := ra.BeatHolding(c, []int64{chat}); err != nil || len(held) != 1 || held[0] != chat {
+		t.Fatalf("r1 BeatHolding after reconnecting = %v, %v; want its chat renewed", held, err)
+	}
+	// Were r1 gone for good, the lease runs out and the chat is taken then.
+	memorytest.Exec(t, url, `update chat_leases set until = now() - interval '1 millisecond' where replica = 'r1'`)
+	memorytest.Exec(t, url, `update replicas set seen_at = pg_postmaster_start_time() - interval '1 second' where id = 'r1'`)
+	if ok, last, err := rb.TakeChat(c, chat, true); !ok || last.From != "r1" || err != nil {
+		t.Fatalf("r2 forced TakeChat once the lease ran out = %v, %+v, %v; want the chat", ok, last, err)
+	}
+}
