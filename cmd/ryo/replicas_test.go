@@ -120,6 +120,38 @@ func TestThreeReplicasUnderLoadOneKilledOneStopped(t *testing.T) {
 	t.Logf("killed %s, stopped %s; %d Telegram calls", killed, stopped, len(h.tg.Calls("")))
 }
 
+// Replicas started together — a compose file's — do not see each other at
+// first: one that saw itself alone would take the whole bot-wide budget
+// until its next beat, the others their shares of it, and a backlog waiting
+// for them would meet Telegram's 429.
+func TestReplicasStartedTogetherKeepToTheBotWideBudget(t *testing.T) {
+	bin := builtBinary(t)
+	h := newHarness(t, floodControl)
+	h.env["RYO_LOG_LEVEL"] = "info"
+	h.llm.Handle(newSlowQuestions().reply)
+	const chats = 120
+	asked := make([]telegramtest.Chat, chats)
+	for i := range chats {
+		user := telegramtest.NewUser(fmt.Sprintf("Backlog %d", i), "")
+		asked[i] = telegramtest.PrivateChat(user)
+		h.tg.SendText(asked[i], user, fmt.Sprintf("please answer q%d.1", asked[i].ID))
+	}
+	for _, id := range []string{"r1", "r2", "r3"} {
+		h.startReplica(bin, id)
+	}
+	h.waitWithin(time.Minute, "the backlog answered", func() bool {
+		for _, chat := range asked {
+			if answersTo(h.tg, chat.ID, fmt.Sprintf("q%d.1", chat.ID)) == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	if refused := h.tg.Refused(); len(refused) > 0 {
+		t.Errorf("Telegram refused %d calls with 429, the first %s at %s", len(refused), refused[0].Method, refused[0].At.Format("15:04:05.000"))
+	}
+}
+
 // Polling fails over: when the replica that polls is killed, the other one
 // polls within five seconds, and answers.
 func TestPollingFailsOverWhenTheLeaderIsKilled(t *testing.T) {
