@@ -247,6 +247,13 @@ func (l *leases) seen(live []string, now time.Time) {
 	}
 }
 
+// joining is how many replicas more than it sees one that just joined
+// shares the bot-wide budget with, until its beats have shown who else
+// lives: replicas started together (a compose file's) do not see each
+// other at first, and one that saw itself alone took the whole budget
+// until its next beat while the others took their shares of it.
+const joining = 2
+
 // join makes this process a replica, retrying while the database is away.
 // When others run already it waits two beats before it answers, so that
 // they learn of it and share the bot-wide budget with it first.
@@ -270,7 +277,7 @@ func (b *Bot) join(ctx context.Context) error {
 		return err
 	}
 	b.leases.seen(live, b.cfg.Clock.Now())
-	b.tg.ShareBudget(b.leases.share(len(live), b.cfg.Clock.Now()))
+	b.tg.ShareBudget(b.leases.share(len(live)+joining, b.cfg.Clock.Now()))
 	if len(live) > 1 { // two beats: theirs may come late
 		ryo.Sleep(ctx, b.cfg.Clock, 2*beatEvery)
 	}

@@ -265,6 +265,7 @@ func (r *chaosRun) report(b *testing.B, h *harness, took time.Duration) {
 				}
 			}
 			b.Logf("answered twice: %s in %s", key, strings.Join(said, "; "))
+			b.Logf("ryo's log lines naming chat %d:\n%s", chat, linesNaming(h, chat))
 		}
 	}
 	// Out of order: within a chat, an answer that showed before the answer
@@ -309,6 +310,7 @@ func (r *chaosRun) report(b *testing.B, h *harness, took time.Duration) {
 			said = append(said, fmt.Sprintf("%d:%q", m.ID, m.Text))
 		}
 		b.Logf("lost %s; the bot's messages in its chat: %s", key, strings.Join(said[max(0, len(said)-6):], " "))
+		b.Logf("ryo's log lines naming chat %d:\n%s", chat, linesNaming(h, chat))
 	}
 	for _, u := range r.unasked {
 		b.Logf("429 of the flood limits: %s", u)
@@ -316,4 +318,15 @@ func (r *chaosRun) report(b *testing.B, h *harness, took time.Duration) {
 	if lost > 0 || twice > 0 || disorder > 0 || unasked429 > 0 {
 		b.Errorf("chaos: lost %d, twice %d, out of order %d, unasked-for 429s %d", lost, twice, disorder, unasked429)
 	}
+}
+
+// linesNaming returns the last of ryo's log lines that name chat.
+func linesNaming(h *harness, chat int64) string {
+	var lines []string
+	for line := range strings.SplitSeq(h.logs.String(), "\n") {
+		if strings.Contains(line, fmt.Sprint(chat)) {
+			lines = append(lines, line)
+		}
+	}
+	return strings.Join(lines[max(0, len(lines)-40):], "\n")
 }
