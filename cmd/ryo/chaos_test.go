@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 	"net/http"
 	"os/exec"
 	"slices"
@@ -35,7 +36,8 @@ var (
 //     started again;
 //   - PostgreSQL is restarted (-chaos.postgres);
 //   - the model server stalls for 15 seconds;
-//   - Telegram answers 429s with retry_after, then 500s;
+//   - Telegram answers 429s with retry_after, and 500s to every edit for
+//     10 seconds;
 //   - a replica is stopped gracefully (SIGTERM), and started again.
 //
 // It prints what was lost (never answered within -chaos.patience),
@@ -93,12 +95,16 @@ func BenchmarkChaos(b *testing.B) {
 		{30 * time.Second, "the model server stalls for 15 s", func() {
 			run.stall(15 * time.Second)
 		}},
-		{50 * time.Second, "Telegram answers 40 429s (retry_after 3) to sendMessage and 40 500s to editMessageText", func() {
+		{50 * time.Second, "Telegram answers 40 429s (retry_after 3) to sendMessage, and 500 to every editMessageText for 10 s", func() {
 			run.inject(40)
 			h.tg.FailNext("sendMessage", 40, telegramtest.APIError{Code: http.StatusTooManyRequests,
 				Description: injected429, RetryAfter: 3})
-			h.tg.FailNext("editMessageText", 40, telegramtest.APIError{Code: http.StatusInternalServerError,
+			// An outage lasts a while, not a number of calls: 40 500s
+			// left to the few turns editing their status messages fell
+			// on one of them, retried ever more slowly for minutes.
+			h.tg.FailNext("editMessageText", math.MaxInt32, telegramtest.APIError{Code: http.StatusInternalServerError,
 				Description: "Internal Server Error"})
+			time.AfterFunc(10*time.Second, func() { h.tg.FailNext("editMessageText", 0, telegramtest.APIError{}) })
 		}},
 		{65 * time.Second, "SIGTERM replica 2, started again 2 s later", func() {
 			last := replicas[len(replicas)-1]
@@ -133,6 +139,7 @@ type chaosRun struct {
 	stallEnd time.Time
 	tooMany  int
 	injected int      // 429s Telegram was told to answer
+	failed   int      // 5xx Telegram answered
 	unasked  []string // the 429s of Telegram's flood limits: when, which call
 }
 
@@ -214,6 +221,9 @@ func (r *chaosRun) observe(c telegramtest.Call) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if c.Err != nil {
+		if c.Err.Code >= 500 {
+			r.failed++
+		}
 		if c.Err.Code == http.StatusTooManyRequests {
 			r.tooMany++
 			if c.Err.Description != injected429 {
@@ -295,9 +305,9 @@ func (r *chaosRun) report(b *testing.B, h *harness, took time.Duration) {
 	b.ReportMetric(pct(waits, 99).Seconds(), "p99-wait-s")
 	b.ReportMetric(waits[len(waits)-1].Seconds(), "max-wait-s")
 	b.Logf("%d replicas, %d chats: %d questions asked, %d answered in %v; lost %d, answered twice %d, out of order %d; "+
-		"429s %d (%d injected); waits p50 %v p90 %v p99 %v max %v",
+		"429s %d (%d injected), 5xx %d; waits p50 %v p90 %v p99 %v max %v",
 		*chaosReplicas, *chaosChats, len(r.asked), len(r.answered), took.Round(time.Second), lost, twice, disorder,
-		r.tooMany, r.injected, pct(waits, 50), pct(waits, 90), pct(waits, 99), waits[len(waits)-1].Round(time.Millisecond))
+		r.tooMany, r.injected, r.failed, pct(waits, 50), pct(waits, 90), pct(waits, 99), waits[len(waits)-1].Round(time.Millisecond))
 	shown := 0
 	for key := range r.waiting {
 		if shown++; shown > 5 {
