@@ -36,8 +36,8 @@ var (
 //     started again;
 //   - PostgreSQL is restarted (-chaos.postgres);
 //   - the model server stalls for 15 seconds;
-//   - Telegram answers 429s with retry_after, and 500s to every edit for
-//     10 seconds;
+//   - Telegram answers 429s with retry_after, then 500s to every message
+//     sent or edited for 5 seconds;
 //   - a replica is stopped gracefully (SIGTERM), and started again.
 //
 // It prints what was lost (never answered within -chaos.patience),
@@ -95,16 +95,20 @@ func BenchmarkChaos(b *testing.B) {
 		{30 * time.Second, "the model server stalls for 15 s", func() {
 			run.stall(15 * time.Second)
 		}},
-		{50 * time.Second, "Telegram answers 40 429s (retry_after 3) to sendMessage, and 500 to every editMessageText for 10 s", func() {
+		{50 * time.Second, "Telegram answers 40 429s (retry_after 3) to sendMessage", func() {
 			run.inject(40)
 			h.tg.FailNext("sendMessage", 40, telegramtest.APIError{Code: http.StatusTooManyRequests,
 				Description: injected429, RetryAfter: 3})
+		}},
+		{57 * time.Second, "Telegram answers 500 to every sendMessage and editMessageText for 5 s", func() {
 			// An outage lasts a while, not a number of calls: 40 500s
 			// left to the few turns editing their status messages fell
 			// on one of them, retried ever more slowly for minutes.
-			h.tg.FailNext("editMessageText", math.MaxInt32, telegramtest.APIError{Code: http.StatusInternalServerError,
-				Description: "Internal Server Error"})
-			time.AfterFunc(10*time.Second, func() { h.tg.FailNext("editMessageText", 0, telegramtest.APIError{}) })
+			for _, method := range []string{"sendMessage", "editMessageText"} {
+				h.tg.FailNext(method, math.MaxInt32, telegramtest.APIError{Code: http.StatusInternalServerError,
+					Description: "Internal Server Error"})
+				time.AfterFunc(5*time.Second, func() { h.tg.FailNext(method, 0, telegramtest.APIError{}) })
+			}
 		}},
 		{65 * time.Second, "SIGTERM replica 2, started again 2 s later", func() {
 			last := replicas[len(replicas)-1]
