@@ -202,6 +202,7 @@ func (b *Bot) Run(ctx context.Context) error {
 		}
 		return err
 	}
+	b.setMenu(ctx)
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWork()
 	defer b.leases.r.Leave(work) // the others take this one's chats at once
@@ -253,7 +254,7 @@ func (b *Bot) drain(d *dispatcher, stopWork context.CancelFunc) {
 	}
 }
 
-// introduce learns who the bot is and sets up its command menu.
+// introduce learns who the bot is and, polling, removes any webhook.
 func (b *Bot) introduce(ctx context.Context) error {
 	var err error
 	for n := 1; ; n++ {
@@ -276,6 +277,14 @@ func (b *Bot) introduce(ctx context.Context) error {
 			b.log.Warn("could not remove a webhook; getUpdates may be refused", "err", err)
 		}
 	}
+	return nil
+}
+
+// setMenu sets up the bot's command menu in each of its languages. It is
+// called once this replica shares the bot-wide budget: the calls count
+// against it, and a replica started beside others that made them before it
+// knew of them sent them beside their burst of answers.
+func (b *Bot) setMenu(ctx context.Context) {
 	for _, l := range lang.Languages() {
 		code := l.Tag // the menu of people whose Telegram speaks l
 		if code == lang.English {
@@ -285,7 +294,6 @@ func (b *Bot) introduce(ctx context.Context) error {
 			b.log.Warn("could not set the command menu", "language", l.Tag, "err", err)
 		}
 	}
-	return nil
 }
 
 func (b *Bot) getMe(ctx context.Context) (ryo.User, error) {

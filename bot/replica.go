@@ -247,16 +247,13 @@ func (l *leases) seen(live []string, now time.Time) {
 	}
 }
 
-// joining is how many replicas more than it sees one that just joined
-// shares the bot-wide budget with, until its beats have shown who else
-// lives: replicas started together (a compose file's) do not see each
-// other at first, and one that saw itself alone took the whole budget
-// until its next beat while the others took their shares of it.
-const joining = 2
-
 // join makes this process a replica, retrying while the database is away.
 // When others run already it waits two beats before it answers, so that
-// they learn of it and share the bot-wide budget with it first.
+// they learn of it and share the bot-wide budget with it first; then it
+// asks again who lives, and shares the budget with them all: replicas
+// started together (a compose file's) join during that wait, and one that
+// went on with the count it saw before it sent its part of a burst as if
+// they were fewer.
 func (b *Bot) join(ctx context.Context) error {
 	err := b.retry(ctx, "join the replicas", func() error {
 		r, err := b.db.Join(ctx, b.cfg.ReplicaID)
@@ -269,18 +266,23 @@ func (b *Bot) join(ctx context.Context) error {
 		return err
 	}
 	var live []string
-	err = b.retry(ctx, "say this replica lives", func() error {
-		live, err = b.leases.r.Beat(ctx)
-		return err
-	})
-	if err != nil {
+	beat := func() error {
+		return b.retry(ctx, "say this replica lives", func() error {
+			live, err = b.leases.r.Beat(ctx)
+			return err
+		})
+	}
+	if err := beat(); err != nil {
 		return err
 	}
-	b.leases.seen(live, b.cfg.Clock.Now())
-	b.tg.ShareBudget(b.leases.share(len(live)+joining, b.cfg.Clock.Now()))
 	if len(live) > 1 { // two beats: theirs may come late
 		ryo.Sleep(ctx, b.cfg.Clock, 2*beatEvery)
+		if err := beat(); err != nil {
+			return err
+		}
 	}
+	b.leases.seen(live, b.cfg.Clock.Now())
+	b.tg.ShareBudget(b.leases.share(len(live), b.cfg.Clock.Now()))
 	b.log.Info("joined the replicas sharing the database", "replica", b.leases.r.ID, "replicas", len(live))
 	return nil
 }

@@ -150,6 +150,11 @@ func TestReplicasStartedTogetherKeepToTheBotWideBudget(t *testing.T) {
 	if refused := h.tg.Refused(); len(refused) > 0 {
 		t.Errorf("Telegram refused %d calls with 429, the first %s at %s", len(refused), refused[0].Method, refused[0].At.Format("15:04:05.000"))
 	}
+	for line := range strings.SplitSeq(h.logs.String(), "\n") {
+		if strings.Contains(line, "joined the replicas") || strings.Contains(line, "polls Telegram") {
+			t.Log(line)
+		}
+	}
 }
 
 // Polling fails over: when the replica that polls is killed, the other one
