@@ -285,3 +285,45 @@ func TestAReplicaLastSeenBeforeTheDatabaseRestartedIsNotTakenForGone(t *testing.
 		t.Fatalf("r2 forced TakeChat once the lease ran out = %v, %+v, %v; want the chat", ok, last, err)
 	}
 }
+
+// A PostgreSQL process that crashes (one the kernel killed for memory, say)
+// makes the server end every connection and start afresh, as a restart
+// does — but pg_postmaster_start_time() stays as it was: the postmaster
+// itself never stopped. Every replica looks gone for the moment until it
+// reconnects, though its heartbeats came after the server started, and
+// the first one back must not take the others' chats while their turns
+// still run.
+func TestAReplicaCutOffWhenTheDatabaseReinitializesIsNotTakenForGone(t *testing.T) {
+	_, _, ra, rb, url := twoReplicas(t)
+	c := ctx(t)
+	chat := int64(-1009876543211)
+	if ok, _, err := ra.TakeChat(c, chat, false); !ok || err != nil {
+		t.Fatalf("r1 TakeChat = %v, %v", ok, err)
+	}
+	for _, r := range []*memory.Replica{ra, rb} { // both beat, as they do every second
+		if _, err := r.Beat(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Both replicas' connections drop at once, as when the server
+	// reinitializes; r1's lease was renewed more than two seconds ago.
+	memorytest.Exec(t, url, `select pg_terminate_backend(l.pid) from pg_locks l join replicas r
+		on l.locktype = 'advisory' and l.objsubid = 1 and l.classid = (r.lock_key >> 32)::oid
+		and l.objid = (r.lock_key & 4294967295)::oid where r.id in ('r1', 'r2')`)
+	memorytest.Exec(t, url, `update chat_leases set until = until - interval '2 seconds' where replica = 'r1'`)
+	if err := rb.Reconnect(c); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := rb.TakeChat(c, chat, true); ok || err != nil {
+		t.Fatalf("r2, back first, TakeChat of r1's chat = %v, %v; want it left until its lease runs out: r1 may be reconnecting", ok, err)
+	}
+	if chats, err := rb.Claimable(c, 10); err != nil || len(chats) != 0 {
+		t.Fatalf("Claimable = %+v, %v; want none", chats, err)
+	}
+	if err := ra.Reconnect(c); err != nil {
+		t.Fatal(err)
+	}
+	if _, held, _, err := ra.BeatHolding(c, []int64{chat}); err != nil || len(held) != 1 || held[0] != chat {
+		t.Fatalf("r1 BeatHolding after reconnecting = %v, %v; want its chat renewed", held, err)
+	}
+}
