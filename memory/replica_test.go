@@ -76,6 +76,11 @@ func TestAGoneReplicasChatsAreTakenAtOnce(t *testing.T) {
 	if ok, _, err := ra.TakeChat(c, chat, false); !ok || err != nil {
 		t.Fatalf("r1 TakeChat = %v, %v", ok, err)
 	}
+	// r1 beats with r2 there, as it does every second: r2's connection,
+	// older than that beat, shows no restart came since.
+	if _, err := ra.Beat(c); err != nil {
+		t.Fatal(err)
+	}
 	// r1's connection drops, as when its process is killed.
 	memorytest.Exec(t, url, `select pg_terminate_backend(l.pid) from pg_locks l join replicas r
 		on l.locktype = 'advisory' and l.objsubid = 1 and l.classid = (r.lock_key >> 32)::oid
