@@ -332,3 +332,59 @@ func TestAReplicaCutOffWhenTheDatabaseReinitializesIsNotTakenForGone(t *testing.
 		t.Fatalf("r1 BeatHolding after reconnecting = %v, %v; want its chat renewed", held, err)
 	}
 }
+
+// A replica that never comes back — killed while the database was away, or
+// a lone ryo killed and started again under a new name — runs nothing
+// under its leases once they ran out: its chats are taken at once when
+// their next update comes, unforced, as those of a replica seen gone are,
+// not held for it a minute (Affinity) and taken only by the sweep's force,
+// seconds late.
+func TestTheChatsOfAReplicaThatNeverCameBackAreTakenOnceItsLeasesRanOut(t *testing.T) {
+	for _, how := range []string{"killed, and another started after", "gone while the database was away"} {
+		t.Run(how, func(t *testing.T) {
+			url := memorytest.URL(t)
+			a, b := memorytest.OpenURL(t, url), memorytest.OpenURL(t, url)
+			c := ctx(t)
+			ra, err := a.Join(c, "r1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { ra.Leave(context.Background()) })
+			held, let := int64(-1001234500001), int64(7123400002)
+			for _, chat := range []int64{held, let} {
+				if ok, _, err := ra.TakeChat(c, chat, false); !ok || err != nil {
+					t.Fatalf("r1 TakeChat(%d) = %v, %v", chat, ok, err)
+				}
+			}
+			if err := ra.ReleaseChat(c, let); err != nil { // answered a moment ago
+				t.Fatal(err)
+			}
+			if _, err := ra.Beat(c); err != nil {
+				t.Fatal(err)
+			}
+			memorytest.Exec(t, url, `select pg_terminate_backend(l.pid) from pg_locks l join replicas r
+				on l.locktype = 'advisory' and l.objsubid = 1 and l.classid = (r.lock_key >> 32)::oid
+				and l.objid = (r.lock_key & 4294967295)::oid where r.id = 'r1'`)
+			if how == "gone while the database was away" {
+				memorytest.Exec(t, url, `update replicas set seen_at = pg_postmaster_start_time() - interval '1 second' where id = 'r1'`)
+			}
+			rb, err := b.Join(c, "r2")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { rb.Leave(context.Background()) })
+			memorytest.Exec(t, url, `update chat_leases set until = now() - interval '1 millisecond' where chat_id = -1001234500001`)
+			store(t, b, memory.InboxUpdate{ID: 9000000021, ChatID: held, Kind: "message", Raw: []byte(`{"update_id":9000000021}`)})
+			store(t, b, memory.InboxUpdate{ID: 9000000022, ChatID: let, Kind: "message", Raw: []byte(`{"update_id":9000000022}`)})
+			chats, err := rb.Claimable(c, 10)
+			if err != nil || len(chats) != 2 || !chats[0].Orphaned || !chats[1].Orphaned {
+				t.Fatalf("Claimable = %+v, %v; want both chats, orphaned", chats, err)
+			}
+			for _, chat := range []int64{held, let} {
+				if ok, last, err := rb.TakeChat(c, chat, false); !ok || last.From != "r1" || err != nil {
+					t.Errorf("r2 unforced TakeChat(%d) = %v, %+v, %v; want the chat, from r1", chat, ok, last, err)
+				}
+			}
+		})
+	}
+}
