@@ -77,7 +77,7 @@ func randomName() string {
 }
 
 // connect takes a connection, the liveness lock on it and the LISTEN, and
-// writes the replica down.
+// writes the replica down, with when its connection was made.
 func (r *Replica) connect(ctx context.Context) error {
 	ctx, cancel := r.db.deadline(ctx)
 	defer cancel()
@@ -98,8 +98,8 @@ func (r *Replica) connect(ctx context.Context) error {
 		// machine vanished, its connection not yet closed, stops beating:
 		// its name is free again once its leases would have run out.
 		var mine bool
-		err = conn.QueryRow(ctx, `with joined as (insert into replicas as r (id, lock_key, started_at, seen_at) values ($1, $2::bigint, now(), now())
-				on conflict (id) do update set lock_key = excluded.lock_key, seen_at = now(), leader = false
+		err = conn.QueryRow(ctx, `with joined as (insert into replicas as r (id, lock_key, started_at, seen_at, connected_at) values ($1, $2::bigint, now(), now(), now())
+				on conflict (id) do update set lock_key = excluded.lock_key, seen_at = now(), connected_at = now(), leader = false
 				where r.lock_key = excluded.lock_key or r.seen_at <= now() - $3::interval or not replica_alive(r.lock_key)
 				returning 1)
 			select exists (select 1 from joined)`, r.ID, r.key, LeaseTTL.String()).Scan(&mine)

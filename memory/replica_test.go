@@ -76,6 +76,11 @@ func TestAGoneReplicasChatsAreTakenAtOnce(t *testing.T) {
 	if ok, _, err := ra.TakeChat(c, chat, false); !ok || err != nil {
 		t.Fatalf("r1 TakeChat = %v, %v", ok, err)
 	}
+	// r1 beats with r2 there, as it does every second: r2's connection,
+	// older than that beat, shows no restart came since.
+	if _, err := ra.Beat(c); err != nil {
+		t.Fatal(err)
+	}
 	// r1's connection drops, as when its process is killed.
 	memorytest.Exec(t, url, `select pg_terminate_backend(l.pid) from pg_locks l join replicas r
 		on l.locktype = 'advisory' and l.objsubid = 1 and l.classid = (r.lock_key >> 32)::oid
@@ -283,5 +288,103 @@ func TestAReplicaLastSeenBeforeTheDatabaseRestartedIsNotTakenForGone(t *testing.
 	memorytest.Exec(t, url, `update replicas set seen_at = pg_postmaster_start_time() - interval '1 second' where id = 'r1'`)
 	if ok, last, err := rb.TakeChat(c, chat, true); !ok || last.From != "r1" || err != nil {
 		t.Fatalf("r2 forced TakeChat once the lease ran out = %v, %+v, %v; want the chat", ok, last, err)
+	}
+}
+
+// A PostgreSQL process that crashes (one the kernel killed for memory, say)
+// makes the server end every connection and start afresh, as a restart
+// does — but pg_postmaster_start_time() stays as it was: the postmaster
+// itself never stopped. Every replica looks gone for the moment until it
+// reconnects, though its heartbeats came after the server started, and
+// the first one back must not take the others' chats while their turns
+// still run.
+func TestAReplicaCutOffWhenTheDatabaseReinitializesIsNotTakenForGone(t *testing.T) {
+	_, _, ra, rb, url := twoReplicas(t)
+	c := ctx(t)
+	chat := int64(-1009876543211)
+	if ok, _, err := ra.TakeChat(c, chat, false); !ok || err != nil {
+		t.Fatalf("r1 TakeChat = %v, %v", ok, err)
+	}
+	for _, r := range []*memory.Replica{ra, rb} { // both beat, as they do every second
+		if _, err := r.Beat(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Both replicas' connections drop at once, as when the server
+	// reinitializes; r1's lease was renewed more than two seconds ago.
+	memorytest.Exec(t, url, `select pg_terminate_backend(l.pid) from pg_locks l join replicas r
+		on l.locktype = 'advisory' and l.objsubid = 1 and l.classid = (r.lock_key >> 32)::oid
+		and l.objid = (r.lock_key & 4294967295)::oid where r.id in ('r1', 'r2')`)
+	memorytest.Exec(t, url, `update chat_leases set until = until - interval '2 seconds' where replica = 'r1'`)
+	if err := rb.Reconnect(c); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := rb.TakeChat(c, chat, true); ok || err != nil {
+		t.Fatalf("r2, back first, TakeChat of r1's chat = %v, %v; want it left until its lease runs out: r1 may be reconnecting", ok, err)
+	}
+	if chats, err := rb.Claimable(c, 10); err != nil || len(chats) != 0 {
+		t.Fatalf("Claimable = %+v, %v; want none", chats, err)
+	}
+	if err := ra.Reconnect(c); err != nil {
+		t.Fatal(err)
+	}
+	if _, held, _, err := ra.BeatHolding(c, []int64{chat}); err != nil || len(held) != 1 || held[0] != chat {
+		t.Fatalf("r1 BeatHolding after reconnecting = %v, %v; want its chat renewed", held, err)
+	}
+}
+
+// A replica that never comes back — killed while the database was away, or
+// a lone ryo killed and started again under a new name — runs nothing
+// under its leases once they ran out: its chats are taken at once when
+// their next update comes, unforced, as those of a replica seen gone are,
+// not held for it a minute (Affinity) and taken only by the sweep's force,
+// seconds late.
+func TestTheChatsOfAReplicaThatNeverCameBackAreTakenOnceItsLeasesRanOut(t *testing.T) {
+	for _, how := range []string{"killed, and another started after", "gone while the database was away"} {
+		t.Run(how, func(t *testing.T) {
+			url := memorytest.URL(t)
+			a, b := memorytest.OpenURL(t, url), memorytest.OpenURL(t, url)
+			c := ctx(t)
+			ra, err := a.Join(c, "r1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { ra.Leave(context.Background()) })
+			held, let := int64(-1001234500001), int64(7123400002)
+			for _, chat := range []int64{held, let} {
+				if ok, _, err := ra.TakeChat(c, chat, false); !ok || err != nil {
+					t.Fatalf("r1 TakeChat(%d) = %v, %v", chat, ok, err)
+				}
+			}
+			if err := ra.ReleaseChat(c, let); err != nil { // answered a moment ago
+				t.Fatal(err)
+			}
+			if _, err := ra.Beat(c); err != nil {
+				t.Fatal(err)
+			}
+			memorytest.Exec(t, url, `select pg_terminate_backend(l.pid) from pg_locks l join replicas r
+				on l.locktype = 'advisory' and l.objsubid = 1 and l.classid = (r.lock_key >> 32)::oid
+				and l.objid = (r.lock_key & 4294967295)::oid where r.id = 'r1'`)
+			if how == "gone while the database was away" {
+				memorytest.Exec(t, url, `update replicas set seen_at = pg_postmaster_start_time() - interval '1 second' where id = 'r1'`)
+			}
+			rb, err := b.Join(c, "r2")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { rb.Leave(context.Background()) })
+			memorytest.Exec(t, url, `update chat_leases set until = now() - interval '1 millisecond' where chat_id = -1001234500001`)
+			store(t, b, memory.InboxUpdate{ID: 9000000021, ChatID: held, Kind: "message", Raw: []byte(`{"update_id":9000000021}`)})
+			store(t, b, memory.InboxUpdate{ID: 9000000022, ChatID: let, Kind: "message", Raw: []byte(`{"update_id":9000000022}`)})
+			chats, err := rb.Claimable(c, 10)
+			if err != nil || len(chats) != 2 || !chats[0].Orphaned || !chats[1].Orphaned {
+				t.Fatalf("Claimable = %+v, %v; want both chats, orphaned", chats, err)
+			}
+			for _, chat := range []int64{held, let} {
+				if ok, last, err := rb.TakeChat(c, chat, false); !ok || last.From != "r1" || err != nil {
+					t.Errorf("r2 unforced TakeChat(%d) = %v, %+v, %v; want the chat, from r1", chat, ok, last, err)
+				}
+			}
+		})
 	}
 }
