@@ -435,6 +435,28 @@ func TestRejectedTokenStopsStart(t *testing.T) {
 	}
 }
 
+// A replica stopped while it waits to join the others (two beats, so that
+// they make room in the bot-wide budget) stops: it lets its connection go.
+func TestAReplicaStoppedWhileItJoinsStops(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	cfg, _ := LoadConfig(env(h.env), true)
+	second := NewMain(cfg, h.quietLogger())
+	ctx, cancel := context.WithCancel(bg(t))
+	ended := make(chan error, 1)
+	go func() { ended <- second.Run(ctx) }()
+	h.waitForReplicas(2) // the second one is written down, and waits
+	cancel()
+	select {
+	case err := <-ended:
+		if err != nil {
+			t.Errorf("second Run = %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a replica stopped while it joined did not stop within 30 s")
+	}
+}
+
 func TestSecondReplicaRunsBesideTheFirst(t *testing.T) {
 	h := newHarness(t)
 	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Answered once.")})
