@@ -272,14 +272,14 @@ func (b *Bot) join(ctx context.Context) error {
 			return err
 		})
 	}
-	if err := beat(); err != nil {
-		return err
-	}
-	if len(live) > 1 { // two beats: theirs may come late
+	err = beat()
+	if err == nil && len(live) > 1 { // two beats: theirs may come late
 		ryo.Sleep(ctx, b.cfg.Clock, 2*beatEvery)
-		if err := beat(); err != nil {
-			return err
-		}
+		err = beat()
+	}
+	if err != nil { // stopped, or the database went away, while joining
+		b.leases.r.Leave(ctx) // its connection, held apart from the pool, goes back
+		return err
 	}
 	b.leases.seen(live, b.cfg.Clock.Now())
 	b.tg.ShareBudget(b.leases.share(len(live), b.cfg.Clock.Now()))
