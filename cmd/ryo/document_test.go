@@ -275,9 +275,7 @@ func TestDocumentKill9AfterStoredAnswersOnce(t *testing.T) {
 
 	h.llm.Enqueue(ollamatest.Reply{Content: envelope("At seven.")})
 	second := h.startBinary(bin)
-	if msgs := h.answer(dm, q.ID, "At seven."); len(msgs) != 1 {
-		t.Fatalf("the chat shows %d bot messages: %+v; want one", len(msgs), msgs)
-	}
+	checkAnsweredOnce(t, h.answer(dm, q.ID, "At seven."), "At seven.")
 	if shown := requestText(t, h.llm); !strings.Contains(shown, "The ferry to Vlieland leaves at seven.") {
 		t.Errorf("the turn run again was not shown the stored file:\n%s", shown)
 	}

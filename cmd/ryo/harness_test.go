@@ -162,6 +162,28 @@ func (h *harness) answer(chat telegramtest.Chat, id int, want string) []telegram
 	return h.tg.BotMessages(chat.ID)
 }
 
+// checkAnsweredOnce fails the test unless msgs, the bot's messages in a
+// chat of one question, show its answer once: edited into the status
+// message, or — when the turn took longer than an edit may (a SIGKILL and
+// a start again, waiting for the killed one's lease, can take that long on
+// a loaded machine) — sent as a message of its own, the status message
+// then saying how long it took.
+func checkAnsweredOnce(t testing.TB, msgs []telegramtest.Message, want string) {
+	t.Helper()
+	answers := 0
+	for _, m := range msgs {
+		switch {
+		case strings.Contains(m.Text, want):
+			answers++
+		case !strings.HasPrefix(m.Text, "✅ Answered in "):
+			answers = -len(msgs)
+		}
+	}
+	if answers != 1 {
+		t.Fatalf("the chat shows %d bot messages: %+v; want one answer, and its status message at most", len(msgs), msgs)
+	}
+}
+
 // checkBotAPIUse fails the test if ryo made a call the published Bot API
 // does not allow, which the fake answers in words of its own: a parameter
 // the method lacks or of the wrong type, a required one missing, or a

@@ -36,10 +36,7 @@ func TestKill9DuringASlowTurnAnswersOnce(t *testing.T) {
 
 	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Here is the answer, once.")})
 	second := h.startBinary(bin)
-	msgs := h.answer(dm, q.ID, "Here is the answer, once.")
-	if len(msgs) != 1 {
-		t.Fatalf("the chat shows %d bot messages: %+v; want one", len(msgs), msgs)
-	}
+	checkAnsweredOnce(t, h.answer(dm, q.ID, "Here is the answer, once."), "Here is the answer, once.")
 	if !strings.Contains(h.logs.String(), "resuming unfinished updates") {
 		t.Fatal("the second run did not say it resumed the interrupted update")
 	}
