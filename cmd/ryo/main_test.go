@@ -435,16 +435,23 @@ func TestRejectedTokenStopsStart(t *testing.T) {
 	}
 }
 
+// runSecond runs another Main on the harness's settings beside the first:
+// it returns the Main, what stops it, and where its Run's error comes.
+func (h *harness) runSecond() (*Main, context.CancelFunc, chan error) {
+	cfg, _ := LoadConfig(env(h.env), true)
+	second := NewMain(cfg, h.quietLogger())
+	ctx, cancel := context.WithCancel(bg(h.t))
+	ended := make(chan error, 1)
+	go func() { ended <- second.Run(ctx) }()
+	return second, cancel, ended
+}
+
 // A replica stopped while it waits to join the others (two beats, so that
 // they make room in the bot-wide budget) stops: it lets its connection go.
 func TestAReplicaStoppedWhileItJoinsStops(t *testing.T) {
 	h := newHarness(t)
 	h.start()
-	cfg, _ := LoadConfig(env(h.env), true)
-	second := NewMain(cfg, h.quietLogger())
-	ctx, cancel := context.WithCancel(bg(t))
-	ended := make(chan error, 1)
-	go func() { ended <- second.Run(ctx) }()
+	_, cancel, ended := h.runSecond()
 	h.waitForReplicas(2) // the second one is written down, and waits
 	cancel()
 	select {
@@ -461,11 +468,7 @@ func TestSecondReplicaRunsBesideTheFirst(t *testing.T) {
 	h := newHarness(t)
 	h.llm.Enqueue(ollamatest.Reply{Content: envelope("Answered once.")})
 	h.start()
-	cfg, _ := LoadConfig(env(h.env), true)
-	second := NewMain(cfg, h.quietLogger())
-	ctx, cancel := context.WithCancel(bg(t))
-	ended := make(chan error, 1)
-	go func() { ended <- second.Run(ctx) }()
+	second, cancel, ended := h.runSecond()
 	defer func() {
 		cancel()
 		if err := <-ended; err != nil {
