@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -87,6 +88,49 @@ func TestAReplicaThatLostItsChatSendsNothingMoreInIt(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), "level=ERROR") {
 		t.Errorf("an error was logged:\n%s", logs.String())
+	}
+}
+
+// A turn whose chat a heartbeat found taken over ends then, not when its
+// answer is ready: its model call is given up at once, so that a local
+// model server (one request at a time, often) is not kept busy for minutes
+// on an answer nobody will see while the other replica asks it the same;
+// and the chat is free here again should that replica fail in its turn.
+func TestATurnWhoseChatWasTakenOverIsCalledOffAtOnce(t *testing.T) {
+	url := memorytest.URL(t)
+	tg := newTelegram(t, false)
+	db := memorytest.OpenURL(t, url)
+	ctx := context.Background()
+	other, err := pgx.Connect(ctx, url) // another replica, alive: its lock is held
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close(context.Background()) })
+	if _, err := other.Exec(ctx, `select pg_advisory_lock(43); insert into replicas (id, lock_key, seen_at) values ('elsewhere', 43, now() + interval '1 hour')`); err != nil {
+		t.Fatal(err)
+	}
+	calledOff := make(chan error, 1)
+	logs := run(t, tg, db, answerFunc(func(ctx context.Context, _ agent.Input) (agent.Output, error) {
+		memorytest.Exec(t, url, fmt.Sprintf(`update chat_leases set replica = 'elsewhere', until = now() + interval '1 hour' where chat_id = %d`, dm.ID))
+		select { // the model thinking, for longer than the test waits
+		case <-ctx.Done():
+			calledOff <- ctx.Err()
+			return agent.Output{}, ctx.Err()
+		case <-time.After(30 * time.Second):
+			calledOff <- nil
+			return agent.Output{Text: "an answer from the replica that lost the chat"}, nil
+		}
+	}), 5)
+	tg.SendText(dm, alice, "hello")
+	if err := <-calledOff; err == nil {
+		t.Fatal("the model call went on for 30 s after a heartbeat found the chat taken over")
+	}
+	waitFor(t, tg, "the turn to end here", func() bool { return strings.Contains(logs.String(), "another replica took this update") })
+	if strings.Contains(logs.String(), "interrupted by shutdown") || strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("the turn called off was logged as something else:\n%s", logs.String())
+	}
+	if n := memorytest.Count(t, url, `select count(*) from updates where state = 'failed'`); n != 0 {
+		t.Errorf("%d updates marked failed; the other replica answers them", n)
 	}
 }
 
