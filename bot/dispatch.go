@@ -59,6 +59,9 @@ type dispatcher struct {
 	queues map[lane][]*job // waiting jobs; a key exists while the lane's goroutine runs
 	lanes  map[int64]int   // how many lanes of each chat have a goroutine
 	queued map[int64]bool  // update ids waiting or running
+	// calls are the running updates of each chat, each with what calls it
+	// off.
+	calls  map[int64]map[*job]context.CancelCauseFunc
 	closed bool
 	wg     sync.WaitGroup
 }
@@ -73,6 +76,7 @@ func newDispatcher(ctx context.Context, clock ryo.Clock, workers int, process fu
 		queues:  map[lane][]*job{},
 		lanes:   map[int64]int{},
 		queued:  map[int64]bool{},
+		calls:   map[int64]map[*job]context.CancelCauseFunc{},
 	}
 }
 
@@ -152,7 +156,7 @@ func (d *dispatcher) runJob(j *job) (afterRun, bool) {
 		if !d.acquire(pool) {
 			return afterRun{}, false
 		}
-		out := d.process(d.ctx, j)
+		out := d.runOnce(j)
 		<-pool
 		if out.retryIn == 0 {
 			return out, true
@@ -160,6 +164,37 @@ func (d *dispatcher) runJob(j *job) (afterRun, bool) {
 		if !ryo.Sleep(d.ctx, d.clock, out.retryIn) || d.isClosed() {
 			return afterRun{}, false
 		}
+	}
+}
+
+// runOnce runs one attempt at j, which callOff may end early.
+func (d *dispatcher) runOnce(j *job) afterRun {
+	ctx, cancel := context.WithCancelCause(d.ctx)
+	defer cancel(nil)
+	d.mu.Lock()
+	if d.calls[j.chat] == nil {
+		d.calls[j.chat] = map[*job]context.CancelCauseFunc{}
+	}
+	d.calls[j.chat][j] = cancel
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		delete(d.calls[j.chat], j)
+		if len(d.calls[j.chat]) == 0 {
+			delete(d.calls, j.chat)
+		}
+		d.mu.Unlock()
+	}()
+	return d.process(ctx, j)
+}
+
+// callOff ends what runs of chat's updates now, their context cancelled
+// with cause. What waits in the chat's queue is not touched.
+func (d *dispatcher) callOff(chat int64, cause error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, cancel := range d.calls[chat] {
+		cancel(cause)
 	}
 }
 

@@ -48,11 +48,11 @@ func (b *Bot) process(ctx context.Context, j *job) afterRun {
 	case errors.As(err, &wait):
 		log.DebugContext(ctx, "a photo of an album waits for the album's other parts", "wait", wait.d)
 		return afterRun{retryIn: wait.d}
+	case errors.Is(err, memory.ErrLeaseLost), errors.Is(context.Cause(ctx), memory.ErrLeaseLost): // it froze, or lost the database longer than a lease lasts
+		log.WarnContext(ctx, "another replica took this update's chat over while it ran; it is answered there")
+		return afterRun{}
 	case ctx.Err() != nil:
 		log.InfoContext(ctx, "update interrupted by shutdown; it resumes at the next start")
-		return afterRun{}
-	case errors.Is(err, memory.ErrLeaseLost): // it froze, or lost the database longer than a lease lasts
-		log.WarnContext(ctx, "another replica took this update's chat over while it ran; it is answered there")
 		return afterRun{}
 	case ryo.IsUnavailable(err, ryo.Database),
 		ryo.IsUnavailable(err, ryo.Telegram) && j.outage(b.cfg.Clock.Now()) < maxOutage:

@@ -135,10 +135,11 @@ func (l *leases) gave(chat int64) {
 // renewed notes the chats a heartbeat sent at renewed, held, and those it
 // found another replica holds or held last, taken: these are not this
 // replica's own any more, unless it took them after the heartbeat was
-// sent. The others it believed it held stay as they were, unconfirmed: a
-// take that reached the database after the heartbeat did, or one that ran
-// out (the fence holds it once it is not confirmed for fenceAfter).
-func (l *leases) renewed(held, taken []int64, at time.Time) {
+// sent; it returns them, lost. The others it believed it held stay as they
+// were, unconfirmed: a take that reached the database after the heartbeat
+// did, or one that ran out (the fence holds it once it is not confirmed
+// for fenceAfter).
+func (l *leases) renewed(held, taken []int64, at time.Time) (lost []int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.lost == nil {
@@ -164,6 +165,7 @@ func (l *leases) renewed(held, taken []int64, at time.Time) {
 		if since, ok := was[chat]; ok && since.Before(at) {
 			l.lost[chat] = at
 			delete(was, chat)
+			lost = append(lost, chat)
 		}
 	}
 	for chat, since := range was {
@@ -179,6 +181,7 @@ func (l *leases) renewed(held, taken []int64, at time.Time) {
 			delete(l.lost, chat)
 		}
 	}
+	return lost
 }
 
 // errNotConfirmed is why a call for a chat the database did not confirm
@@ -444,7 +447,12 @@ func (b *Bot) stayPresent(serve, life context.Context, d *dispatcher, lead func(
 			continue
 		}
 		b.leases.seen(live, b.cfg.Clock.Now())
-		b.leases.renewed(held, taken, sent)
+		for _, chat := range b.leases.renewed(held, taken, sent) {
+			// What runs here of it is called off: the other replica runs
+			// it, and a model call left to its end would keep the model
+			// server busy on an answer nobody will see.
+			d.callOff(chat, memory.ErrLeaseLost)
+		}
 		b.tg.ShareBudget(b.leases.share(len(live), b.cfg.Clock.Now()))
 		if lead != nil && serve.Err() == nil && !leader.running() {
 			if ok, err := r.TryLead(life); err == nil && ok {
