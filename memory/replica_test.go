@@ -3,6 +3,8 @@ package memory_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,9 +84,7 @@ func TestAGoneReplicasChatsAreTakenAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	// r1's connection drops, as when its process is killed.
-	memorytest.Exec(t, url, `select pg_terminate_backend(l.pid) from pg_locks l join replicas r
-		on l.locktype = 'advisory' and l.objsubid = 1 and l.classid = (r.lock_key >> 32)::oid
-		and l.objid = (r.lock_key & 4294967295)::oid where r.id = 'r1'`)
+	cutReplica(t, url, "r1")
 	if ok, _, err := rb.TakeChat(c, chat, true); ok || err != nil {
 		t.Fatalf("r2 TakeChat right after r1's connection dropped = %v, %v; want it left to r1 for two seconds", ok, err)
 	}
@@ -269,9 +269,7 @@ func TestAReplicaLastSeenBeforeTheDatabaseRestartedIsNotTakenForGone(t *testing.
 	// r1's connection drops, as at a restart, and its last beat came
 	// before the server started; its lease was renewed more than two
 	// seconds ago and has seconds left.
-	memorytest.Exec(t, url, `select pg_terminate_backend(l.pid) from pg_locks l join replicas r
-		on l.locktype = 'advisory' and l.objsubid = 1 and l.classid = (r.lock_key >> 32)::oid
-		and l.objid = (r.lock_key & 4294967295)::oid where r.id = 'r1'`)
+	cutReplica(t, url, "r1")
 	memorytest.Exec(t, url, `update replicas set seen_at = pg_postmaster_start_time() - interval '1 second' where id = 'r1'`)
 	memorytest.Exec(t, url, `update chat_leases set until = until - interval '2 seconds' where replica = 'r1'`)
 	if ok, _, err := rb.TakeChat(c, chat, true); ok || err != nil {
@@ -312,9 +310,7 @@ func TestAReplicaCutOffWhenTheDatabaseReinitializesIsNotTakenForGone(t *testing.
 	}
 	// Both replicas' connections drop at once, as when the server
 	// reinitializes; r1's lease was renewed more than two seconds ago.
-	memorytest.Exec(t, url, `select pg_terminate_backend(l.pid) from pg_locks l join replicas r
-		on l.locktype = 'advisory' and l.objsubid = 1 and l.classid = (r.lock_key >> 32)::oid
-		and l.objid = (r.lock_key & 4294967295)::oid where r.id in ('r1', 'r2')`)
+	cutReplica(t, url, "r1", "r2")
 	memorytest.Exec(t, url, `update chat_leases set until = until - interval '2 seconds' where replica = 'r1'`)
 	if err := rb.Reconnect(c); err != nil {
 		t.Fatal(err)
@@ -362,9 +358,7 @@ func TestTheChatsOfAReplicaThatNeverCameBackAreTakenOnceItsLeasesRanOut(t *testi
 			if _, err := ra.Beat(c); err != nil {
 				t.Fatal(err)
 			}
-			memorytest.Exec(t, url, `select pg_terminate_backend(l.pid) from pg_locks l join replicas r
-				on l.locktype = 'advisory' and l.objsubid = 1 and l.classid = (r.lock_key >> 32)::oid
-				and l.objid = (r.lock_key & 4294967295)::oid where r.id = 'r1'`)
+			cutReplica(t, url, "r1")
 			if how == "gone while the database was away" {
 				memorytest.Exec(t, url, `update replicas set seen_at = pg_postmaster_start_time() - interval '1 second' where id = 'r1'`)
 			}
@@ -387,4 +381,13 @@ func TestTheChatsOfAReplicaThatNeverCameBackAreTakenOnceItsLeasesRanOut(t *testi
 			}
 		})
 	}
+}
+
+// cutReplica ends the connection that holds each named replica's lock, as
+// when its process is killed or the database ends its connections.
+func cutReplica(t *testing.T, url string, ids ...string) {
+	t.Helper()
+	memorytest.Exec(t, url, fmt.Sprintf(`select pg_terminate_backend(l.pid) from pg_locks l join replicas r
+		on l.locktype = 'advisory' and l.objsubid = 1 and l.classid = (r.lock_key >> 32)::oid
+		and l.objid = (r.lock_key & 4294967295)::oid where r.id in ('%s')`, strings.Join(ids, "', '")))
 }
