@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -377,5 +378,132 @@ func TestCallOffAttackCalledOffWhileStoringTheAnswerItIsAnsweredOnce(t *testing.
 	t.Logf("the chat shows: %q", texts(tg.BotMessages(ops.ID)))
 	if t.Failed() {
 		t.Logf("%s", all())
+	}
+}
+
+// shredder is a tool that destroys a file for good, and counts its runs.
+type shredder struct {
+	mu   sync.Mutex
+	runs []string
+}
+
+func (s *shredder) registry(t *testing.T) *toolbus.Registry {
+	r := toolbus.NewRegistry()
+	err := r.Register(toolbus.Spec{Name: "shred_file", Description: "Destroys one of the team's files for good.",
+		Category: toolbus.MathFinance, Examples: []toolbus.Example{{Question: "Shred the old payroll export.", Arguments: json.RawMessage(`{"name":"payroll.csv"}`)}},
+		Schema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}`),
+		Effect: toolbus.Destructive,
+		Tool: toolbus.ToolFunc(func(_ context.Context, args json.RawMessage) (any, error) {
+			var a struct{ Name string }
+			if err := json.Unmarshal(args, &a); err != nil {
+				return nil, err
+			}
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.runs = append(s.runs, a.Name)
+			return map[string]any{"shredded": a.Name}, nil
+		})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func (s *shredder) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.runs)
+}
+
+// A confirmed action's conversation goes on in its chat's queue, behind a
+// turn still running there. Another replica takes the chat over: the turn
+// running is called off, and the other replica runs the chat's updates —
+// the press among them, whose action it runs. The replica that lost the
+// chat must not run the action as well: the press waiting in its queue is
+// the other replica's now, as much as the turn that was running.
+func TestCallOffAttackAConfirmedActionWaitingInALostChatIsNotRunHere(t *testing.T) {
+	url := memorytest.URL(t)
+	tg := newTelegram(t, false)
+	ctx := context.Background()
+	memorytest.OpenURL(t, url)          // the schema, made
+	other, err := pgx.Connect(ctx, url) // another replica, alive: its lock is held
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close(context.Background()) })
+	if _, err := other.Exec(ctx, `select pg_advisory_lock(45); insert into replicas (id, lock_key, seen_at) values ('elsewhere', 45, now() + interval '1 hour')`); err != nil {
+		t.Fatal(err)
+	}
+	shred := &shredder{}
+	var mu sync.Mutex
+	asked := 0
+	running := make(chan struct{}, 1)
+	logs := runReplicaWith(t, tg, url, "replica-here", answerFunc(func(ctx context.Context, in agent.Input) (agent.Output, error) {
+		mu.Lock()
+		asked++
+		n := asked
+		mu.Unlock()
+		switch n {
+		case 1:
+			args := json.RawMessage(`{"name":"payroll-2026.csv"}`)
+			return agent.Output{Text: "I'll shred payroll-2026.csv once you confirm.", Held: &agent.Held{
+				Call:   toolbus.Call{ID: "call-1", Tool: "shred_file", Args: args, Key: toolbus.Key(in.UpdateID, 0, "shred_file", args)},
+				Reason: toolbus.HoldDestructive}}, nil
+		case 2: // the turn running when the chat is taken over
+			running <- struct{}{}
+			<-ctx.Done()
+			return agent.Output{}, ctx.Err()
+		}
+		return agent.Output{Text: "Shredded."}, nil
+	}), shred.registry(t))
+	waitFor(t, tg, "a heartbeat that sees the other replica", func() bool {
+		return memorytest.Count(t, url, `select count(*) from replicas where id = 'replica-here' and seen_at > now() - interval '1 second'`) > 0
+	})
+	tg.SendText(ops, alice, "@ryo_test_bot shred the old payroll export")
+	var prompt telegramtest.Message
+	waitFor(t, tg, "the confirmation prompt", func() bool {
+		for _, m := range tg.BotMessages(ops.ID) {
+			for _, row := range m.Buttons() {
+				for _, b := range row {
+					if strings.HasPrefix(b.Data, "act:") && strings.HasSuffix(b.Data, ":y") {
+						prompt = m
+						return true
+					}
+				}
+			}
+		}
+		return false
+	})
+	tg.SendText(ops, alice, "@ryo_test_bot and how much disk does that free?")
+	<-running
+	var yes string
+	for _, row := range prompt.Buttons() {
+		for _, b := range row {
+			if strings.HasSuffix(b.Data, ":y") {
+				yes = b.Data
+			}
+		}
+	}
+	query, err := tg.Press(ops.ID, alice, prompt.ID, yes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, tg, "the press confirmed, its conversation waiting behind the running turn", func() bool {
+		a, ok := tg.CallbackAnswer(query)
+		return ok && strings.Contains(a.Text, "Confirmed") &&
+			memorytest.Count(t, url, `select count(*) from actions where state = 'confirmed'`) == 1
+	})
+	memorytest.Exec(t, url, fmt.Sprintf(`update chat_leases set replica = 'elsewhere', until = now() + interval '1 hour' where chat_id = %d`, ops.ID))
+	waitFor(t, tg, "the running turn and the press to end here", func() bool {
+		return shred.count() > 0 || strings.Count(logs.String(), "another replica took this update") >= 2
+	})
+	if n := shred.count(); n != 0 {
+		t.Errorf("the replica that lost the chat ran the action %d times; the replica holding the chat runs it", n)
+	}
+	if n := memorytest.Count(t, url, `select count(*) from actions where state <> 'confirmed'`); n != 0 {
+		t.Errorf("the replica that lost the chat moved the action on: %d actions no longer confirmed", n)
+	}
+	if t.Failed() {
+		t.Logf("%s", logs.String())
 	}
 }
