@@ -28,6 +28,14 @@ const maxOutage = 10 * time.Minute
 func (b *Bot) process(ctx context.Context, j *job) afterRun {
 	ctx = turnContext(ctx, j) // span.go: its log lines name the turn
 	log := b.log.With("update_id", j.id, "chat_id", j.chat)
+	if j.claimed && errors.Is(b.leases.fence(j.chat, b.cfg.Clock.Now()), memory.ErrLeaseLost) {
+		// Claimed here before a heartbeat found its chat taken over, it
+		// waited meanwhile — a press's conversation behind the turn called
+		// off, an update waiting out an outage — and is the other
+		// replica's now: run here too, a confirmed action would run twice.
+		log.WarnContext(ctx, "another replica took this update's chat over while it ran; it is answered there")
+		return afterRun{}
+	}
 	if !j.claimed {
 		if wait, ok := b.claim(ctx, log, j); !ok {
 			return afterRun{retryIn: wait}
