@@ -198,12 +198,16 @@ func (db *DB) Decide(ctx context.Context, d Decision, expired ryo.Message) (ryo.
 // StartAction marks a confirmed action running, before its tool runs, and
 // returns it as it is afterwards. Once this is committed the action is
 // never run again blindly: a start that finds it running asks its tool, or
-// the person, whether it happened.
+// the person, whether it happened. Like ClaimUpdate it is fenced: a
+// replica that no longer holds the action's chat gets ErrLeaseLost, and
+// the action stays confirmed for the replica that does.
 func (db *DB) StartAction(ctx context.Context, id string) (ryo.Action, error) {
 	var a ryo.Action
+	fence := db.fence()
 	err := db.tx(ctx, "start action", func(tx pgx.Tx) error {
 		now := db.Now()
-		tag, err := tx.Exec(ctx, `update actions set state = 'running', started_at = $2 where id = $1 and state = 'confirmed'`, id, now)
+		tag, err := tx.Exec(ctx, `update actions set state = 'running', started_at = $2 where id = $1 and state = 'confirmed'
+			and ($3::text = '' or (select l.replica from chat_leases l where l.chat_id = actions.chat_id) = $3::text)`, id, now, fence)
 		if err != nil {
 			return err
 		}
@@ -213,6 +217,9 @@ func (db *DB) StartAction(ctx context.Context, id string) (ryo.Action, error) {
 			}
 		}
 		a, err = scanAction(tx.QueryRow(ctx, `select `+actionColumns+actionFrom+`where a.id = $1`, id))
+		if err == nil && tag.RowsAffected() == 0 && a.State == ryo.ActionConfirmed && fence != "" {
+			return ErrLeaseLost // still confirmed: the lease named another replica
+		}
 		return err
 	})
 	return a, err
