@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -62,6 +63,31 @@ func TestTheFenceHoldsWhatTheReplicaCannotBeSureOf(t *testing.T) {
 	l.took(chat, t0.Add(time.Minute))
 	if !lost(chat, t0.Add(time.Minute+fenceAfter)) {
 		t.Fatal("a replica alone at its last heartbeat is not fenced when it froze")
+	}
+}
+
+// A chat lost while an update of it still waits here — claimed, and
+// waiting out an outage for longer than memory.Affinity — stays fenced as
+// long as each heartbeat finds it held elsewhere: forgotten, the update
+// would run here once its wait ended and speak in the chat the other
+// replica answers in.
+func TestAChatLostWhileItsUpdateWaitsHereStaysFenced(t *testing.T) {
+	t0 := time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC)
+	chat := int64(-1001234567890123)
+	l := &leases{r: &memory.Replica{ID: "r1"}}
+	l.seen([]string{"r1", "r2"}, t0)
+	l.took(chat, t0)
+	l.renewed(nil, []int64{chat}, t0.Add(time.Second)) // taken over
+	for at := t0.Add(2 * time.Second); at.Before(t0.Add(3 * memory.Affinity)); at = at.Add(time.Second) {
+		l.renewed(nil, []int64{chat}, at) // its update still waits here, the chat held elsewhere
+	}
+	if !errors.Is(l.fence(chat, t0.Add(3*memory.Affinity)), memory.ErrLeaseLost) {
+		t.Fatal("a chat lost while its update waits here is no longer fenced after a minute")
+	}
+	l.renewed(nil, nil, t0.Add(3*memory.Affinity+time.Second)) // nothing of it here any more
+	l.renewed(nil, nil, t0.Add(4*memory.Affinity+2*time.Second))
+	if l.fence(chat, t0.Add(4*memory.Affinity+2*time.Second)) != nil {
+		t.Fatal("a chat lost long ago, with nothing of it here, is still fenced")
 	}
 }
 
