@@ -176,6 +176,14 @@ func (l *leases) renewed(held, taken []int64, at time.Time) (lost []int64) {
 			l.sure[chat] = since
 		}
 	}
+	for _, chat := range taken {
+		// Still found held elsewhere while something of it waits or runs
+		// here (a claimed update waiting out an outage): it stays lost
+		// until nothing of it is here, however long that takes.
+		if _, ok := l.lost[chat]; ok {
+			l.lost[chat] = at
+		}
+	}
 	for chat, when := range l.lost {
 		if at.Sub(when) >= memory.Affinity {
 			delete(l.lost, chat)
