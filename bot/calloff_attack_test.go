@@ -507,3 +507,100 @@ func TestCallOffAttackAConfirmedActionWaitingInALostChatIsNotRunHere(t *testing.
 		t.Logf("%s", logs.String())
 	}
 }
+
+// A confirmed action's tool already running when its chat is taken over
+// runs to its end, and its outcome is kept: cut short, a destructive tool
+// could leave its work half done, and the replica holding the chat would
+// find the action running and have to ask the person again. What comes
+// after it here — the conversation going on — is called off once it ends.
+func TestAnActionsToolRunningWhenItsChatIsTakenOverRunsToItsEnd(t *testing.T) {
+	url := memorytest.URL(t)
+	tg := newTelegram(t, false)
+	ctx := context.Background()
+	memorytest.OpenURL(t, url)          // the schema, made
+	other, err := pgx.Connect(ctx, url) // another replica, alive: its lock is held
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close(context.Background()) })
+	if _, err := other.Exec(ctx, `select pg_advisory_lock(46); insert into replicas (id, lock_key, seen_at) values ('elsewhere', 46, now() + interval '1 hour')`); err != nil {
+		t.Fatal(err)
+	}
+	beats := func() int {
+		return memorytest.Count(t, url, `select count(*) from replicas where id = 'replica-here' and seen_at > clock_timestamp() - interval '10 seconds'`)
+	}
+	seen := func() string {
+		return fmt.Sprint(memorytest.Count(t, url, `select (extract(epoch from seen_at) * 1e6)::bigint from replicas where id = 'replica-here'`))
+	}
+	cutShort := make(chan bool, 1)
+	tools := toolbus.NewRegistry()
+	err = tools.Register(toolbus.Spec{Name: "shred_file", Description: "Destroys one of the team's files for good.",
+		Category: toolbus.MathFinance, Examples: []toolbus.Example{{Question: "Shred the old payroll export.", Arguments: json.RawMessage(`{"name":"payroll.csv"}`)}},
+		Schema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}`),
+		Effect: toolbus.Destructive,
+		Tool: toolbus.ToolFunc(func(ctx context.Context, _ json.RawMessage) (any, error) {
+			// Halfway through, the chat is taken over, and two heartbeats
+			// go by: the first finds the chat taken, the second comes
+			// after the first's findings were acted on.
+			memorytest.Exec(t, url, fmt.Sprintf(`update chat_leases set replica = 'elsewhere', until = now() + interval '1 hour' where chat_id = %d`, ops.ID))
+			for range 2 {
+				before := seen()
+				waitFor(t, tg, "a heartbeat", func() bool { return beats() > 0 && seen() != before })
+			}
+			cutShort <- ctx.Err() != nil
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return map[string]any{"shredded": "payroll-2026.csv"}, nil
+		})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	asked := 0
+	logs := runReplicaWith(t, tg, url, "replica-here", answerFunc(func(ctx context.Context, in agent.Input) (agent.Output, error) {
+		mu.Lock()
+		asked++
+		n := asked
+		mu.Unlock()
+		if n == 1 {
+			args := json.RawMessage(`{"name":"payroll-2026.csv"}`)
+			return agent.Output{Text: "I'll shred payroll-2026.csv once you confirm.", Held: &agent.Held{
+				Call:   toolbus.Call{ID: "call-1", Tool: "shred_file", Args: args, Key: toolbus.Key(in.UpdateID, 0, "shred_file", args)},
+				Reason: toolbus.HoldDestructive}}, nil
+		}
+		return agent.Output{Text: "Shredded."}, nil
+	}), tools)
+	waitFor(t, tg, "a heartbeat that sees the other replica", func() bool { return beats() > 0 })
+	tg.SendText(ops, alice, "@ryo_test_bot shred the old payroll export")
+	var prompt telegramtest.Message
+	var yes string
+	waitFor(t, tg, "the confirmation prompt", func() bool {
+		for _, m := range tg.BotMessages(ops.ID) {
+			for _, row := range m.Buttons() {
+				for _, b := range row {
+					if strings.HasPrefix(b.Data, "act:") && strings.HasSuffix(b.Data, ":y") {
+						prompt, yes = m, b.Data
+						return true
+					}
+				}
+			}
+		}
+		return false
+	})
+	if _, err := tg.Press(ops.ID, alice, prompt.ID, yes); err != nil {
+		t.Fatal(err)
+	}
+	if <-cutShort {
+		t.Error("the tool running when the chat was taken over was cut short")
+	}
+	waitFor(t, tg, "the action to end", func() bool {
+		return memorytest.Count(t, url, `select count(*) from actions where state in ('executed', 'interrupted')`) == 1
+	})
+	if n := memorytest.Count(t, url, `select count(*) from actions where state = 'executed'`); n != 1 {
+		t.Errorf("the action ran to its end but %d actions are kept as executed", n)
+	}
+	if t.Failed() {
+		t.Logf("%s", logs.String())
+	}
+}
