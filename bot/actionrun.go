@@ -78,7 +78,8 @@ func (b *Bot) runOnce(ctx context.Context, w *worker, a ryo.Action, observe func
 		}
 	}
 	if a.State == ryo.ActionRunning {
-		res := b.runAction(ctx, a, allowed, observe)
+		var res toolbus.Result
+		w.shield(func() { res = b.runAction(ctx, a, allowed, observe) })
 		if res.Status == toolbus.StatusCancelled && ctx.Err() != nil {
 			return ctx.Err() // shutting down: whether it happened is for resumeAction to find out
 		}

@@ -59,9 +59,8 @@ type dispatcher struct {
 	queues map[lane][]*job // waiting jobs; a key exists while the lane's goroutine runs
 	lanes  map[int64]int   // how many lanes of each chat have a goroutine
 	queued map[int64]bool  // update ids waiting or running
-	// calls are the running updates of each chat, each with what calls it
-	// off.
-	calls  map[int64]map[*job]context.CancelCauseFunc
+	// calls are the running updates of each chat.
+	calls  map[int64]map[*job]bool
 	closed bool
 	wg     sync.WaitGroup
 }
@@ -76,7 +75,7 @@ func newDispatcher(ctx context.Context, clock ryo.Clock, workers int, process fu
 		queues:  map[lane][]*job{},
 		lanes:   map[int64]int{},
 		queued:  map[int64]bool{},
-		calls:   map[int64]map[*job]context.CancelCauseFunc{},
+		calls:   map[int64]map[*job]bool{},
 	}
 }
 
@@ -171,11 +170,13 @@ func (d *dispatcher) runJob(j *job) (afterRun, bool) {
 func (d *dispatcher) runOnce(j *job) afterRun {
 	ctx, cancel := context.WithCancelCause(d.ctx)
 	defer cancel(nil)
+	j.w.attempt(cancel)
+	defer j.w.attempt(nil)
 	d.mu.Lock()
 	if d.calls[j.chat] == nil {
-		d.calls[j.chat] = map[*job]context.CancelCauseFunc{}
+		d.calls[j.chat] = map[*job]bool{}
 	}
-	d.calls[j.chat][j] = cancel
+	d.calls[j.chat][j] = true
 	d.mu.Unlock()
 	defer func() {
 		d.mu.Lock()
@@ -189,12 +190,13 @@ func (d *dispatcher) runOnce(j *job) afterRun {
 }
 
 // callOff ends what runs of chat's updates now, their context cancelled
-// with cause. What waits in the chat's queue is not touched.
+// with cause — once a confirmed action's tool they run has ended (shield).
+// What waits in the chat's queue is not touched.
 func (d *dispatcher) callOff(chat int64, cause error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for _, cancel := range d.calls[chat] {
-		cancel(cause)
+	for j := range d.calls[chat] {
+		j.w.callOff(cause)
 	}
 }
 
@@ -206,7 +208,58 @@ type slots chan struct{}
 // slow but cheap — Telegram taking its turn — gives its slot back while it
 // waits, with idle, so that other chats' updates run meanwhile. A nil
 // worker holds no slot: work outside the dispatcher, such as the sweep.
-type worker struct{ pool slots }
+type worker struct {
+	pool slots
+
+	mu       sync.Mutex
+	cancel   context.CancelCauseFunc // ends the attempt running; nil between attempts
+	shielded bool                    // a confirmed action's tool runs
+	pending  error                   // a call-off that came while shielded
+}
+
+// attempt notes what ends the attempt starting, or nil once it ended.
+func (w *worker) attempt(cancel context.CancelCauseFunc) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.cancel, w.pending = cancel, nil
+}
+
+// callOff ends the attempt running, with cause: at once, or once the
+// shielded work running ends.
+func (w *worker) callOff(cause error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case w.shielded:
+		w.pending = cause
+	case w.cancel != nil:
+		w.cancel(cause)
+	}
+}
+
+// shield runs fn out of a call-off's reach — a confirmed action's tool,
+// which cut short could leave its work half done; the call-off comes once
+// fn returns. A shutdown still ends it, as before. A nil worker (work
+// outside the dispatcher) is never called off.
+func (w *worker) shield(fn func()) {
+	if w == nil {
+		fn()
+		return
+	}
+	w.mu.Lock()
+	w.shielded = true
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.shielded = false
+		if w.pending != nil && w.cancel != nil {
+			w.cancel(w.pending)
+		}
+		w.pending = nil
+	}()
+	fn()
+}
 
 // idle runs fn with w's slot given back, and takes a slot again before it
 // returns, whatever happened meanwhile. Only the goroutine that runs the
