@@ -1,0 +1,133 @@
+package bot_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ryo-bot/ryo/agent"
+	"github.com/ryo-bot/ryo/memory/memorytest"
+	"github.com/ryo-bot/ryo/telegramtest"
+	"github.com/ryo-bot/ryo/toolbus"
+)
+
+// callsIn counts the Telegram calls the bot made for chat.
+func callsIn(tg *telegramtest.Server, chat int64) int {
+	n := 0
+	for _, c := range tg.Calls("") {
+		if c.Params["chat_id"] == fmt.Sprint(chat) {
+			n++
+		}
+	}
+	return n
+}
+
+// A confirmed action's tool running when its chat is taken over runs to
+// its end, its result is kept once, and then the conversation is called
+// off here: the model is not asked to go on, and nothing more is sent or
+// edited in the chat the other replica answers in.
+func TestAShieldedToolsConversationIsCalledOffOnceTheToolReturns(t *testing.T) {
+	url := memorytest.URL(t)
+	tg := newTelegram(t, false)
+	ctx := context.Background()
+	memorytest.OpenURL(t, url)
+	other, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close(context.Background()) })
+	if _, err := other.Exec(ctx, `select pg_advisory_lock(47); insert into replicas (id, lock_key, seen_at) values ('elsewhere', 47, now() + interval '1 hour')`); err != nil {
+		t.Fatal(err)
+	}
+	beats := func() int {
+		return memorytest.Count(t, url, `select count(*) from replicas where id = 'replica-here' and seen_at > clock_timestamp() - interval '10 seconds'`)
+	}
+	seen := func() string {
+		return fmt.Sprint(memorytest.Count(t, url, `select (extract(epoch from seen_at) * 1e6)::bigint from replicas where id = 'replica-here'`))
+	}
+	var mu sync.Mutex
+	asked, callsAtReturn := 0, -1
+	tools := toolbus.NewRegistry()
+	err = tools.Register(toolbus.Spec{Name: "shred_file", Description: "Destroys one of the team's files for good.",
+		Category: toolbus.MathFinance, Examples: []toolbus.Example{{Question: "Shred the old payroll export.", Arguments: json.RawMessage(`{"name":"payroll.csv"}`)}},
+		Schema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}`),
+		Effect: toolbus.Destructive,
+		Tool: toolbus.ToolFunc(func(ctx context.Context, _ json.RawMessage) (any, error) {
+			memorytest.Exec(t, url, fmt.Sprintf(`update chat_leases set replica = 'elsewhere', until = now() + interval '1 hour' where chat_id = %d`, ops.ID))
+			for range 2 {
+				before := seen()
+				waitFor(t, tg, "a heartbeat", func() bool { return beats() > 0 && seen() != before })
+			}
+			mu.Lock()
+			callsAtReturn = callsIn(tg, ops.ID)
+			mu.Unlock()
+			return map[string]any{"shredded": "payroll-2026.csv"}, nil
+		})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := runReplicaWith(t, tg, url, "replica-here", answerFunc(func(ctx context.Context, in agent.Input) (agent.Output, error) {
+		mu.Lock()
+		asked++
+		n := asked
+		mu.Unlock()
+		if n == 1 {
+			args := json.RawMessage(`{"name":"payroll-2026.csv"}`)
+			return agent.Output{Text: "I'll shred payroll-2026.csv once you confirm.", Held: &agent.Held{
+				Call:   toolbus.Call{ID: "call-1", Tool: "shred_file", Args: args, Key: toolbus.Key(in.UpdateID, 0, "shred_file", args)},
+				Reason: toolbus.HoldDestructive}}, nil
+		}
+		return agent.Output{Text: "Shredded."}, nil
+	}), tools)
+	waitFor(t, tg, "a heartbeat that sees the other replica", func() bool { return beats() > 0 })
+	tg.SendText(ops, alice, "@ryo_test_bot shred the old payroll export")
+	var prompt telegramtest.Message
+	var yes string
+	waitFor(t, tg, "the confirmation prompt", func() bool {
+		for _, m := range tg.BotMessages(ops.ID) {
+			for _, row := range m.Buttons() {
+				for _, b := range row {
+					if strings.HasPrefix(b.Data, "act:") && strings.HasSuffix(b.Data, ":y") {
+						prompt, yes = m, b.Data
+						return true
+					}
+				}
+			}
+		}
+		return false
+	})
+	if _, err := tg.Press(ops.ID, alice, prompt.ID, yes); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, tg, "the action to end", func() bool {
+		return memorytest.Count(t, url, `select count(*) from actions where state in ('executed', 'interrupted')`) == 1
+	})
+	waitFor(t, tg, "the press's conversation to be called off here", func() bool {
+		return strings.Count(logs.String(), "another replica took this update's chat over while it ran") >= 1
+	})
+	if n := memorytest.Count(t, url, `select count(*) from actions where state = 'executed'`); n != 1 {
+		t.Errorf("%d actions executed; want 1", n)
+	}
+	if n := memorytest.Count(t, url, `select count(*) from messages where kind = 'tool_result'`); n != 1 {
+		t.Errorf("%d tool results stored; want the action's result stored once", n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if asked != 1 {
+		t.Errorf("the model was asked %d times; want once (the conversation called off once the tool returned)", asked)
+	}
+	if after := callsIn(tg, ops.ID); after != callsAtReturn {
+		t.Errorf("%d Telegram calls for the chat after the tool returned; want none", after-callsAtReturn)
+	}
+	if saidIn(tg, ops.ID, "Shredded.") != 0 {
+		t.Error("the replica that lost the chat answered in it")
+	}
+	if t.Failed() {
+		t.Logf("%s", logs.String())
+	}
+}
