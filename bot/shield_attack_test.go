@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -126,6 +127,111 @@ func TestAShieldedToolsConversationIsCalledOffOnceTheToolReturns(t *testing.T) {
 	}
 	if saidIn(tg, ops.ID, "Shredded.") != 0 {
 		t.Error("the replica that lost the chat answered in it")
+	}
+	if t.Failed() {
+		t.Logf("%s", logs.String())
+	}
+}
+
+// A confirmed action whose chat is taken over while it is being marked
+// running — the mark committed, read before the other replica's take —
+// has its tool run to its end here once it is marked: it is running here,
+// and nobody else will run it. Called off before its tool starts, the tool
+// is cut short and the action is left running, its outcome unknown, for
+// the person to be asked again.
+func TestAnActionTakenOverWhileItIsMarkedRunningRunsItsToolToItsEnd(t *testing.T) {
+	url := memorytest.URL(t)
+	tg := newTelegram(t, false)
+	ctx := context.Background()
+	memorytest.OpenURL(t, url)
+	other, err := pgx.Connect(ctx, url) // another replica, alive: its lock is held
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close(context.Background()) })
+	const hold = 738041441401 // holds the marking of the action, in its transaction, once its lease was read
+	if _, err := other.Exec(ctx, `select pg_advisory_lock(48); insert into replicas (id, lock_key, seen_at) values ('elsewhere', 48, now() + interval '1 hour')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Exec(ctx, fmt.Sprintf(`select pg_advisory_lock(%d)`, hold)); err != nil {
+		t.Fatal(err)
+	}
+	memorytest.Exec(t, url, fmt.Sprintf(`create function hold_start() returns trigger language plpgsql as $$
+		begin perform pg_advisory_xact_lock(%d); return new; end $$;
+		create trigger hold_start after update on actions for each row when (old.state = 'confirmed' and new.state = 'running') execute function hold_start()`, hold))
+	beats := func() int {
+		return memorytest.Count(t, url, `select count(*) from replicas where id = 'replica-here' and seen_at > clock_timestamp() - interval '10 seconds'`)
+	}
+	seen := func() string {
+		return fmt.Sprint(memorytest.Count(t, url, `select (extract(epoch from seen_at) * 1e6)::bigint from replicas where id = 'replica-here'`))
+	}
+	cutShort := make(chan bool, 1)
+	tools := toolbus.NewRegistry()
+	err = tools.Register(toolbus.Spec{Name: "shred_file", Description: "Destroys one of the team's files for good.",
+		Category: toolbus.MathFinance, Examples: []toolbus.Example{{Question: "Shred the old payroll export.", Arguments: json.RawMessage(`{"name":"payroll.csv"}`)}},
+		Schema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}`),
+		Effect: toolbus.Destructive,
+		Tool: toolbus.ToolFunc(func(ctx context.Context, _ json.RawMessage) (any, error) {
+			cutShort <- ctx.Err() != nil
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return map[string]any{"shredded": "payroll-2026.csv"}, nil
+		})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := runReplicaWith(t, tg, url, "replica-here", answerFunc(func(ctx context.Context, in agent.Input) (agent.Output, error) {
+		args := json.RawMessage(`{"name":"payroll-2026.csv"}`)
+		return agent.Output{Text: "I'll shred payroll-2026.csv once you confirm.", Held: &agent.Held{
+			Call:   toolbus.Call{ID: "call-1", Tool: "shred_file", Args: args, Key: toolbus.Key(in.UpdateID, 0, "shred_file", args)},
+			Reason: toolbus.HoldDestructive}}, nil
+	}), tools)
+	waitFor(t, tg, "a heartbeat that sees the other replica", func() bool { return beats() > 0 })
+	tg.SendText(ops, alice, "@ryo_test_bot shred the old payroll export")
+	var prompt telegramtest.Message
+	var yes string
+	waitFor(t, tg, "the confirmation prompt", func() bool {
+		for _, m := range tg.BotMessages(ops.ID) {
+			for _, row := range m.Buttons() {
+				for _, b := range row {
+					if strings.HasPrefix(b.Data, "act:") && strings.HasSuffix(b.Data, ":y") {
+						prompt, yes = m, b.Data
+						return true
+					}
+				}
+			}
+		}
+		return false
+	})
+	if _, err := tg.Press(ops.ID, alice, prompt.ID, yes); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, tg, "the action's marking to have read its lease", func() bool {
+		return memorytest.Count(t, url, `select count(*) from pg_stat_activity where wait_event_type = 'Lock' and wait_event = 'advisory'
+			and query like '%update actions set state = ''running''%'`) == 1
+	})
+	memorytest.Exec(t, url, fmt.Sprintf(`update chat_leases set replica = 'elsewhere', until = now() + interval '1 hour' where chat_id = %d`, ops.ID))
+	for range 2 { // the first finds the chat taken; the second comes after its findings were acted on
+		before := seen()
+		waitFor(t, tg, "a heartbeat", func() bool { return beats() > 0 && seen() != before })
+	}
+	if _, err := other.Exec(ctx, fmt.Sprintf(`select pg_advisory_unlock(%d)`, hold)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case cut := <-cutShort:
+		if cut {
+			t.Error("the tool of the action marked running here was cut short")
+		}
+	case <-time.After(20 * time.Second):
+		t.Error("the tool of the action marked running here never ran")
+	}
+	waitFor(t, tg, "the action to end", func() bool {
+		return memorytest.Count(t, url, `select count(*) from actions where state in ('executed', 'interrupted')`) == 1
+	})
+	if n := memorytest.Count(t, url, `select count(*) from actions where state = 'executed'`); n != 1 {
+		t.Errorf("%d actions executed; want 1", n)
 	}
 	if t.Failed() {
 		t.Logf("%s", logs.String())
