@@ -68,18 +68,34 @@ func (b *Bot) runOnce(ctx context.Context, w *worker, a ryo.Action, observe func
 			return err
 		}
 	}
-	if a.State == ryo.ActionConfirmed {
-		err := b.record(ctx, "start action", func(ctx context.Context) (err error) {
-			a, err = b.db.StartAction(ctx, a.ID)
-			return err
-		})
-		if err != nil {
-			return err
+	// Shielded from the moment it is marked running: a call-off that comes
+	// while the mark is on its way (the chat taken over after the mark read
+	// its lease) waits for the tool, which runs here and nowhere else.
+	var res toolbus.Result
+	var err error
+	ran := false
+	w.shield(func() {
+		if a.State == ryo.ActionConfirmed {
+			if ctx.Err() != nil {
+				err = context.Cause(ctx) // called off or stopping: left confirmed, for whoever runs it next
+				return
+			}
+			if err = b.record(ctx, "start action", func(ctx context.Context) (err error) {
+				a, err = b.db.StartAction(ctx, a.ID)
+				return err
+			}); err != nil {
+				return
+			}
 		}
+		if a.State == ryo.ActionRunning {
+			ran = true
+			res = b.runAction(ctx, a, allowed, observe)
+		}
+	})
+	if err != nil {
+		return err
 	}
-	if a.State == ryo.ActionRunning {
-		var res toolbus.Result
-		w.shield(func() { res = b.runAction(ctx, a, allowed, observe) })
+	if ran {
 		if res.Status == toolbus.StatusCancelled && ctx.Err() != nil {
 			return ctx.Err() // shutting down: whether it happened is for resumeAction to find out
 		}
