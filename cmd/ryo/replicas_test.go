@@ -31,6 +31,13 @@ func TestThreeReplicasUnderLoadOneKilledOneStopped(t *testing.T) {
 	h.env["RYO_LOG_LEVEL"] = "info"
 	slow := newSlowQuestions()
 	h.llm.Handle(slow.reply)
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, tag := range []string{"k", "s"} {
+				t.Logf("ryo's log lines naming the slow chat %s:\n%s", tag, linesNaming(h, slow.chat(tag).ID))
+			}
+		}
+	})
 	procs := map[string]*exec.Cmd{}
 	for _, id := range []string{"r1", "r2", "r3"} {
 		procs[id] = h.startReplica(bin, id)
