@@ -601,6 +601,11 @@ func TestALoneReplicaWokenFromSleepAnswersItsTurnOnce(t *testing.T) {
 		}
 		return ollamatest.Reply{Content: envelope("Answer to " + key)}
 	})
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("ryo's log:\n%s", h.logs.String())
+		}
+	})
 	proc := h.startReplica(bin, "r1")
 	h.waitForReplicas(1)
 	h.tg.SendText(chat, user, "please answer "+first)
