@@ -388,20 +388,29 @@ type shredder struct {
 }
 
 func (s *shredder) registry(t *testing.T) *toolbus.Registry {
+	return shredTool(t, func(_ context.Context, name string) (any, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.runs = append(s.runs, name)
+		return map[string]any{"shredded": name}, nil
+	})
+}
+
+// shredTool is a registry of one destructive tool, shred_file, which runs
+// shred on the name of the file it is asked to destroy.
+func shredTool(t *testing.T, shred func(ctx context.Context, name string) (any, error)) *toolbus.Registry {
+	t.Helper()
 	r := toolbus.NewRegistry()
 	err := r.Register(toolbus.Spec{Name: "shred_file", Description: "Destroys one of the team's files for good.",
 		Category: toolbus.MathFinance, Examples: []toolbus.Example{{Question: "Shred the old payroll export.", Arguments: json.RawMessage(`{"name":"payroll.csv"}`)}},
 		Schema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}`),
 		Effect: toolbus.Destructive,
-		Tool: toolbus.ToolFunc(func(_ context.Context, args json.RawMessage) (any, error) {
+		Tool: toolbus.ToolFunc(func(ctx context.Context, args json.RawMessage) (any, error) {
 			var a struct{ Name string }
 			if err := json.Unmarshal(args, &a); err != nil {
 				return nil, err
 			}
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			s.runs = append(s.runs, a.Name)
-			return map[string]any{"shredded": a.Name}, nil
+			return shred(ctx, a.Name)
 		})})
 	if err != nil {
 		t.Fatal(err)
@@ -424,16 +433,8 @@ func (s *shredder) count() int {
 func TestCallOffAttackAConfirmedActionWaitingInALostChatIsNotRunHere(t *testing.T) {
 	url := memorytest.URL(t)
 	tg := newTelegram(t, false)
-	ctx := context.Background()
-	memorytest.OpenURL(t, url)          // the schema, made
-	other, err := pgx.Connect(ctx, url) // another replica, alive: its lock is held
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Close(context.Background()) })
-	if _, err := other.Exec(ctx, `select pg_advisory_lock(45); insert into replicas (id, lock_key, seen_at) values ('elsewhere', 45, now() + interval '1 hour')`); err != nil {
-		t.Fatal(err)
-	}
+	memorytest.OpenURL(t, url) // the schema, made
+	replicaAliveElsewhere(t, url, 45)
 	shred := &shredder{}
 	var mu sync.Mutex
 	asked := 0
@@ -460,30 +461,9 @@ func TestCallOffAttackAConfirmedActionWaitingInALostChatIsNotRunHere(t *testing.
 		return memorytest.Count(t, url, `select count(*) from replicas where id = 'replica-here' and seen_at > now() - interval '1 second'`) > 0
 	})
 	tg.SendText(ops, alice, "@ryo_test_bot shred the old payroll export")
-	var prompt telegramtest.Message
-	waitFor(t, tg, "the confirmation prompt", func() bool {
-		for _, m := range tg.BotMessages(ops.ID) {
-			for _, row := range m.Buttons() {
-				for _, b := range row {
-					if strings.HasPrefix(b.Data, "act:") && strings.HasSuffix(b.Data, ":y") {
-						prompt = m
-						return true
-					}
-				}
-			}
-		}
-		return false
-	})
+	prompt, yes := confirmationPrompt(t, tg, ops.ID)
 	tg.SendText(ops, alice, "@ryo_test_bot and how much disk does that free?")
 	<-running
-	var yes string
-	for _, row := range prompt.Buttons() {
-		for _, b := range row {
-			if strings.HasSuffix(b.Data, ":y") {
-				yes = b.Data
-			}
-		}
-	}
 	query, err := tg.Press(ops.ID, alice, prompt.ID, yes)
 	if err != nil {
 		t.Fatal(err)
@@ -516,46 +496,21 @@ func TestCallOffAttackAConfirmedActionWaitingInALostChatIsNotRunHere(t *testing.
 func TestAnActionsToolRunningWhenItsChatIsTakenOverRunsToItsEnd(t *testing.T) {
 	url := memorytest.URL(t)
 	tg := newTelegram(t, false)
-	ctx := context.Background()
-	memorytest.OpenURL(t, url)          // the schema, made
-	other, err := pgx.Connect(ctx, url) // another replica, alive: its lock is held
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Close(context.Background()) })
-	if _, err := other.Exec(ctx, `select pg_advisory_lock(46); insert into replicas (id, lock_key, seen_at) values ('elsewhere', 46, now() + interval '1 hour')`); err != nil {
-		t.Fatal(err)
-	}
-	beats := func() int {
-		return memorytest.Count(t, url, `select count(*) from replicas where id = 'replica-here' and seen_at > clock_timestamp() - interval '10 seconds'`)
-	}
-	seen := func() string {
-		return fmt.Sprint(memorytest.Count(t, url, `select (extract(epoch from seen_at) * 1e6)::bigint from replicas where id = 'replica-here'`))
-	}
+	memorytest.OpenURL(t, url) // the schema, made
+	replicaAliveElsewhere(t, url, 46)
 	cutShort := make(chan bool, 1)
-	tools := toolbus.NewRegistry()
-	err = tools.Register(toolbus.Spec{Name: "shred_file", Description: "Destroys one of the team's files for good.",
-		Category: toolbus.MathFinance, Examples: []toolbus.Example{{Question: "Shred the old payroll export.", Arguments: json.RawMessage(`{"name":"payroll.csv"}`)}},
-		Schema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}`),
-		Effect: toolbus.Destructive,
-		Tool: toolbus.ToolFunc(func(ctx context.Context, _ json.RawMessage) (any, error) {
-			// Halfway through, the chat is taken over, and two heartbeats
-			// go by: the first finds the chat taken, the second comes
-			// after the first's findings were acted on.
-			memorytest.Exec(t, url, fmt.Sprintf(`update chat_leases set replica = 'elsewhere', until = now() + interval '1 hour' where chat_id = %d`, ops.ID))
-			for range 2 {
-				before := seen()
-				waitFor(t, tg, "a heartbeat", func() bool { return beats() > 0 && seen() != before })
-			}
-			cutShort <- ctx.Err() != nil
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return map[string]any{"shredded": "payroll-2026.csv"}, nil
-		})})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools := shredTool(t, func(ctx context.Context, _ string) (any, error) {
+		// Halfway through, the chat is taken over, and two heartbeats
+		// go by: the first finds the chat taken, the second comes
+		// after the first's findings were acted on.
+		memorytest.Exec(t, url, fmt.Sprintf(`update chat_leases set replica = 'elsewhere', until = now() + interval '1 hour' where chat_id = %d`, ops.ID))
+		waitForBeats(t, tg, url, "replica-here", 2)
+		cutShort <- ctx.Err() != nil
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return map[string]any{"shredded": "payroll-2026.csv"}, nil
+	})
 	var mu sync.Mutex
 	asked := 0
 	logs := runReplicaWith(t, tg, url, "replica-here", answerFunc(func(ctx context.Context, in agent.Input) (agent.Output, error) {
@@ -571,23 +526,9 @@ func TestAnActionsToolRunningWhenItsChatIsTakenOverRunsToItsEnd(t *testing.T) {
 		}
 		return agent.Output{Text: "Shredded."}, nil
 	}), tools)
-	waitFor(t, tg, "a heartbeat that sees the other replica", func() bool { return beats() > 0 })
+	waitFor(t, tg, "a heartbeat that sees the other replica", func() bool { return lastBeat(t, url, "replica-here") != "" })
 	tg.SendText(ops, alice, "@ryo_test_bot shred the old payroll export")
-	var prompt telegramtest.Message
-	var yes string
-	waitFor(t, tg, "the confirmation prompt", func() bool {
-		for _, m := range tg.BotMessages(ops.ID) {
-			for _, row := range m.Buttons() {
-				for _, b := range row {
-					if strings.HasPrefix(b.Data, "act:") && strings.HasSuffix(b.Data, ":y") {
-						prompt, yes = m, b.Data
-						return true
-					}
-				}
-			}
-		}
-		return false
-	})
+	prompt, yes := confirmationPrompt(t, tg, ops.ID)
 	if _, err := tg.Press(ops.ID, alice, prompt.ID, yes); err != nil {
 		t.Fatal(err)
 	}

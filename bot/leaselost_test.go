@@ -13,6 +13,7 @@ import (
 
 	"github.com/ryo-bot/ryo/agent"
 	"github.com/ryo-bot/ryo/memory/memorytest"
+	"github.com/ryo-bot/ryo/telegramtest"
 )
 
 // A turn whose chat another replica took over while it ran (this one
@@ -56,15 +57,7 @@ func TestAReplicaThatLostItsChatSendsNothingMoreInIt(t *testing.T) {
 	url := memorytest.URL(t)
 	tg := newTelegram(t, false)
 	db := memorytest.OpenURL(t, url)
-	ctx := context.Background()
-	other, err := pgx.Connect(ctx, url) // another replica, alive: its lock is held
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Close(context.Background()) })
-	if _, err := other.Exec(ctx, `select pg_advisory_lock(42); insert into replicas (id, lock_key, seen_at) values ('elsewhere', 42, now() + interval '1 hour')`); err != nil {
-		t.Fatal(err)
-	}
+	replicaAliveElsewhere(t, url, 42)
 	micros := func() int {
 		return memorytest.Count(t, url, `select (extract(epoch from clock_timestamp()) * 1e6)::bigint`)
 	}
@@ -100,15 +93,7 @@ func TestATurnWhoseChatWasTakenOverIsCalledOffAtOnce(t *testing.T) {
 	url := memorytest.URL(t)
 	tg := newTelegram(t, false)
 	db := memorytest.OpenURL(t, url)
-	ctx := context.Background()
-	other, err := pgx.Connect(ctx, url) // another replica, alive: its lock is held
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Close(context.Background()) })
-	if _, err := other.Exec(ctx, `select pg_advisory_lock(43); insert into replicas (id, lock_key, seen_at) values ('elsewhere', 43, now() + interval '1 hour')`); err != nil {
-		t.Fatal(err)
-	}
+	replicaAliveElsewhere(t, url, 43)
 	calledOff := make(chan error, 1)
 	logs := run(t, tg, db, answerFunc(func(ctx context.Context, _ agent.Input) (agent.Output, error) {
 		memorytest.Exec(t, url, fmt.Sprintf(`update chat_leases set replica = 'elsewhere', until = now() + interval '1 hour' where chat_id = %d`, dm.ID))
@@ -248,4 +233,66 @@ func TestALoneReplicaWhoseConnectionsWereCutAnswersOnce(t *testing.T) {
 	if strings.Contains(logs.String(), "level=ERROR") {
 		t.Errorf("an error was logged:\n%s", logs.String())
 	}
+}
+
+// replicaAliveElsewhere makes another replica, 'elsewhere', alive for the
+// rest of the test: its row says it beat lately, and its lock, key, is
+// held by a connection of its own, which it returns.
+func replicaAliveElsewhere(t *testing.T, url string, key int) *pgx.Conn {
+	t.Helper()
+	ctx := context.Background()
+	other, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close(context.Background()) })
+	if _, err := other.Exec(ctx, `select pg_advisory_lock($1)`, key); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Exec(ctx, `insert into replicas (id, lock_key, seen_at) values ('elsewhere', $1, now() + interval '1 hour')`, key); err != nil {
+		t.Fatal(err)
+	}
+	return other
+}
+
+// lastBeat says when replica id last beat, in microseconds since the
+// epoch; "" when it has not in the last ten seconds.
+func lastBeat(t *testing.T, url, id string) string {
+	t.Helper()
+	if memorytest.Count(t, url, `select count(*) from replicas where id = $1 and seen_at > clock_timestamp() - interval '10 seconds'`, id) == 0 {
+		return ""
+	}
+	return fmt.Sprint(memorytest.Count(t, url, `select (extract(epoch from seen_at) * 1e6)::bigint from replicas where id = $1`, id))
+}
+
+// waitForBeats waits until replica id has beaten n times more.
+func waitForBeats(t *testing.T, tg *telegramtest.Server, url, id string, n int) {
+	t.Helper()
+	for range n {
+		before := lastBeat(t, url, id)
+		waitFor(t, tg, "a heartbeat", func() bool {
+			now := lastBeat(t, url, id)
+			return now != "" && now != before
+		})
+	}
+}
+
+// confirmationPrompt waits for the bot's prompt to confirm an action in
+// chat, and returns it with its yes button's data.
+func confirmationPrompt(t *testing.T, tg *telegramtest.Server, chat int64) (prompt telegramtest.Message, yes string) {
+	t.Helper()
+	waitFor(t, tg, "the confirmation prompt", func() bool {
+		for _, m := range tg.BotMessages(chat) {
+			for _, row := range m.Buttons() {
+				for _, b := range row {
+					if strings.HasPrefix(b.Data, "act:") && strings.HasSuffix(b.Data, ":y") {
+						prompt, yes = m, b.Data
+						return true
+					}
+				}
+			}
+		}
+		return false
+	})
+	return prompt, yes
 }

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/ryo-bot/ryo/agent"
 	"github.com/ryo-bot/ryo/memory/memorytest"
 	"github.com/ryo-bot/ryo/telegramtest"
@@ -35,43 +33,18 @@ func callsIn(tg *telegramtest.Server, chat int64) int {
 func TestAShieldedToolsConversationIsCalledOffOnceTheToolReturns(t *testing.T) {
 	url := memorytest.URL(t)
 	tg := newTelegram(t, false)
-	ctx := context.Background()
 	memorytest.OpenURL(t, url)
-	other, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Close(context.Background()) })
-	if _, err := other.Exec(ctx, `select pg_advisory_lock(47); insert into replicas (id, lock_key, seen_at) values ('elsewhere', 47, now() + interval '1 hour')`); err != nil {
-		t.Fatal(err)
-	}
-	beats := func() int {
-		return memorytest.Count(t, url, `select count(*) from replicas where id = 'replica-here' and seen_at > clock_timestamp() - interval '10 seconds'`)
-	}
-	seen := func() string {
-		return fmt.Sprint(memorytest.Count(t, url, `select (extract(epoch from seen_at) * 1e6)::bigint from replicas where id = 'replica-here'`))
-	}
+	replicaAliveElsewhere(t, url, 47)
 	var mu sync.Mutex
 	asked, callsAtReturn := 0, -1
-	tools := toolbus.NewRegistry()
-	err = tools.Register(toolbus.Spec{Name: "shred_file", Description: "Destroys one of the team's files for good.",
-		Category: toolbus.MathFinance, Examples: []toolbus.Example{{Question: "Shred the old payroll export.", Arguments: json.RawMessage(`{"name":"payroll.csv"}`)}},
-		Schema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}`),
-		Effect: toolbus.Destructive,
-		Tool: toolbus.ToolFunc(func(ctx context.Context, _ json.RawMessage) (any, error) {
-			memorytest.Exec(t, url, fmt.Sprintf(`update chat_leases set replica = 'elsewhere', until = now() + interval '1 hour' where chat_id = %d`, ops.ID))
-			for range 2 {
-				before := seen()
-				waitFor(t, tg, "a heartbeat", func() bool { return beats() > 0 && seen() != before })
-			}
-			mu.Lock()
-			callsAtReturn = callsIn(tg, ops.ID)
-			mu.Unlock()
-			return map[string]any{"shredded": "payroll-2026.csv"}, nil
-		})})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools := shredTool(t, func(ctx context.Context, _ string) (any, error) {
+		memorytest.Exec(t, url, fmt.Sprintf(`update chat_leases set replica = 'elsewhere', until = now() + interval '1 hour' where chat_id = %d`, ops.ID))
+		waitForBeats(t, tg, url, "replica-here", 2)
+		mu.Lock()
+		callsAtReturn = callsIn(tg, ops.ID)
+		mu.Unlock()
+		return map[string]any{"shredded": "payroll-2026.csv"}, nil
+	})
 	logs := runReplicaWith(t, tg, url, "replica-here", answerFunc(func(ctx context.Context, in agent.Input) (agent.Output, error) {
 		mu.Lock()
 		asked++
@@ -85,23 +58,9 @@ func TestAShieldedToolsConversationIsCalledOffOnceTheToolReturns(t *testing.T) {
 		}
 		return agent.Output{Text: "Shredded."}, nil
 	}), tools)
-	waitFor(t, tg, "a heartbeat that sees the other replica", func() bool { return beats() > 0 })
+	waitFor(t, tg, "a heartbeat that sees the other replica", func() bool { return lastBeat(t, url, "replica-here") != "" })
 	tg.SendText(ops, alice, "@ryo_test_bot shred the old payroll export")
-	var prompt telegramtest.Message
-	var yes string
-	waitFor(t, tg, "the confirmation prompt", func() bool {
-		for _, m := range tg.BotMessages(ops.ID) {
-			for _, row := range m.Buttons() {
-				for _, b := range row {
-					if strings.HasPrefix(b.Data, "act:") && strings.HasSuffix(b.Data, ":y") {
-						prompt, yes = m, b.Data
-						return true
-					}
-				}
-			}
-		}
-		return false
-	})
+	prompt, yes := confirmationPrompt(t, tg, ops.ID)
 	if _, err := tg.Press(ops.ID, alice, prompt.ID, yes); err != nil {
 		t.Fatal(err)
 	}
@@ -144,66 +103,31 @@ func TestAnActionTakenOverWhileItIsMarkedRunningRunsItsToolToItsEnd(t *testing.T
 	tg := newTelegram(t, false)
 	ctx := context.Background()
 	memorytest.OpenURL(t, url)
-	other, err := pgx.Connect(ctx, url) // another replica, alive: its lock is held
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Close(context.Background()) })
 	const hold = 738041441401 // holds the marking of the action, in its transaction, once its lease was read
-	if _, err := other.Exec(ctx, `select pg_advisory_lock(48); insert into replicas (id, lock_key, seen_at) values ('elsewhere', 48, now() + interval '1 hour')`); err != nil {
-		t.Fatal(err)
-	}
+	other := replicaAliveElsewhere(t, url, 48)
 	if _, err := other.Exec(ctx, fmt.Sprintf(`select pg_advisory_lock(%d)`, hold)); err != nil {
 		t.Fatal(err)
 	}
 	memorytest.Exec(t, url, fmt.Sprintf(`create function hold_start() returns trigger language plpgsql as $$
 		begin perform pg_advisory_xact_lock(%d); return new; end $$;
 		create trigger hold_start after update on actions for each row when (old.state = 'confirmed' and new.state = 'running') execute function hold_start()`, hold))
-	beats := func() int {
-		return memorytest.Count(t, url, `select count(*) from replicas where id = 'replica-here' and seen_at > clock_timestamp() - interval '10 seconds'`)
-	}
-	seen := func() string {
-		return fmt.Sprint(memorytest.Count(t, url, `select (extract(epoch from seen_at) * 1e6)::bigint from replicas where id = 'replica-here'`))
-	}
 	cutShort := make(chan bool, 1)
-	tools := toolbus.NewRegistry()
-	err = tools.Register(toolbus.Spec{Name: "shred_file", Description: "Destroys one of the team's files for good.",
-		Category: toolbus.MathFinance, Examples: []toolbus.Example{{Question: "Shred the old payroll export.", Arguments: json.RawMessage(`{"name":"payroll.csv"}`)}},
-		Schema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}`),
-		Effect: toolbus.Destructive,
-		Tool: toolbus.ToolFunc(func(ctx context.Context, _ json.RawMessage) (any, error) {
-			cutShort <- ctx.Err() != nil
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return map[string]any{"shredded": "payroll-2026.csv"}, nil
-		})})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools := shredTool(t, func(ctx context.Context, _ string) (any, error) {
+		cutShort <- ctx.Err() != nil
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return map[string]any{"shredded": "payroll-2026.csv"}, nil
+	})
 	logs := runReplicaWith(t, tg, url, "replica-here", answerFunc(func(ctx context.Context, in agent.Input) (agent.Output, error) {
 		args := json.RawMessage(`{"name":"payroll-2026.csv"}`)
 		return agent.Output{Text: "I'll shred payroll-2026.csv once you confirm.", Held: &agent.Held{
 			Call:   toolbus.Call{ID: "call-1", Tool: "shred_file", Args: args, Key: toolbus.Key(in.UpdateID, 0, "shred_file", args)},
 			Reason: toolbus.HoldDestructive}}, nil
 	}), tools)
-	waitFor(t, tg, "a heartbeat that sees the other replica", func() bool { return beats() > 0 })
+	waitFor(t, tg, "a heartbeat that sees the other replica", func() bool { return lastBeat(t, url, "replica-here") != "" })
 	tg.SendText(ops, alice, "@ryo_test_bot shred the old payroll export")
-	var prompt telegramtest.Message
-	var yes string
-	waitFor(t, tg, "the confirmation prompt", func() bool {
-		for _, m := range tg.BotMessages(ops.ID) {
-			for _, row := range m.Buttons() {
-				for _, b := range row {
-					if strings.HasPrefix(b.Data, "act:") && strings.HasSuffix(b.Data, ":y") {
-						prompt, yes = m, b.Data
-						return true
-					}
-				}
-			}
-		}
-		return false
-	})
+	prompt, yes := confirmationPrompt(t, tg, ops.ID)
 	if _, err := tg.Press(ops.ID, alice, prompt.ID, yes); err != nil {
 		t.Fatal(err)
 	}
@@ -212,10 +136,7 @@ func TestAnActionTakenOverWhileItIsMarkedRunningRunsItsToolToItsEnd(t *testing.T
 			and query like '%update actions set state = ''running''%'`) == 1
 	})
 	memorytest.Exec(t, url, fmt.Sprintf(`update chat_leases set replica = 'elsewhere', until = now() + interval '1 hour' where chat_id = %d`, ops.ID))
-	for range 2 { // the first finds the chat taken; the second comes after its findings were acted on
-		before := seen()
-		waitFor(t, tg, "a heartbeat", func() bool { return beats() > 0 && seen() != before })
-	}
+	waitForBeats(t, tg, url, "replica-here", 2) // the first finds the chat taken; the second comes after its findings were acted on
 	if _, err := other.Exec(ctx, fmt.Sprintf(`select pg_advisory_unlock(%d)`, hold)); err != nil {
 		t.Fatal(err)
 	}
