@@ -167,8 +167,21 @@ func TestAQuotaAnAdminGaveOnePerson(t *testing.T) {
 
 	q = h.tg.SendText(bobDM, bob, "/stats")
 	reply(h, bobDM, q.ID, "⏳ Your quota, counted back from now: used 2 of 2 answers an hour.")
+	// An admin asks what one person may ask: their quota, whose it is, and
+	// how much of it they used.
+	q = h.tg.SendText(dm, alice, fmt.Sprintf("/quota %d", bob.ID))
+	m := reply(h, dm, q.ID, "may ask 2/hour: their own quota, set by")
+	for _, want := range []string{"Bob", "Alice", "used 2 of 2 answers an hour"} {
+		if !strings.Contains(m.Text, want) {
+			t.Errorf("/quota for one person says %q; want it to name %q", m.Text, want)
+		}
+	}
 	q = h.tg.SendText(dm, alice, fmt.Sprintf("/quota %d default", bob.ID))
 	reply(h, dm, q.ID, "has their tier's quota again: none")
+	q = h.tg.SendText(dm, alice, fmt.Sprintf("/quota %d", bob.ID))
+	reply(h, dm, q.ID, "may ask without limit: their tier's quota (default) is none")
+	q = h.tg.SendText(dm, alice, fmt.Sprintf("/quota %d", alice.ID))
+	reply(h, dm, q.ID, "is an admin: admins are not held to quotas")
 	q = h.tg.SendText(dm, alice, "/quota")
 	reply(h, dm, q.ID, "• default — none")
 }
