@@ -2,19 +2,22 @@ package bot
 
 import (
 	"context"
+	"strconv"
 	"strings"
+
+	"github.com/go-telegram/bot/models"
 
 	"github.com/ryo-bot/ryo/lang"
 )
 
 // quotaCommand is /quota.
 func (b *Bot) quotaCommand(p lang.Printer) command {
-	return command{name: "quota", help: p.Sprintf("how much someone may ask: /quota @name 50/day, 10/hour, 20000 tokens/day; none; default; bare, the tiers' quotas"),
+	return command{name: "quota", help: p.Sprintf("how much someone may ask: /quota @name 50/day, 10/hour, 20000 tokens/day; none; default; /quota @name, theirs and how much of it they used; bare, the tiers' quotas"),
 		admin: true, private: privateByName, run: b.quotaCmd}
 }
 
 // quotaCmd gives someone a quota of their own (replacing their tier's),
-// takes it back ("default"), or lists the tiers' quotas.
+// takes it back ("default"), shows someone's, or lists the tiers' quotas.
 func (b *Bot) quotaCmd(ctx context.Context, c call) error {
 	args := strings.TrimSpace(c.args)
 	who := c
@@ -24,6 +27,8 @@ func (b *Bot) quotaCmd(ctx context.Context, c call) error {
 		who.args, limits = "", args
 	case strings.TrimSpace(rest) != "":
 		who.args, limits = word, strings.TrimSpace(rest)
+	case args == "" && repliedToPerson(c.msg), strings.HasPrefix(word, "@"), isID(word):
+		return b.quotaShow(ctx, c)
 	default:
 		return b.reply(ctx, c, b.quotaList(c.p))
 	}
@@ -61,13 +66,7 @@ func (b *Bot) tierQuota(p lang.Printer, tier string) string {
 	if b.cfg.Quotas == nil {
 		return p.Sprintf("none")
 	}
-	if b.cfg.Tiers != nil {
-		tier = b.cfg.Tiers.Of(tier)
-	}
-	if tier == "" {
-		tier = "default"
-	}
-	return b.cfg.Quotas.Of(tier).String()
+	return b.cfg.Quotas.Of(b.tierName(tier)).String()
 }
 
 // quotaList names each tier's quota.
@@ -86,4 +85,75 @@ func (b *Bot) quotaList(p lang.Printer) string {
 	}
 	return strings.Join(append(lines, admins, "",
 		p.Sprintf("Give someone their own with /quota @name 50/day, 10/hour, 20000 tokens/day (or none), their id, or in reply; /quota @name default gives them their tier's again.")), "\n")
+}
+
+// quotaShow tells an admin the quota of the person c names: the one an
+// admin gave them (who, and when) or their tier's, and how much of it
+// they used, counted back from now as the quota is.
+func (b *Bot) quotaShow(ctx context.Context, c call) error {
+	u, problem, err := b.target(ctx, c)
+	if err != nil {
+		return err
+	}
+	if problem != "" {
+		return b.reply(ctx, c, problem)
+	}
+	name := shownName(c.p, u)
+	if b.isAdmin(u) && (b.cfg.Quotas == nil || !b.cfg.Quotas.Admins) {
+		return b.reply(ctx, c, c.p.Sprintf("⏳ %s is an admin: admins are not held to quotas (RYO_QUOTA_ADMINS).", name))
+	}
+	own, isOwn, err := b.db.QuotaOf(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	q, err := b.quotaOf(ctx, u.ID, nil)
+	if err != nil {
+		return err
+	}
+	whose := c.p.Sprintf("their tier's quota (%s)", b.tierName(u.Tier))
+	if isOwn {
+		setter := c.p.Sprintf("id %d", own.SetBy)
+		if by, found, err := b.db.FindUser(ctx, own.SetBy); err != nil {
+			return err
+		} else if found {
+			setter = shownName(c.p, by)
+		}
+		whose = c.p.Sprintf("their own quota, set by %s on %s", setter, c.p.Date(own.SetAt.In(b.location()), "2 Jan 2006 15:04 MST"))
+	}
+	if len(q) == 0 {
+		return b.reply(ctx, c, c.p.Sprintf("⏳ %s may ask without limit: %s is none.", name, whose))
+	}
+	now := b.cfg.Clock.Now()
+	marks, err := b.db.PersonTurns(ctx, u.ID, now.Add(-day))
+	if err != nil {
+		return err
+	}
+	return b.reply(ctx, c, c.p.Sprintf("⏳ %s may ask %s: %s. Counted back from now: %s.", name, q, whose, q.used(c.p, marks, now)))
+}
+
+// tierName is the name of the tier whose quota someone of tier is held to.
+func (b *Bot) tierName(tier string) string {
+	if b.cfg.Tiers != nil {
+		tier = b.cfg.Tiers.Of(tier)
+	}
+	if tier == "" {
+		return "default"
+	}
+	return tier
+}
+
+// repliedToPerson reports whether m answers a message a person wrote.
+func repliedToPerson(m *models.Message) bool {
+	r := repliedTo(m)
+	if r == nil {
+		return false
+	}
+	author := senderOf(r)
+	return author != nil && !author.IsBot
+}
+
+// isID reports whether word is a Telegram id.
+func isID(word string) bool {
+	n, err := strconv.ParseInt(word, 10, 64)
+	return err == nil && n != 0
 }
