@@ -1,0 +1,34 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ryo-bot/ryo/telegramtest"
+)
+
+// An admin's bare /quota in reply to someone's message in a group shows
+// the group nothing of that person's quota or of what they asked
+// elsewhere — their private chat included — nor who gave them the quota:
+// it points to the private chat, as for anyone else who asks.
+func TestAQuotaAskedInAGroupShowsTheGroupNothing(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.start()
+	used(t, h, time.Now().Add(-10*time.Minute), bobDM.ID, bob, "llama3.2", 2)
+	q := h.tg.SendText(dm, alice, fmt.Sprintf("/quota %d 3/day", bob.ID))
+	reply(h, dm, q.ID, "may ask 3/day now")
+
+	said := h.tg.SendText(team, bob, "nice weather today")
+	q = h.tg.SendText(team, alice, "/quota", telegramtest.ReplyTo(said.ID))
+	h.pointer(team, q.ID, "quota")
+	for _, m := range h.tg.BotMessages(team.ID) {
+		for _, leak := range []string{"3/day", "used", "Alice", "Bob"} {
+			if strings.Contains(m.Text, leak) {
+				t.Errorf("the group was shown %q in %q", leak, m.Text)
+			}
+		}
+	}
+}
