@@ -10,10 +10,12 @@ import (
 	"github.com/ryo-bot/ryo/lang"
 )
 
-// quotaCommand is /quota.
+// quotaCommand is /quota. It is answered only in a private chat: in a
+// group, even in reply to someone, it would show everyone that person's
+// quota, who gave it, and how much they asked elsewhere.
 func (b *Bot) quotaCommand(p lang.Printer) command {
 	return command{name: "quota", help: p.Sprintf("how much someone may ask: /quota @name 50/day, 10/hour, 20000 tokens/day; none; default; /quota @name, theirs and how much of it they used; bare, the tiers' quotas"),
-		admin: true, private: privateByName, run: b.quotaCmd}
+		admin: true, private: privateOnly, run: b.quotaCmd}
 }
 
 // quotaCmd gives someone a quota of their own (replacing their tier's),

@@ -124,7 +124,7 @@ func TestGroupKeepsWhatIsTheGroups(t *testing.T) {
 	q = h.tg.SendText(team, alice, "/help")
 	help := h.reply(team, q.ID, "In groups I answer")
 	for _, want := range []string{"/memory — ", "/ban — stop someone using me: /ban @name, a user id, or in reply (here: in reply to their message)",
-		"Only in our private chat, so that nothing private shows here: /forgetme, /export, /tags, /approvals, /deadletter, /users."} {
+		"Only in our private chat, so that nothing private shows here: /forgetme, /export, /quota, /tags, /approvals, /deadletter, /users."} {
 		if !strings.Contains(help.Text, want) {
 			t.Errorf("an admin's /help in a group lacks %q:\n%s", want, help.Text)
 		}
