@@ -32,3 +32,24 @@ func TestAQuotaAskedInAGroupShowsTheGroupNothing(t *testing.T) {
 		}
 	}
 }
+
+// In the private chat, an admin who answers one of the bot's own messages
+// with /quota and an id is shown that person's quota, or gives them one,
+// as without the reply: the bot's message names no one.
+func TestAQuotaByIDInReplyToTheBot(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.start()
+	used(t, h, time.Now().Add(-10*time.Minute), bobDM.ID, bob, "llama3.2", 1)
+	q := h.tg.SendText(dm, alice, "/quota")
+	list := reply(h, dm, q.ID, "• default — none")
+	q = h.tg.SendText(dm, alice, fmt.Sprintf("/quota %d 3/day", bob.ID), telegramtest.ReplyTo(list.ID))
+	reply(h, dm, q.ID, "Bob\u2069 may ask 3/day now")
+	q = h.tg.SendText(dm, alice, fmt.Sprintf("/quota %d", bob.ID), telegramtest.ReplyTo(list.ID))
+	reply(h, dm, q.ID, "may ask 3/day: their own quota, set by")
+	// Limits that start with a number are limits still, for whoever
+	// wrote the message answered.
+	said := h.tg.SendText(dm, alice, "a note to myself")
+	q = h.tg.SendText(dm, alice, "/quota 50 tokens/day", telegramtest.ReplyTo(said.ID))
+	reply(h, dm, q.ID, "Alice (@alice)\u2069 may ask 50 tokens/day now")
+}
