@@ -25,7 +25,7 @@ func (b *Bot) quotaCmd(ctx context.Context, c call) error {
 	who := c
 	var limits string
 	switch word, rest, _ := strings.Cut(args, " "); {
-	case args != "" && repliedTo(c.msg) != nil && !strings.HasPrefix(args, "@"):
+	case args != "" && repliedTo(c.msg) != nil && !strings.HasPrefix(word, "@") && (!isID(word) || isLimits(args)): // for whoever wrote the message
 		who.args, limits = "", args
 	case strings.TrimSpace(rest) != "":
 		who.args, limits = word, strings.TrimSpace(rest)
@@ -152,6 +152,13 @@ func repliedToPerson(m *models.Message) bool {
 	}
 	author := senderOf(r)
 	return author != nil && !author.IsBot
+}
+
+// isLimits reports whether s is what /quota gives someone: limits,
+// "none" or "default" — "50 tokens/day" starts with a number, not an id.
+func isLimits(s string) bool {
+	_, err := ParseQuota(s)
+	return err == nil || strings.EqualFold(s, "default")
 }
 
 // isID reports whether word is a Telegram id.
