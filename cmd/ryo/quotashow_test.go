@@ -53,3 +53,25 @@ func TestAQuotaByIDInReplyToTheBot(t *testing.T) {
 	q = h.tg.SendText(dm, alice, "/quota 50 tokens/day", telegramtest.ReplyTo(said.ID))
 	reply(h, dm, q.ID, "Alice (@alice)\u2069 may ask 50 tokens/day now")
 }
+
+// A person named without the @, as every command that names someone
+// allows, or by an id that cannot be anyone's, is looked up, or refused
+// as naming no one — not answered with the tiers' list, as if the admin
+// had asked for no one.
+func TestAQuotaForSomeoneNamedWithoutTheAt(t *testing.T) {
+	dave := telegramtest.NewUser("Dave", "dave")
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.start()
+	used(t, h, time.Now().Add(-10*time.Minute), telegramtest.PrivateChat(dave).ID, dave, "llama3.2", 1)
+	q := h.tg.SendText(dm, alice, "/quota dave 5/day")
+	reply(h, dm, q.ID, "Dave (@dave)\u2069 may ask 5/day now")
+	q = h.tg.SendText(dm, alice, "/quota dave")
+	reply(h, dm, q.ID, "may ask 5/day: their own quota, set by")
+	for _, id := range []string{"0", "-0", "99999999999999999999"} {
+		q = h.tg.SendText(dm, alice, "/quota "+id)
+		reply(h, dm, q.ID, "Name someone")
+	}
+	q = h.tg.SendText(dm, alice, "/quota default")
+	reply(h, dm, q.ID, "• default — none")
+}
