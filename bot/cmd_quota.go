@@ -29,7 +29,7 @@ func (b *Bot) quotaCmd(ctx context.Context, c call) error {
 		who.args, limits = "", args
 	case strings.TrimSpace(rest) != "":
 		who.args, limits = word, strings.TrimSpace(rest)
-	case args == "" && repliedToPerson(c.msg), strings.HasPrefix(word, "@"), isID(word):
+	case args == "" && repliedToPerson(c.msg), strings.HasPrefix(word, "@"), namesSomeone(word):
 		return b.quotaShow(ctx, c)
 	default:
 		return b.reply(ctx, c, b.quotaList(c.p))
@@ -159,6 +159,14 @@ func repliedToPerson(m *models.Message) bool {
 func isLimits(s string) bool {
 	_, err := ParseQuota(s)
 	return err == nil || strings.EqualFold(s, "default")
+}
+
+// namesSomeone reports whether word, given alone, is meant to name a
+// person: an id, or a number that cannot be one, or a username without
+// its @ — but not "none" or "default", which are limits.
+func namesSomeone(word string) bool {
+	digits := strings.TrimLeft(word, "+-")
+	return digits != "" && strings.Trim(digits, "0123456789") == "" || isUsername(word) && !isLimits(word)
 }
 
 // isID reports whether word is a Telegram id.
