@@ -108,9 +108,14 @@ func (b *Bot) quotaShow(ctx context.Context, c call) error {
 	if err != nil {
 		return err
 	}
-	q, err := b.quotaOf(ctx, u.ID, nil)
-	if err != nil {
-		return err
+	var q Quota // as quotaOf finds it, from what was read here once
+	switch {
+	case isOwn:
+		if q, err = ParseQuota(own.Limits); err != nil {
+			return err
+		}
+	case b.cfg.Quotas != nil:
+		q = b.cfg.Quotas.Of(b.tierName(u.Tier))
 	}
 	whose := c.p.Sprintf("their tier's quota (%s)", b.tierName(u.Tier))
 	if isOwn {
