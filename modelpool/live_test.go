@@ -85,7 +85,10 @@ func TestLiveServerKilledMidLoadLosesNoRequest(t *testing.T) {
 					failedEarly.Add(1)
 					t.Errorf("a request failed before its first token: %v", err)
 				}
-				if p.Servers()[0].Requests >= 10 {
+				// A third of the way through, whatever share of the load
+				// the first server took: on a busy machine one server may
+				// load the model late and take only a few requests.
+				if answered.Load() >= total/3 {
 					kill.Do(func() { servers[0].Kill(); close(killed) })
 				}
 			}
