@@ -58,7 +58,7 @@ type dispatcher struct {
 	mu     sync.Mutex
 	queues map[lane][]*job // waiting jobs; a key exists while the lane's goroutine runs
 	lanes  map[int64]int   // how many lanes of each chat have a goroutine
-	queued map[int64]*job  // update ids waiting or running, with the job that holds each
+	queued map[int64]bool  // update ids waiting or running
 	// calls are the running updates of each chat.
 	calls  map[int64]map[*job]bool
 	closed bool
@@ -74,7 +74,7 @@ func newDispatcher(ctx context.Context, clock ryo.Clock, workers int, process fu
 		process: process,
 		queues:  map[lane][]*job{},
 		lanes:   map[int64]int{},
-		queued:  map[int64]*job{},
+		queued:  map[int64]bool{},
 		calls:   map[int64]map[*job]bool{},
 	}
 }
@@ -97,10 +97,10 @@ func (d *dispatcher) enqueuePress(chat, id int64) {
 func (d *dispatcher) add(l lane, j *job) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closed || d.queued[j.id] != nil {
+	if d.closed || d.queued[j.id] {
 		return
 	}
-	d.queued[j.id] = j
+	d.queued[j.id] = true
 	j.queued = d.clock.Now()
 	d.push(l, j)
 }
@@ -132,12 +132,10 @@ func (d *dispatcher) run(l lane) {
 			return
 		}
 		d.mu.Lock()
-		switch {
-		case d.queued[j.id] != j: // called off: another job holds it now, or none
-		case out.inChat && !d.closed:
+		if out.inChat && !d.closed {
 			j.press = false
 			d.push(lane{chat: j.chat}, j) // still queued: it goes on there
-		default:
+		} else {
 			delete(d.queued, j.id)
 		}
 		d.mu.Unlock()
@@ -193,18 +191,12 @@ func (d *dispatcher) runOnce(j *job) afterRun {
 
 // callOff ends what runs of chat's updates now, their context cancelled
 // with cause — once a confirmed action's tool they run has ended (shield).
-// The updates called off are no longer queued here: one queued again —
-// its chat taken back while the attempt called off still ends — runs
-// again, after that attempt. What waits in the chat's queue is not
-// touched.
+// What waits in the chat's queue is not touched.
 func (d *dispatcher) callOff(chat int64, cause error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for j := range d.calls[chat] {
 		j.w.callOff(cause)
-		if d.queued[j.id] == j {
-			delete(d.queued, j.id)
-		}
 	}
 }
 
