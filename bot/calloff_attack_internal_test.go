@@ -88,6 +88,8 @@ func TestCallOffAttackAStaleHeartbeatDoesNotCallOffATurnOfAChatTakenBack(t *test
 	l := &leases{r: &memory.Replica{ID: "r1"}}
 	l.seen([]string{"r1", "r2"}, t0)
 
+	idle := make(chan int64, 10)
+	d.idle = func(chat int64) { idle <- chat }
 	l.took(attackGroup, t0)
 	d.enqueue(attackGroup, 901)
 	first := c.next(t)
@@ -97,6 +99,7 @@ func TestCallOffAttackAStaleHeartbeatDoesNotCallOffATurnOfAChatTakenBack(t *test
 	if !errors.Is(context.Cause(first.ctx), memory.ErrLeaseLost) {
 		t.Fatalf("called off for %v", context.Cause(first.ctx))
 	}
+	<-idle // the bot looks at a chat again only once nothing of it runs here
 
 	// The other replica failed: the chat is taken back here, and its
 	// update runs again.
