@@ -418,6 +418,15 @@ func shredTool(t *testing.T, shred func(ctx context.Context, name string) (any, 
 	return r
 }
 
+// askToShred is the model's answer that asks to shred payroll-2026.csv
+// once the person confirms, for the turn of in.
+func askToShred(in agent.Input) agent.Output {
+	args := json.RawMessage(`{"name":"payroll-2026.csv"}`)
+	return agent.Output{Text: "I'll shred payroll-2026.csv once you confirm.", Held: &agent.Held{
+		Call:   toolbus.Call{ID: "call-1", Tool: "shred_file", Args: args, Key: toolbus.Key(in.UpdateID, 0, "shred_file", args)},
+		Reason: toolbus.HoldDestructive}}
+}
+
 func (s *shredder) count() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -446,10 +455,7 @@ func TestCallOffAttackAConfirmedActionWaitingInALostChatIsNotRunHere(t *testing.
 		mu.Unlock()
 		switch n {
 		case 1:
-			args := json.RawMessage(`{"name":"payroll-2026.csv"}`)
-			return agent.Output{Text: "I'll shred payroll-2026.csv once you confirm.", Held: &agent.Held{
-				Call:   toolbus.Call{ID: "call-1", Tool: "shred_file", Args: args, Key: toolbus.Key(in.UpdateID, 0, "shred_file", args)},
-				Reason: toolbus.HoldDestructive}}, nil
+			return askToShred(in), nil
 		case 2: // the turn running when the chat is taken over
 			running <- struct{}{}
 			<-ctx.Done()
@@ -473,7 +479,7 @@ func TestCallOffAttackAConfirmedActionWaitingInALostChatIsNotRunHere(t *testing.
 		return ok && strings.Contains(a.Text, "Confirmed") &&
 			memorytest.Count(t, url, `select count(*) from actions where state = 'confirmed'`) == 1
 	})
-	memorytest.Exec(t, url, fmt.Sprintf(`update chat_leases set replica = 'elsewhere', until = now() + interval '1 hour' where chat_id = %d`, ops.ID))
+	takeOver(t, url, ops.ID)
 	waitFor(t, tg, "the running turn and the press to end here", func() bool {
 		return shred.count() > 0 || strings.Count(logs.String(), "another replica took this update") >= 2
 	})
@@ -503,7 +509,7 @@ func TestAnActionsToolRunningWhenItsChatIsTakenOverRunsToItsEnd(t *testing.T) {
 		// Halfway through, the chat is taken over, and two heartbeats
 		// go by: the first finds the chat taken, the second comes
 		// after the first's findings were acted on.
-		memorytest.Exec(t, url, fmt.Sprintf(`update chat_leases set replica = 'elsewhere', until = now() + interval '1 hour' where chat_id = %d`, ops.ID))
+		takeOver(t, url, ops.ID)
 		waitForBeats(t, tg, url, "replica-here", 2)
 		cutShort <- ctx.Err() != nil
 		if ctx.Err() != nil {
@@ -519,10 +525,7 @@ func TestAnActionsToolRunningWhenItsChatIsTakenOverRunsToItsEnd(t *testing.T) {
 		n := asked
 		mu.Unlock()
 		if n == 1 {
-			args := json.RawMessage(`{"name":"payroll-2026.csv"}`)
-			return agent.Output{Text: "I'll shred payroll-2026.csv once you confirm.", Held: &agent.Held{
-				Call:   toolbus.Call{ID: "call-1", Tool: "shred_file", Args: args, Key: toolbus.Key(in.UpdateID, 0, "shred_file", args)},
-				Reason: toolbus.HoldDestructive}}, nil
+			return askToShred(in), nil
 		}
 		return agent.Output{Text: "Shredded."}, nil
 	}), tools)

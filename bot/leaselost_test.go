@@ -67,7 +67,7 @@ func TestAReplicaThatLostItsChatSendsNothingMoreInIt(t *testing.T) {
 		}
 	}
 	logs := run(t, tg, db, answerFunc(func(context.Context, agent.Input) (agent.Output, error) {
-		memorytest.Exec(t, url, fmt.Sprintf(`update chat_leases set replica = 'elsewhere', until = now() + interval '1 hour' where chat_id = %d`, dm.ID))
+		takeOver(t, url, dm.ID)
 		waitFor(t, tg, "a heartbeat after the chat was taken over", beatSince(micros()))
 		return agent.Output{Text: "an answer from the replica that lost the chat"}, nil
 	}), 5)
@@ -96,7 +96,7 @@ func TestATurnWhoseChatWasTakenOverIsCalledOffAtOnce(t *testing.T) {
 	replicaAliveElsewhere(t, url, 43)
 	calledOff := make(chan error, 1)
 	logs := run(t, tg, db, answerFunc(func(ctx context.Context, _ agent.Input) (agent.Output, error) {
-		memorytest.Exec(t, url, fmt.Sprintf(`update chat_leases set replica = 'elsewhere', until = now() + interval '1 hour' where chat_id = %d`, dm.ID))
+		takeOver(t, url, dm.ID)
 		select { // the model thinking, for longer than the test waits
 		case <-ctx.Done():
 			calledOff <- ctx.Err()
@@ -253,6 +253,12 @@ func replicaAliveElsewhere(t *testing.T, url string, key int) *pgx.Conn {
 		t.Fatal(err)
 	}
 	return other
+}
+
+// takeOver hands chat's lease to the replica 'elsewhere' for an hour.
+func takeOver(t *testing.T, url string, chat int64) {
+	t.Helper()
+	memorytest.Exec(t, url, fmt.Sprintf(`update chat_leases set replica = 'elsewhere', until = now() + interval '1 hour' where chat_id = %d`, chat))
 }
 
 // lastBeat says when replica id last beat, in microseconds since the

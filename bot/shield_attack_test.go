@@ -2,7 +2,6 @@ package bot_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -12,7 +11,6 @@ import (
 	"github.com/ryo-bot/ryo/agent"
 	"github.com/ryo-bot/ryo/memory/memorytest"
 	"github.com/ryo-bot/ryo/telegramtest"
-	"github.com/ryo-bot/ryo/toolbus"
 )
 
 // callsIn counts the Telegram calls the bot made for chat.
@@ -38,7 +36,7 @@ func TestAShieldedToolsConversationIsCalledOffOnceTheToolReturns(t *testing.T) {
 	var mu sync.Mutex
 	asked, callsAtReturn := 0, -1
 	tools := shredTool(t, func(ctx context.Context, _ string) (any, error) {
-		memorytest.Exec(t, url, fmt.Sprintf(`update chat_leases set replica = 'elsewhere', until = now() + interval '1 hour' where chat_id = %d`, ops.ID))
+		takeOver(t, url, ops.ID)
 		waitForBeats(t, tg, url, "replica-here", 2)
 		mu.Lock()
 		callsAtReturn = callsIn(tg, ops.ID)
@@ -51,10 +49,7 @@ func TestAShieldedToolsConversationIsCalledOffOnceTheToolReturns(t *testing.T) {
 		n := asked
 		mu.Unlock()
 		if n == 1 {
-			args := json.RawMessage(`{"name":"payroll-2026.csv"}`)
-			return agent.Output{Text: "I'll shred payroll-2026.csv once you confirm.", Held: &agent.Held{
-				Call:   toolbus.Call{ID: "call-1", Tool: "shred_file", Args: args, Key: toolbus.Key(in.UpdateID, 0, "shred_file", args)},
-				Reason: toolbus.HoldDestructive}}, nil
+			return askToShred(in), nil
 		}
 		return agent.Output{Text: "Shredded."}, nil
 	}), tools)
@@ -120,10 +115,7 @@ func TestAnActionTakenOverWhileItIsMarkedRunningRunsItsToolToItsEnd(t *testing.T
 		return map[string]any{"shredded": "payroll-2026.csv"}, nil
 	})
 	logs := runReplicaWith(t, tg, url, "replica-here", answerFunc(func(ctx context.Context, in agent.Input) (agent.Output, error) {
-		args := json.RawMessage(`{"name":"payroll-2026.csv"}`)
-		return agent.Output{Text: "I'll shred payroll-2026.csv once you confirm.", Held: &agent.Held{
-			Call:   toolbus.Call{ID: "call-1", Tool: "shred_file", Args: args, Key: toolbus.Key(in.UpdateID, 0, "shred_file", args)},
-			Reason: toolbus.HoldDestructive}}, nil
+		return askToShred(in), nil
 	}), tools)
 	waitFor(t, tg, "a heartbeat that sees the other replica", func() bool { return lastBeat(t, url, "replica-here") != "" })
 	tg.SendText(ops, alice, "@ryo_test_bot shred the old payroll export")
@@ -135,7 +127,7 @@ func TestAnActionTakenOverWhileItIsMarkedRunningRunsItsToolToItsEnd(t *testing.T
 		return memorytest.Count(t, url, `select count(*) from pg_stat_activity where wait_event_type = 'Lock' and wait_event = 'advisory'
 			and query like '%update actions set state = ''running''%'`) == 1
 	})
-	memorytest.Exec(t, url, fmt.Sprintf(`update chat_leases set replica = 'elsewhere', until = now() + interval '1 hour' where chat_id = %d`, ops.ID))
+	takeOver(t, url, ops.ID)
 	waitForBeats(t, tg, url, "replica-here", 2) // the first finds the chat taken; the second comes after its findings were acted on
 	if _, err := other.Exec(ctx, fmt.Sprintf(`select pg_advisory_unlock(%d)`, hold)); err != nil {
 		t.Fatal(err)
