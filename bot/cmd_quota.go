@@ -57,7 +57,7 @@ func (b *Bot) quotaCmd(ctx context.Context, c call) error {
 	}
 	b.log.InfoContext(ctx, "quota set", "by", c.user.ID, "user_id", u.ID, "quota", q.String())
 	note := ""
-	if b.isAdmin(u) && (b.cfg.Quotas == nil || !b.cfg.Quotas.Admins) {
+	if b.isAdmin(u) && b.adminsExempt() {
 		note = " " + c.p.Sprintf("They are an admin: admins are not held to quotas (RYO_QUOTA_ADMINS).")
 	}
 	return b.reply(ctx, c, c.p.Sprintf("⏳ %s may ask %s now (hours and days counted back from each answer).%s", shownName(c.p, u), q, note))
@@ -101,7 +101,7 @@ func (b *Bot) quotaShow(ctx context.Context, c call) error {
 		return b.reply(ctx, c, problem)
 	}
 	name := shownName(c.p, u)
-	if b.isAdmin(u) && (b.cfg.Quotas == nil || !b.cfg.Quotas.Admins) {
+	if b.isAdmin(u) && b.adminsExempt() {
 		return b.reply(ctx, c, c.p.Sprintf("⏳ %s is an admin: admins are not held to quotas (RYO_QUOTA_ADMINS).", name))
 	}
 	own, isOwn, err := b.db.QuotaOf(ctx, u.ID)

@@ -259,12 +259,16 @@ func (b *Bot) quotaNote(ctx context.Context, p lang.Printer, person int64) (stri
 	return "\n\n" + p.Sprintf("⏳ Your quota, counted back from now: %s.", q.used(p, marks, now)), nil
 }
 
+// adminsExempt reports whether admins are held to no quota: unless
+// RYO_QUOTA_ADMINS counts them.
+func (b *Bot) adminsExempt() bool { return b.cfg.Quotas == nil || !b.cfg.Quotas.Admins }
+
 // quotaOf is the quota person is held to, and whether they are held to
 // any: the one an admin gave them, else their tier's; none for admins
 // unless RYO_QUOTA_ADMINS counts them. standing, when not nil, is what
 // decides it as read already; else it is read now.
 func (b *Bot) quotaOf(ctx context.Context, person int64, standing *memory.QuotaStanding) (Quota, error) {
-	adminsExempt := b.cfg.Quotas == nil || !b.cfg.Quotas.Admins
+	adminsExempt := b.adminsExempt()
 	if adminsExempt && slices.Contains(b.cfg.AdminIDs, person) { // an admin by RYO_ADMINS: nothing to read
 		return nil, nil
 	}
