@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/ryo-bot/ryo/ollamatest"
@@ -51,6 +52,39 @@ func TestWait(t *testing.T) {
 		}
 		if r := <-result; r.err != nil {
 			t.Fatal(r.err)
+		}
+	})
+	t.Run("Handled", func(t *testing.T) {
+		// A test that counts requests in its handler and waits for the
+		// count: the request is recorded (a state change) before the
+		// handler runs, so a Wait that checks in between must be woken
+		// again once the handler has run, or it sleeps through a reply
+		// held until it returns.
+		s := MustStart(t, "llama3.2")
+		hold := make(chan struct{})
+		defer close(hold)
+		checkedIn := make(chan struct{})
+		var mu sync.Mutex
+		asked := 0
+		s.Handle(func(ollamatest.Request) ollamatest.Reply {
+			<-checkedIn // Wait has seen the request and not the count
+			mu.Lock()
+			defer mu.Unlock()
+			asked++
+			return ollamatest.Reply{Content: "ok", Hold: hold}
+		})
+		GoChat(Context(t), NewClient(t, s), User("llama3.2", "hi"))
+		var once sync.Once
+		err := s.Wait(Context(t), func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(s.Requests()) == 1 && asked == 0 {
+				once.Do(func() { close(checkedIn) })
+			}
+			return asked == 1
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
 	})
 	t.Run("ContextEnds", func(t *testing.T) {
