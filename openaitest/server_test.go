@@ -1,11 +1,14 @@
 package openaitest_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ryo-bot/ryo/openaitest"
 )
@@ -84,5 +87,46 @@ func TestStreamsAsRealServersDo(t *testing.T) {
 	}
 	if f := choice(len(events) - 2)["finish_reason"]; f != "stop" {
 		t.Fatalf("finish_reason = %v", f)
+	}
+}
+
+// A wait on what the handler counted wakes once the handler ran: the
+// request was recorded, and Wait woken, before it did, and the reply it
+// chose is held.
+func TestWaitSeesWhatTheHandlerDid(t *testing.T) {
+	srv := openaitest.NewServer("m")
+	defer srv.Close()
+	hold := make(chan struct{})
+	defer close(hold)
+	checkedIn := make(chan struct{})
+	var mu sync.Mutex
+	asked := 0
+	srv.Handle(func(openaitest.Request) openaitest.Reply {
+		<-checkedIn // Wait has seen the request and not the count
+		mu.Lock()
+		defer mu.Unlock()
+		asked++
+		return openaitest.Reply{Content: "ok", Hold: hold}
+	})
+	go func() {
+		resp, err := http.Post(srv.URL()+"/v1/chat/completions", "application/json",
+			strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
+		if err == nil {
+			resp.Body.Close()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	var once sync.Once
+	err := srv.Wait(ctx, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(srv.Requests()) == 1 && asked == 0 {
+			once.Do(func() { close(checkedIn) })
+		}
+		return asked == 1
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
