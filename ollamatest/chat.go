@@ -104,12 +104,19 @@ func (s *Server) next(req Request) Reply {
 	if len(s.queue) > 0 {
 		rep := s.queue[0]
 		s.queue = s.queue[1:]
+		s.notifyLocked()
 		s.mu.Unlock()
 		return rep
 	}
 	handle := s.handle
 	s.mu.Unlock()
-	return handle(req)
+	rep := handle(req)
+	// What the handler did (a count a test waits for) is a change too:
+	// the request's arrival woke Wait before the handler ran.
+	s.mu.Lock()
+	s.notifyLocked()
+	s.mu.Unlock()
+	return rep
 }
 
 // writeLoaded answers a chat with no messages, which Ollama treats as a

@@ -138,8 +138,10 @@ func (s *Server) Lists() int {
 }
 
 // Wait returns nil as soon as cond returns true. cond is checked at once
-// and again after every state change (a request received or refused, a
-// reply finished); it is called without the server's lock held.
+// and again after every state change (a request received or refused, its
+// reply chosen — from the script or by the handler, so that what a handler
+// counts can be waited for — and the reply finished); it is called without
+// the server's lock held.
 func (s *Server) Wait(ctx context.Context, cond func() bool) error {
 	for {
 		s.mu.Lock()
@@ -253,12 +255,19 @@ func (s *Server) next(req Request) Reply {
 	if len(s.queue) > 0 {
 		rep := s.queue[0]
 		s.queue = s.queue[1:]
+		s.notifyLocked()
 		s.mu.Unlock()
 		return rep
 	}
 	h := s.handle
 	s.mu.Unlock()
-	return h(req)
+	rep := h(req)
+	// What the handler did (a count a test waits for) is a change too:
+	// the request's arrival woke Wait before the handler ran.
+	s.mu.Lock()
+	s.notifyLocked()
+	s.mu.Unlock()
+	return rep
 }
 
 func (s *Server) record(req Request) {
