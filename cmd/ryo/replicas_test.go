@@ -322,7 +322,7 @@ func (h *harness) slowTurn(slow *slowQuestions, tag string, procs map[string]*ex
 	h.t.Helper()
 	chat := slow.chat(tag)
 	h.tg.SendText(chat, telegramtest.NewUser("Slow "+tag, ""), "please answer "+slow.key(tag))
-	if err := h.llm.Wait(context.Background(), func() bool { return slow.asked(tag) }); err != nil {
+	if err := h.llm.Wait(bg(h.t), func() bool { return slow.asked(tag) }); err != nil {
 		h.t.Fatal(err)
 	}
 	h.waitFor("the slow turn's status message remembered", func() bool { return len(h.tg.BotMessages(chat.ID)) == 1 })
@@ -609,7 +609,7 @@ func TestALoneReplicaWokenFromSleepAnswersItsTurnOnce(t *testing.T) {
 	proc := h.startReplica(bin, "r1")
 	h.waitForReplicas(1)
 	h.tg.SendText(chat, user, "please answer "+first)
-	if err := h.llm.Wait(context.Background(), func() bool { mu.Lock(); defer mu.Unlock(); return asked == 1 }); err != nil {
+	if err := h.llm.Wait(bg(t), func() bool { mu.Lock(); defer mu.Unlock(); return asked == 1 }); err != nil {
 		t.Fatal(err)
 	}
 	h.waitFor("the turn's status message", func() bool { return len(h.tg.BotMessages(chat.ID)) == 1 })
