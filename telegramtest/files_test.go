@@ -98,3 +98,41 @@ func get(t *testing.T, u string) (int, string) {
 	body, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(body)
 }
+
+// A download is a change a Wait sees: a test waiting for the bot to fetch
+// a file is woken once it has, though no call or update comes after it.
+func TestWaitWakesOnADownload(t *testing.T) {
+	s := newServer(t)
+	ctx := timeout(t)
+	m := s.SendDocument(aliceChat(), alice(), telegramtest.Document{FileName: "notes.txt", MimeType: "text/plain", Data: []byte("Buy milk.")}, "")
+	var raw struct {
+		Document struct {
+			FileID string `json:"file_id"`
+		} `json:"document"`
+	}
+	if err := json.Unmarshal(m.Raw, &raw); err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		FilePath string `json:"file_path"`
+	}
+	if r := postJSON(ctx, t, s, "getFile", map[string]any{"file_id": raw.Document.FileID}); !r.OK || json.Unmarshal(r.Result, &f) != nil {
+		t.Fatalf("getFile = %+v %s", r, r.Result)
+	}
+	// The download happens after cond saw none and before Wait sleeps:
+	// only the download itself can wake it.
+	fetched := false
+	err := s.Wait(ctx, func() bool {
+		n := len(s.Downloads())
+		if n == 0 && !fetched {
+			fetched = true
+			if status, _ := get(t, s.URL()+"/file/bot"+testToken+"/"+f.FilePath); status != http.StatusOK {
+				t.Errorf("download = %d", status)
+			}
+		}
+		return n == 1
+	})
+	if err != nil {
+		t.Fatalf("the download did not wake the wait: %v", err)
+	}
+}
