@@ -115,6 +115,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	}
 	if found {
 		s.downloads = append(s.downloads, filePath)
+		s.notify()
 	}
 	down := s.down
 	s.mu.Unlock()

@@ -7,9 +7,9 @@ import (
 )
 
 // Wait returns nil as soon as cond() is true. cond is checked now and again
-// after every state change (a call, an update, a message), never with the
-// server's lock held, so it may call Messages, Calls and the like. If ctx
-// ends first, Wait returns ctx.Err() wrapped.
+// after every state change (a call, an update, a message, a download),
+// never with the server's lock held, so it may call Messages, Calls,
+// Downloads and the like. If ctx ends first, Wait returns ctx.Err() wrapped.
 func (s *Server) Wait(ctx context.Context, cond func() bool) error {
 	for {
 		s.mu.Lock()
