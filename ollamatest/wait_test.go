@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/ryo-bot/ryo/ollamatest"
 )
 
@@ -85,6 +87,27 @@ func TestWait(t *testing.T) {
 		})
 		if err != nil {
 			t.Fatal(err)
+		}
+	})
+	t.Run("Show", func(t *testing.T) {
+		// A model's details asked for (a vision check) is a change too:
+		// asked after cond saw none and before Wait sleeps, only the
+		// request itself can wake it.
+		s := MustStart(t, "llama3.2")
+		c := NewClient(t, s)
+		asked := false
+		err := s.Wait(Context(t), func() bool {
+			n := s.Shows()
+			if n == 0 && !asked {
+				asked = true
+				if _, err := c.Show(Context(t), &api.ShowRequest{Model: "llama3.2"}); err != nil {
+					t.Error(err)
+				}
+			}
+			return n == 1
+		})
+		if err != nil {
+			t.Fatalf("the show did not wake the wait: %v", err)
 		}
 	})
 	t.Run("ContextEnds", func(t *testing.T) {
