@@ -67,6 +67,7 @@ func (s *Server) serveShow(w http.ResponseWriter, r *http.Request) {
 	if fail {
 		s.showFail--
 	}
+	s.notifyLocked()
 	s.mu.Unlock()
 	if fail {
 		writeError(w, http.StatusInternalServerError, "failed to load model metadata")

@@ -109,9 +109,10 @@ func (s *Server) Requests() []Request {
 // Wait returns nil as soon as cond returns true. cond is checked at once and
 // again after every state change (a chat request received, its reply
 // chosen — from the script or by the handler, so that what a handler
-// counts can be waited for — and the reply finished); it is called
-// without the server's lock held, so it may call Requests. Wait returns the
-// wrapped context error if ctx ends first.
+// counts can be waited for — the reply finished, and a model's details
+// asked for, counted by Shows); it is called without the server's lock
+// held, so it may call Requests. Wait returns the wrapped context error if
+// ctx ends first.
 func (s *Server) Wait(ctx context.Context, cond func() bool) error {
 	for {
 		s.mu.Lock()
