@@ -147,6 +147,9 @@ func (b *Bot) target(ctx context.Context, c call) (ryo.User, string, error) {
 		}
 	}
 	word, _, _ := strings.Cut(arg, " ")
+	if b.namesMe(word) {
+		return ryo.User{}, c.p.Sprintf("That is me, the bot. Name a person: @username, their Telegram id, or send the command in reply to their message."), nil
+	}
 	if n, err := strconv.ParseInt(word, 10, 64); err == nil && n != 0 {
 		u, found, err := b.db.FindUser(ctx, n)
 		if !found && err == nil {
@@ -168,6 +171,16 @@ func (b *Bot) target(ctx context.Context, c call) (ryo.User, string, error) {
 		return ryo.User{}, b.ambiguous(c.p, username, named), nil
 	}
 	return named[0], "", nil
+}
+
+// namesMe reports whether word is the bot's own id or username, with or
+// without its @.
+func (b *Bot) namesMe(word string) bool {
+	if n, err := strconv.ParseInt(word, 10, 64); err == nil {
+		return n == b.me.ID
+	}
+	name := strings.TrimPrefix(word, "@")
+	return b.me.Username != "" && strings.EqualFold(name, b.me.Username)
 }
 
 // isUsername reports whether s has the shape of a Telegram username:

@@ -83,7 +83,10 @@ func (b *Bot) memoryAdd(ctx context.Context, c call, rest string) error {
 			words = append(words, w)
 		}
 	}
-	if problem != "" || len(words) == 0 {
+	switch {
+	case problem != "" && who != "":
+		return b.reply(ctx, c, problem+"\n\n"+c.p.Sprintf(usageMemoryAdmin))
+	case problem != "" || len(words) == 0:
 		return b.reply(ctx, c, c.p.Sprintf(usageMemoryAdmin))
 	}
 	m, err := b.db.Remember(ctx, ryo.Memory{Scope: ryo.ScopeUser, Owner: u.ID, Chat: c.chat.ID,

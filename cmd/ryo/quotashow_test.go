@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ryo-bot/ryo/memory/memorytest"
 	"github.com/ryo-bot/ryo/telegramtest"
 )
 
@@ -74,4 +75,35 @@ func TestAQuotaForSomeoneNamedWithoutTheAt(t *testing.T) {
 	}
 	q = h.tg.SendText(dm, alice, "/quota default")
 	reply(h, dm, q.ID, "• default — none")
+}
+
+// The bot itself, named by its id or its @username, is no one an admin's
+// command may govern: /quota, /ban, /tier and /memory say it is the bot
+// instead of showing it a quota, banning it, or keeping a memory for it.
+func TestAdminCommandsNamingTheBotItselfNameNoOne(t *testing.T) {
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.start()
+	for _, text := range []string{
+		fmt.Sprintf("/quota %d", botUser.ID),
+		"/quota @" + botUser.Username,
+		"/quota " + botUser.Username,
+		fmt.Sprintf("/quota %d 3/day", botUser.ID),
+		fmt.Sprintf("/ban %d", botUser.ID),
+		"/ban @" + strings.ToUpper(botUser.Username),
+		fmt.Sprintf("/tier %d default", botUser.ID),
+		fmt.Sprintf("/memory add %d likes tea", botUser.ID),
+	} {
+		q := h.tg.SendText(dm, alice, text)
+		got := reply(h, dm, q.ID, "")
+		if !strings.Contains(got.Text, "That is me, the bot") {
+			t.Errorf("%s answered %q; want it to say that is the bot", text, got.Text)
+		}
+	}
+	if n := memorytest.Count(t, h.env["DATABASE_URL"], fmt.Sprintf(`select count(*) from users where id = %d`, botUser.ID)); n != 0 {
+		t.Errorf("the bot was stored as a person (%d rows)", n)
+	}
+	if n := memorytest.Count(t, h.env["DATABASE_URL"], fmt.Sprintf(`select count(*) from memories where owner_id = %d`, botUser.ID)); n != 0 {
+		t.Errorf("a memory was kept for the bot (%d rows)", n)
+	}
 }
