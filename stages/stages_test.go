@@ -60,11 +60,7 @@ func (c *chat) Post(ctx context.Context, _ ryo.Place, replyTo int, text render.P
 			return 0, ctx.Err()
 		}
 	}
-	id, err := c.add("post", replyTo, text)
-	c.mu.Lock()
-	c.buttons[id] = buttons
-	c.mu.Unlock()
-	return id, err
+	return c.add("post", replyTo, text, func(id int) { c.buttons[id] = buttons }), nil
 }
 
 func (c *chat) Send(_ context.Context, _ ryo.Place, replyTo int, text render.Part, buttons ...stages.Button) (int, error) {
@@ -75,11 +71,7 @@ func (c *chat) Send(_ context.Context, _ ryo.Place, replyTo int, text render.Par
 	if err != nil {
 		return 0, err
 	}
-	id, err := c.add("send", replyTo, text)
-	c.mu.Lock()
-	c.buttons[id] = buttons
-	c.mu.Unlock()
-	return id, err
+	return c.add("send", replyTo, text, func(id int) { c.buttons[id] = buttons }), nil
 }
 
 func (c *chat) SendFile(_ context.Context, _ ryo.Place, replyTo int, name string, data []byte, caption string) (int, error) {
@@ -90,20 +82,21 @@ func (c *chat) SendFile(_ context.Context, _ ryo.Place, replyTo int, name string
 	if err != nil {
 		return 0, err
 	}
-	id, _ := c.add("file", replyTo, render.Part{Plain: caption})
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.files[id] = file{name: name, caption: caption, data: append([]byte(nil), data...)}
-	return id, nil
+	return c.add("file", replyTo, render.Part{Plain: caption}, func(id int) {
+		c.files[id] = file{name: name, caption: caption, data: append([]byte(nil), data...)}
+	}), nil
 }
 
-func (c *chat) add(call string, replyTo int, text render.Part) (int, error) {
+// add stores a new message, and what else comes with it (set, under the
+// lock), before it wakes a wait.
+func (c *chat) add(call string, replyTo int, text render.Part, set func(id int)) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.next++
 	c.texts[c.next], c.replyTo[c.next] = text.Plain, replyTo
+	set(c.next)
 	c.note(call)
-	return c.next, nil
+	return c.next
 }
 
 func (c *chat) Edit(_ context.Context, _ ryo.Place, id int, text render.Part, buttons ...stages.Button) error {
