@@ -137,18 +137,25 @@ func (b *Bot) letIn(ctx context.Context, j *job, m *models.Message, u ryo.User) 
 // person, known by id. Someone who writes as a chat (an anonymous admin, or
 // as their channel) is known by that chat's id, which is negative. A
 // username is whoever was seen with it last; when that is several people,
-// nobody is picked: the problem lists them, to be named by id.
+// nobody is picked: the problem lists them, to be named by id. The bot
+// itself, and a bot whose message the command replies to, is no one.
 func (b *Bot) target(ctx context.Context, c call) (ryo.User, string, error) {
 	arg := strings.TrimSpace(c.args)
 	if r := repliedTo(c.msg); arg == "" && r != nil {
-		if author := senderOf(r); author != nil && !author.IsBot {
+		switch author := senderOf(r); {
+		case author == nil:
+		case author.ID == b.me.ID:
+			return ryo.User{}, c.p.Sprintf(thatIsMe), nil
+		case author.IsBot:
+			return ryo.User{}, c.p.Sprintf("That is a bot, not a person. Name a person: @username, their Telegram id, or send the command in reply to their message."), nil
+		default:
 			u, err := b.db.SaveUser(ctx, seenIn(r, author), false)
 			return u, "", err
 		}
 	}
 	word, _, _ := strings.Cut(arg, " ")
 	if b.namesMe(word) {
-		return ryo.User{}, c.p.Sprintf("That is me, the bot. Name a person: @username, their Telegram id, or send the command in reply to their message."), nil
+		return ryo.User{}, c.p.Sprintf(thatIsMe), nil
 	}
 	if n, err := strconv.ParseInt(word, 10, 64); err == nil && n != 0 {
 		u, found, err := b.db.FindUser(ctx, n)
@@ -172,6 +179,9 @@ func (b *Bot) target(ctx context.Context, c call) (ryo.User, string, error) {
 	}
 	return named[0], "", nil
 }
+
+// thatIsMe refuses a command that names the bot itself.
+const thatIsMe = "That is me, the bot. Name a person: @username, their Telegram id, or send the command in reply to their message."
 
 // namesMe reports whether word is the bot's own id or username, with or
 // without its @.

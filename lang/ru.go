@@ -38,6 +38,7 @@ func russianTexts() map[string]string {
 		"Sorry — this bot only talks to people its admin has let in. If you know the admin, send them your Telegram id: %d.":                 "Извините — этот бот разговаривает только с теми, кого впустил его админ. Если вы знаете админа, отправьте ему свой Telegram id: %d.",
 		"Sorry — this bot only talks to people its admin has let in. An admin can let you in by answering one of your messages with /allow.": "Извините — этот бот разговаривает только с теми, кого впустил его админ. Админ может впустить вас, ответив на ваше сообщение командой /allow.",
 		"That is me, the bot. Name a person: @username, their Telegram id, or send the command in reply to their message.":                   "Это я, бот. Укажите человека: @username, его Telegram id — или отправьте команду ответом на его сообщение.",
+		"That is a bot, not a person. Name a person: @username, their Telegram id, or send the command in reply to their message.":           "Это бот, а не человек. Укажите человека: @username, его Telegram id — или отправьте команду ответом на его сообщение.",
 		"Name someone: @username, their Telegram id, or send the command in reply to their message.":                                         "Укажите человека: @username, его Telegram id — или отправьте команду ответом на его сообщение.",
 		"I don't know @%s yet: they must write to me once, or use their Telegram id.":                                                        "Я пока не знаю @%s: пусть напишет мне хотя бы раз — или укажите его Telegram id.",
 		"seen %s": "был(а) %s",
