@@ -107,3 +107,20 @@ func TestAdminCommandsNamingTheBotItselfNameNoOne(t *testing.T) {
 		t.Errorf("a memory was kept for the bot (%d rows)", n)
 	}
 }
+
+// A person named at the start of a command is the first word whatever
+// space follows it — a line break or a tab, as a phone's keyboard or a
+// pasted text gives — not "no one".
+func TestAPersonNamedBeforeALineBreakIsNamed(t *testing.T) {
+	dave := telegramtest.NewUser("Dave", "dave")
+	h := newHarness(t)
+	h.env["RYO_ADMIN_IDS"] = fmt.Sprint(alice.ID)
+	h.start()
+	used(t, h, time.Now().Add(-10*time.Minute), telegramtest.PrivateChat(dave).ID, dave, "llama3.2", 1)
+	q := h.tg.SendText(dm, alice, "/quota @dave\n5/day")
+	reply(h, dm, q.ID, "Dave (@dave)\u2069 may ask 5/day now")
+	q = h.tg.SendText(dm, alice, "/memory add @dave\nlikes tea")
+	reply(h, dm, q.ID, "Remembered for Dave")
+	q = h.tg.SendText(dm, alice, fmt.Sprintf("/ban %d\tspamming", dave.ID))
+	reply(h, dm, q.ID, "can no longer use me")
+}
