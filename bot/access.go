@@ -153,7 +153,7 @@ func (b *Bot) target(ctx context.Context, c call) (ryo.User, string, error) {
 			return u, "", err
 		}
 	}
-	word, _, _ := strings.Cut(arg, " ")
+	word, _ := cutWord(arg)
 	if b.namesMe(word) {
 		return ryo.User{}, c.p.Sprintf(thatIsMe), nil
 	}

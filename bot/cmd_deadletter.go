@@ -29,12 +29,12 @@ const (
 // only, and only in a private chat, since it shows what people wrote in
 // every chat.
 func (b *Bot) deadLetterCmd(ctx context.Context, c call) error {
-	verb, rest, _ := strings.Cut(strings.TrimSpace(c.args), " ")
+	verb, rest := cutWord(c.args)
 	switch strings.ToLower(verb) {
 	case "":
 		return b.sendView(ctx, c, viewDead, viewSubject{Admin: true}, c.p.Sprintf("No update is waiting in the dead letter: I handled everything I received."))
 	case "retry":
-		return b.retryDead(ctx, c, strings.TrimSpace(rest))
+		return b.retryDead(ctx, c, rest)
 	}
 	return b.reply(ctx, c, c.p.Sprintf(deadUsage))
 }

@@ -69,7 +69,7 @@ func (b *Bot) memoryCmd(ctx context.Context, c call) error {
 // memoryAdd is /memory add <user> <text> [#tag …]: an admin stores a
 // memory on a person's own shelf.
 func (b *Bot) memoryAdd(ctx context.Context, c call, rest string) error {
-	who, text, _ := strings.Cut(rest, " ")
+	who, text := cutWord(rest)
 	c.args = who
 	u, problem, err := b.target(ctx, c)
 	if err != nil {

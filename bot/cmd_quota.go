@@ -24,11 +24,11 @@ func (b *Bot) quotaCmd(ctx context.Context, c call) error {
 	args := strings.TrimSpace(c.args)
 	who := c
 	var limits string
-	switch word, rest, _ := strings.Cut(args, " "); {
+	switch word, rest := cutWord(args); {
 	case args != "" && repliedTo(c.msg) != nil && !strings.HasPrefix(word, "@") && (!isID(word) || isLimits(args)): // for whoever wrote the message
 		who.args, limits = "", args
-	case strings.TrimSpace(rest) != "":
-		who.args, limits = word, strings.TrimSpace(rest)
+	case rest != "":
+		who.args, limits = word, rest
 	case args == "" && repliedToPerson(c.msg), strings.HasPrefix(word, "@"), namesSomeone(word):
 		return b.quotaShow(ctx, c)
 	default:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/go-telegram/bot/models"
 
@@ -213,3 +214,15 @@ func (b *Bot) replyOnce(ctx context.Context, w *worker, update int64, place ryo.
 
 // caller is whom and where a command runs for.
 func (c call) caller() ryo.Caller { return ryo.Caller{Person: c.user, Chat: c.chat, Place: c.place} }
+
+// cutWord cuts s at its first space of any kind (a line break, a tab), as
+// a person's keyboard or a pasted text may give it: the first word, and
+// the rest trimmed.
+func cutWord(s string) (word, rest string) {
+	s = strings.TrimSpace(s)
+	i := strings.IndexFunc(s, unicode.IsSpace)
+	if i < 0 {
+		return s, ""
+	}
+	return s[:i], strings.TrimSpace(s[i:])
+}
